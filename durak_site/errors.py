@@ -1,0 +1,67 @@
+"""The one error shape of the service: ``{"code": "...", "message": "..."}``.
+
+The REST API, the WebSocket and the engine protocol all answer refusals this way, so a client
+handles errors in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+
+class ServiceError(Exception):
+    """A refusal meant for the user: a stable ``code`` and a readable message.
+
+    Services raise subclasses; views and consumers turn them into the error shape.
+    """
+
+    code = "invalid"
+    http_status = status.HTTP_400_BAD_REQUEST
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class NotFound(ServiceError):
+    code = "not_found"
+    http_status = status.HTTP_404_NOT_FOUND
+
+
+class Conflict(ServiceError):
+    code = "conflict"
+    http_status = status.HTTP_409_CONFLICT
+
+
+class Forbidden(ServiceError):
+    code = "forbidden"
+    http_status = status.HTTP_403_FORBIDDEN
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"code": code, "message": message, **extra}
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's handler, reshaped into ``{"code", "message"}`` (field errors kept under ``fields``)."""
+    if isinstance(exc, ServiceError):
+        return Response(exc.as_dict(), status=exc.http_status)
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = error_body("invalid", "The request is not valid.", fields=exc.detail)
+    elif isinstance(exc, exceptions.APIException):
+        codes = exc.get_codes()
+        code = codes if isinstance(codes, str) else exc.default_code
+        response.data = error_body(str(code), str(exc.detail))
+    return response

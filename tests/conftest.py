@@ -1,0 +1,105 @@
+"""The usual cast and the real parts the suite starts itself.
+
+``real_stack`` tests need PostgreSQL + Redis (``DATABASE_URL`` and ``REDIS_URL`` set, as in
+``.ci/run``); on the embedded defaults they are skipped with that reason.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL_STACK = bool(os.environ.get("REDIS_URL")) and bool(settings.USES_POSTGRES)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if REAL_STACK:
+        return
+    skip = pytest.mark.skip(reason="needs PostgreSQL + Redis: set DATABASE_URL and REDIS_URL")
+    for item in items:
+        if "real_stack" in item.keywords:
+            item.add_marker(skip)
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment for a child process of the suite (server, worker, CLI)."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **extra}
+    env.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
+    return env
+
+
+def test_database_url() -> str:
+    """DATABASE_URL pointing at the database pytest-django created for this run."""
+    from django.db import connection
+
+    url = urlsplit(os.environ["DATABASE_URL"])
+    return url._replace(path="/" + connection.settings_dict["NAME"]).geturl()
+
+
+@pytest.fixture(scope="session")
+def celery_worker(
+    django_db_setup: None, django_db_blocker: pytest.FixtureRequest
+) -> Iterator[None]:
+    """A real Celery worker process on the test database and this run's own queue."""
+    if not REAL_STACK:
+        pytest.skip("a real worker needs REDIS_URL and DATABASE_URL")
+    from durak_site.celery import app
+    from durak_site.tasks import ping
+
+    with django_db_blocker.unblock():  # type: ignore[attr-defined]
+        env = subprocess_env(DATABASE_URL=test_database_url())
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    app.control.purge()
+    log = open(ROOT / ".pytest-worker.log", "w")  # noqa: SIM115 (closed at teardown)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "durak_site",
+            "worker",
+            "-Q",
+            queue,
+            "--pool",
+            "solo",
+            "--without-gossip",
+            "--without-mingle",
+            "-l",
+            "warning",
+            "-n",
+            f"test-{os.getpid()}@%h",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if worker.poll() is not None:
+                raise RuntimeError(f"the worker died: see {log.name}")
+            try:
+                ping.delay("ready").get(timeout=2)
+                break
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+        yield
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        log.close()

@@ -1,0 +1,55 @@
+"""/healthz is green when every part is up and names what is down otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.test import Client
+
+from durak_site.celery import app as celery_app
+
+DEAD_REDIS = "redis://127.0.0.1:1/0"  # port 1: nothing listens, the connect is refused at once
+
+
+@pytest.mark.django_db
+def test_green_on_the_configured_stack(client: Client) -> None:
+    response = client.get("/healthz")
+    body = response.json()
+    assert response.status_code == 200, body
+    assert body["status"] == "ok"
+    assert body["down"] == []
+    assert set(body["checks"]) == {"database", "channel_layer", "broker"}
+
+
+@pytest.fixture
+def redis_unreachable(settings: pytest.FixtureRequest) -> Iterator[None]:
+    settings.CHANNEL_LAYERS = {  # type: ignore[attr-defined]
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [DEAD_REDIS]},
+        }
+    }
+    saved = {key: celery_app.conf[key] for key in ("broker_url", "task_always_eager")}
+    celery_app.conf.update(broker_url=DEAD_REDIS, task_always_eager=False)
+    try:
+        yield
+    finally:
+        celery_app.conf.update(saved)
+
+
+@pytest.mark.django_db
+def test_503_naming_redis_parts_when_redis_is_unreachable(
+    client: Client, redis_unreachable: None
+) -> None:
+    response = client.get("/healthz")
+    body = response.json()
+    assert response.status_code == 503
+    assert body["status"] == "down"
+    assert sorted(body["down"]) == ["broker", "channel_layer"]
+    assert body["checks"]["database"] == "ok"
+    assert body["checks"]["broker"].startswith("down:")
+
+
+def test_only_get_is_allowed(client: Client) -> None:
+    assert client.post("/healthz").status_code == 405
