@@ -16,6 +16,13 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
+from hypothesis import settings as hypothesis_settings
+
+# CI replays the same examples every run (a red build is reproducible); locally hypothesis
+# explores new ones each time.
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+hypothesis_settings.register_profile("dev", deadline=None)
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_STACK = bool(os.environ.get("REDIS_URL")) and bool(settings.USES_POSTGRES)
@@ -103,3 +110,28 @@ def celery_worker(
         except subprocess.TimeoutExpired:
             worker.kill()
         log.close()
+
+
+# --- the usual cast -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def referee(db: None):  # type: ignore[no-untyped-def]
+    from tests.factories import RefereeFactory
+
+    return RefereeFactory()
+
+
+@pytest.fixture
+def outsider(db: None):  # type: ignore[no-untyped-def]
+    """A logged-in user with no seat and no staff rights: must be refused."""
+    from tests.factories import UserFactory
+
+    return UserFactory(username="outsider")
+
+
+@pytest.fixture
+def bot_players(db: None):  # type: ignore[no-untyped-def]
+    from tests.factories import BotPlayerFactory
+
+    return BotPlayerFactory.create_batch(16)

@@ -1,0 +1,102 @@
+"""Errors raised by the engine: one ``ValueError`` subclass per protocol error code.
+
+Every refusal of the engine is an :class:`EngineError`; its ``code`` is the error code of the engine
+protocol (``engine-protocol.md``), so a caller can answer ``{"ok": false, "error": err.code,
+"message": str(err)}`` without a lookup table.
+
+>>> try:
+...     raise CannotBeat("7D does not beat 6S")
+... except EngineError as err:
+...     print(err.code, err)
+cannot_beat 7D does not beat 6S
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BadRequest",
+    "CannotBeat",
+    "CardError",
+    "CardNotInHand",
+    "DealError",
+    "EngineError",
+    "GameOver",
+    "IllegalAction",
+    "LimitExceeded",
+    "NotYourTurn",
+    "RankNotOnTable",
+    "RulesError",
+    "TransferNotAllowed",
+]
+
+
+class EngineError(ValueError):
+    """Base of every refusal; ``code`` is the protocol error code."""
+
+    code = "illegal"
+
+
+class BadRequest(EngineError):
+    """Malformed input: not an action, unknown card code, bad seat, bad JSON shape."""
+
+    code = "bad_request"
+
+
+class RulesError(BadRequest):
+    """An invalid rules object: unknown option, wrong type, bad value or impossible combination."""
+
+
+class CardError(BadRequest):
+    """A string that is not a card code (``"TS"``) or suit letter."""
+
+
+class DealError(BadRequest):
+    """A fixed deal that cannot be played (duplicate card, wrong number of hands, ...)."""
+
+
+class GameOver(EngineError):
+    """An action after the end of the game."""
+
+    code = "game_over"
+
+
+class NotYourTurn(EngineError):
+    """The seat may not make that kind of move now (e.g. attack when another seat attacks)."""
+
+    code = "not_your_turn"
+
+
+class CardNotInHand(EngineError):
+    """A card that the acting seat does not hold."""
+
+    code = "card_not_in_hand"
+
+
+class CannotBeat(EngineError):
+    """A defence card that does not beat its target."""
+
+    code = "cannot_beat"
+
+
+class RankNotOnTable(EngineError):
+    """A throw-in (or transfer) card whose rank is not on the table."""
+
+    code = "rank_not_on_table"
+
+
+class LimitExceeded(EngineError):
+    """More attack cards than the bout allows (defender's hand, ``bout_limit``, ...)."""
+
+    code = "limit_exceeded"
+
+
+class TransferNotAllowed(EngineError):
+    """A transfer that the rules forbid here (first bout, two players, over a trump, ...)."""
+
+    code = "transfer_not_allowed"
+
+
+class IllegalAction(EngineError):
+    """Any other refusal."""
+
+    code = "illegal"

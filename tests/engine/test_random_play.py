@@ -1,0 +1,137 @@
+"""Properties of random legal play: listed actions apply, unlisted single-card ones are refused,
+cards are conserved, JSON round-trips, and games end."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine import (
+    Action,
+    EngineError,
+    GameState,
+    Rules,
+    apply,
+    is_legal,
+    legal_actions,
+    new_game,
+)
+from games.engine.actions import (
+    ATTACK,
+    DEFEND,
+    PASS,
+    REDEAL,
+    SHOW_TRUMP,
+    TAKE,
+    THROW,
+    TRANSFER,
+)
+from games.engine.cards import cards_of, deck_mask
+
+CONFIGS = [
+    {},
+    {"players": 3},
+    {"players": 4, "throw_in_by": "neighbours"},
+    {"players": 4, "teams": [[0, 2], [1, 3]]},
+    {"players": 6, "teams": [[0, 2, 4], [1, 3, 5]], "variant": "transfer"},
+    {"variant": "simple", "players": 3},
+    {"variant": "transfer", "players": 3, "trump_show": True},
+    {
+        "variant": "transfer",
+        "players": 4,
+        "transfer_first_bout": True,
+        "transfer_over_trump": True,
+        "transfer_to_go_out": True,
+        "trump_show": True,
+    },
+    {"variant": "transfer", "transfer_two_players": True, "transfer_first_bout": True},
+    {"deck_size": 24, "players": 4, "unlimited_after_stock": True, "draw": False},
+    {"deck_size": 52, "players": 8, "redeal_five_of_suit": True},
+    {"redeal_five_of_suit": True, "players": 5, "bout_limit": 4, "first_bout_limit": 2},
+]
+
+
+def candidates(state: GameState, seat: int) -> list[Action]:
+    """Every single-card action shape a seat could try (legal or not)."""
+    hand = cards_of(state.hands[seat])
+    out = [Action(seat, kind) for kind in (TAKE, PASS, REDEAL)]
+    for card in hand:
+        for kind in (ATTACK, THROW, TRANSFER, SHOW_TRUMP):
+            out.append(Action(seat, kind, (card,)))
+        for target in state.t_att:
+            out.append(Action(seat, DEFEND, (card,), target))
+    return out
+
+
+def total_cards(state: GameState) -> int:
+    on_table = len(state.t_att) + sum(1 for d in state.t_def if d >= 0)
+    return sum(h.bit_count() for h in state.hands) + len(state.stock) + state.discard + on_table
+
+
+@pytest.mark.parametrize("options", CONFIGS, ids=lambda o: json.dumps(o, sort_keys=True))
+def test_random_games_agree_with_legal_actions(options: dict[str, object]) -> None:
+    rules = Rules.from_dict(options)
+    rng = random.Random(hash(json.dumps(options, sort_keys=True)) & 0xFFFF)
+    for game in range(12):
+        state = new_game(rules, rng)
+        cards = total_cards(state)
+        steps = 0
+        while not state.finished:
+            steps += 1
+            assert steps < 5000
+            moves: list[Action] = []
+            for seat in range(rules.players):
+                listed = legal_actions(state, seat)
+                assert len(set(listed)) == len(listed)
+                listed_set = set(listed)
+                if game < 3:  # the exhaustive cross-check is slow: a few games suffice
+                    for cand in candidates(state, seat):
+                        assert is_legal(state, cand) == (cand in listed_set), (cand, state)
+                moves += listed
+            assert moves, f"nobody can act in {state!r}"
+            before = state.to_dict()
+            action = rng.choice(moves)
+            after = apply(state, action)
+            assert state.to_dict() == before  # never mutated
+            if action.type != REDEAL:
+                assert total_cards(after) == cards
+            else:
+                cards = total_cards(after)
+            if steps % 7 == 0:
+                restored = GameState.from_dict(json.loads(json.dumps(after.to_dict())))
+                assert restored == after
+                assert legal_actions(restored, action.seat) == legal_actions(after, action.seat)
+            state = after
+        result = state.result
+        assert result is not None
+        assert sorted(result.places) == list(range(rules.players))
+        if result.fool is not None:
+            assert result.places[-1] == result.fool
+        assert deck_mask(rules.deck_size).bit_count() == cards or rules.redeal_five_of_suit
+        with pytest.raises(EngineError):
+            apply(state, Action(0, TAKE))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**64),
+    players=st.integers(min_value=2, max_value=6),
+    variant=st.sampled_from(["simple", "throw_in", "transfer"]),
+)
+def test_any_seeded_game_ends_with_a_consistent_result(
+    seed: int, players: int, variant: str
+) -> None:
+    rules = Rules(players=players, variant=variant)
+    rng = random.Random(seed)
+    state = new_game(rules, rng)
+    assert len({c for s in range(players) for c in state.hand(s)}) == players * 6
+    while not state.finished:
+        moves = [a for s in range(players) for a in legal_actions(state, s)]
+        state = apply(state, rng.choice(moves))
+    result = state.result
+    assert result is not None and sorted(result.places) == list(range(players))
+    assert result.draw == (result.fool is None)

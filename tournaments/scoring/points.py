@@ -1,0 +1,376 @@
+"""Points per table result and standings with configured tie-breaks (tournaments.md, "Scoring").
+
+Readings chosen where tournaments.md is silent:
+
+- **Points by place**: a table of ``k`` entries scores by a table of ``k`` values, first out first;
+  the default is ``k-1, k-2, ..., 0`` (the fool scores 0). A configured table must be non-negative
+  and non-increasing: a worse place never scores more.
+- **Shared places** split the sum of their points equally, exactly (``Fraction``): on a draw the
+  drawn entries share the last places; in team play with individual entries (``team_lost``) the
+  winners share the top places and the losers the bottom ones (a 2x2 game at 3/2/1/0 gives 5/2
+  to each winner and 1/2 to each loser).
+- **Pogony penalty**: ``fool_pogony_penalty`` is subtracted from every entry the pogony were hung
+  on, so a fool's score may go below zero.
+- **Byes** score ``bye_points`` (default 0; the stage sets it). A bye is no opponent, no first place
+  and no fool result, and adds nothing to Buchholz.
+- **First places** count outright wins only: first out alone, or on the winning side of a team
+  game. Sharing first place in a two-player draw is not a win.
+- **Fool results** count being the fool, or being on the losing team of a team game.
+- **Buchholz** is the sum, over every non-bye table played, of each opponent's final points.
+- **Head-to-head** is computed inside the group still tied when it is reached: for every table where
+  two members of the group met, the one who finished ahead gets 1 and, sharing a place, 1/2 each.
+- **Seeded random draw** always closes the order: a SHA-256 of the seed and the entry, so the same
+  seed gives the same order on every run, and an entry's draw does not move when others join.
+- ``points`` is ranked first unless the configuration places it elsewhere.
+
+>>> cfg = ScoringConfig()
+>>> result = TableResult(id="t1", places=("ann", "bob", "cid"), fool="cid")
+>>> {e: str(p) for e, p in result_points(result, cfg).items()}
+{'ann': '2', 'bob': '1', 'cid': '0'}
+>>> [row.entry for row in standings([result], cfg, seed="stage-1")]
+['ann', 'bob', 'cid']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import pairwise
+from typing import Literal, get_args
+
+from tournaments.scoring._common import Exact, draw_key, to_fraction
+from tournaments.scoring.errors import ScoringError
+from tournaments.scoring.results import TableResult
+
+__all__ = [
+    "DEFAULT_TIE_BREAKS",
+    "TIE_BREAKS",
+    "ScoringConfig",
+    "StandingRow",
+    "TieBreak",
+    "default_table",
+    "result_points",
+    "standings",
+]
+
+TieBreak = Literal["points", "first_places", "buchholz", "fewest_fools", "head_to_head"]
+TIE_BREAKS: tuple[str, ...] = get_args(TieBreak)
+DEFAULT_TIE_BREAKS: tuple[TieBreak, ...] = (
+    "points",
+    "first_places",
+    "buchholz",
+    "fewest_fools",
+    "head_to_head",
+)
+# The name recorded in StandingRow.decided_by when only the seeded draw separated two rows.
+DRAW = "draw"
+
+
+def default_table(size: int) -> tuple[Fraction, ...]:
+    """The default scoring table for ``size`` entries: ``size-1`` for the first out, ..., 0.
+
+    >>> [int(p) for p in default_table(4)]
+    [3, 2, 1, 0]
+    """
+    return tuple(Fraction(size - 1 - place) for place in range(size))
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    """How a stage scores its tables and orders its standings.
+
+    ``tables`` maps a table size to its points by place (a table size that is not configured uses
+    :func:`default_table`). Values may be ints, Decimals, Fractions or strings, never floats.
+
+    >>> cfg = ScoringConfig(tables={3: (3, 1, 0)}, tie_breaks=("points", "head_to_head"))
+    >>> [int(p) for p in cfg.table_for(3)], [int(p) for p in cfg.table_for(2)]
+    ([3, 1, 0], [1, 0])
+    >>> ScoringConfig(tie_breaks=("points", "elo"))
+    Traceback (most recent call last):
+    ...
+    tournaments.scoring.errors.ScoringError: unknown tie-break 'elo'; choose from points, \
+first_places, buchholz, fewest_fools, head_to_head
+    """
+
+    tables: Mapping[int, Sequence[Exact]] = field(default_factory=dict)
+    fool_pogony_penalty: Exact = 0
+    bye_points: Exact = 0
+    tie_breaks: Sequence[str] = DEFAULT_TIE_BREAKS
+
+    def __post_init__(self) -> None:
+        tables: dict[int, tuple[Fraction, ...]] = {}
+        for size, values in self.tables.items():
+            if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+                raise ScoringError(f"scoring table size must be a positive integer, not {size!r}")
+            points = tuple(
+                to_fraction(v, f"points for place {i + 1} at {size}-entry tables")
+                for i, v in enumerate(values)
+            )
+            if len(points) != size:
+                raise ScoringError(
+                    f"the scoring table for {size}-entry tables needs {size} values, "
+                    f"got {len(points)}"
+                )
+            if any(p < 0 for p in points):
+                raise ScoringError(
+                    f"the scoring table for {size}-entry tables has a negative value"
+                )
+            if any(a < b for a, b in pairwise(points)):
+                raise ScoringError(
+                    f"the scoring table for {size}-entry tables must not increase: "
+                    f"a worse place cannot score more"
+                )
+            tables[size] = points
+        object.__setattr__(self, "tables", tables)
+        penalty = to_fraction(self.fool_pogony_penalty, "the pogony penalty")
+        bye = to_fraction(self.bye_points, "the bye score")
+        if penalty < 0:
+            raise ScoringError("the pogony penalty must not be negative (it is subtracted)")
+        if bye < 0:
+            raise ScoringError("the bye score must not be negative")
+        object.__setattr__(self, "fool_pogony_penalty", penalty)
+        object.__setattr__(self, "bye_points", bye)
+        if isinstance(self.tie_breaks, str):
+            raise ScoringError("tie_breaks must be a list of names, not one string")
+        order = tuple(self.tie_breaks)
+        for name in order:
+            if name not in TIE_BREAKS:
+                raise ScoringError(
+                    f"unknown tie-break {name!r}; choose from {', '.join(TIE_BREAKS)}"
+                )
+        if len(set(order)) != len(order):
+            raise ScoringError(f"a tie-break is listed twice in {list(order)}")
+        if "points" not in order:
+            order = ("points", *order)
+        object.__setattr__(self, "tie_breaks", order)
+
+    def table_for(self, size: int) -> tuple[Fraction, ...]:
+        """The points by place for a table of ``size`` entries."""
+        tables: Mapping[int, tuple[Fraction, ...]] = self.tables  # type: ignore[assignment]
+        return tables.get(size) or default_table(size)
+
+    @property
+    def penalty(self) -> Fraction:
+        """The pogony penalty as a Fraction (normalised in ``__post_init__``)."""
+        assert isinstance(self.fool_pogony_penalty, Fraction)
+        return self.fool_pogony_penalty
+
+    @property
+    def bye(self) -> Fraction:
+        """The bye score as a Fraction (normalised in ``__post_init__``)."""
+        assert isinstance(self.bye_points, Fraction)
+        return self.bye_points
+
+
+def _place_groups(result: TableResult) -> list[tuple[str, ...]]:
+    """The result's entries grouped by shared places, best group first."""
+    if result.team_lost:
+        lost = set(result.team_lost)
+        winners = tuple(e for e in result.places if e not in lost)
+        losers = tuple(e for e in result.places if e in lost)
+        return [winners, losers]
+    if result.drawn:
+        head = result.places[: -len(result.drawn)]
+        return [(e,) for e in head] + [result.places[-len(result.drawn) :]]
+    return [(e,) for e in result.places]
+
+
+def result_points(result: TableResult, config: ScoringConfig) -> dict[str, Fraction]:
+    """Points of every entry of one table result.
+
+    >>> cfg = ScoringConfig(fool_pogony_penalty=1)
+    >>> draw = TableResult(id="d", places=("ann", "bob", "cid"), drawn=("bob", "cid"))
+    >>> {e: str(p) for e, p in result_points(draw, cfg).items()}
+    {'ann': '2', 'bob': '1/2', 'cid': '1/2'}
+    """
+    if result.is_bye:
+        return {result.places[0]: config.bye}
+    table = config.table_for(len(result.places))
+    points: dict[str, Fraction] = {}
+    place = 0
+    for group in _place_groups(result):
+        share = sum(table[place : place + len(group)], Fraction(0)) / len(group)
+        for entry in group:
+            points[entry] = share
+        place += len(group)
+    if result.pogony is not None and config.penalty:
+        for entry in result.pogony.on:
+            points[entry] -= config.penalty
+    return points
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """One line of the standings.
+
+    ``position`` is strict (1, 2, 3, ...) after the seeded draw; ``rank`` is the competition rank
+    before the draw (entries tied on every configured criterion share it: 1, 2, 2, 4), which is
+    what a prize split or an "equal 2nd" display wants. ``decided_by`` names the criterion that
+    put this row below the previous one (``None`` on the first row, ``"draw"`` for the seeded draw).
+    ``head_to_head`` is set only for entries whose tie reached that criterion.
+    """
+
+    position: int
+    rank: int
+    entry: str
+    points: Fraction
+    played: int
+    byes: int
+    first_places: int
+    fools: int
+    buchholz: Fraction
+    head_to_head: Fraction | None
+    decided_by: str | None
+
+
+@dataclass
+class _Tally:
+    points: Fraction = Fraction(0)
+    played: int = 0
+    byes: int = 0
+    first_places: int = 0
+    fools: int = 0
+    opponents: list[str] = field(default_factory=list)
+
+
+def _tally(
+    results: Sequence[TableResult], config: ScoringConfig, entries: Iterable[str]
+) -> dict[str, _Tally]:
+    tallies: dict[str, _Tally] = {entry: _Tally() for entry in entries}
+    for result in results:
+        points = result_points(result, config)
+        for entry, value in points.items():
+            tally = tallies.setdefault(entry, _Tally())
+            tally.points += value
+            if result.is_bye:
+                tally.byes += 1
+                continue
+            tally.played += 1
+            tally.opponents.extend(e for e in result.places if e != entry)
+        if result.is_bye:
+            continue
+        groups = _place_groups(result)
+        if len(groups[0]) == 1 or result.team_lost:
+            for entry in groups[0]:
+                tallies[entry].first_places += 1
+        losers = result.team_lost or ((result.fool,) if result.fool is not None else ())
+        for entry in losers:
+            tallies[entry].fools += 1
+    return tallies
+
+
+def _head_to_head(group: Sequence[str], results: Sequence[TableResult]) -> dict[str, Fraction]:
+    members = set(group)
+    score = dict.fromkeys(group, Fraction(0))
+    for result in results:
+        if result.is_bye or len(members.intersection(result.places)) < 2:
+            continue
+        rank = {e: i for i, g in enumerate(_place_groups(result)) for e in g}
+        present = [e for e in result.places if e in members]
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
+                if rank[a] < rank[b]:
+                    score[a] += 1
+                elif rank[a] > rank[b]:
+                    score[b] += 1
+                else:
+                    score[a] += Fraction(1, 2)
+                    score[b] += Fraction(1, 2)
+    return score
+
+
+def standings(
+    results: Sequence[TableResult],
+    config: ScoringConfig,
+    *,
+    seed: str,
+    entries: Iterable[str] = (),
+) -> list[StandingRow]:
+    """Standings over the effective ``results`` (see :func:`effective_results`).
+
+    ``entries`` adds entries that have no result yet (they stand on 0 points). ``seed`` drives the
+    final random draw; use something stable such as the stage's id. The same inputs give the same
+    standings, whatever the order of ``results``.
+
+    >>> cfg = ScoringConfig(tie_breaks=("points", "head_to_head"))
+    >>> r1 = TableResult(id="1", places=("ann", "bob"), fool="bob")
+    >>> r2 = TableResult(id="2", places=("cid", "ann"), fool="ann")
+    >>> r3 = TableResult(id="3", places=("bob", "cid"), fool="cid")
+    >>> rows = standings([r1, r2, r3], cfg, seed="s")  # a perfect cycle: only the draw decides
+    >>> [(row.entry, row.rank, row.decided_by) for row in rows]
+    [('bob', 1, None), ('ann', 1, 'draw'), ('cid', 1, 'draw')]
+    """
+    # Sort by id first so that neither the tallies nor the opponents lists depend on query order.
+    ordered = sorted(results, key=lambda r: r.id)
+    tallies = _tally(ordered, config, entries)
+    tables_of: dict[str, list[int]] = {}
+    for index, result in enumerate(ordered):
+        for entry in result.places:
+            tables_of.setdefault(entry, []).append(index)
+    buchholz = {
+        entry: sum((tallies[o].points for o in tally.opponents), Fraction(0))
+        for entry, tally in tallies.items()
+    }
+    h2h: dict[str, Fraction] = {}
+
+    def key(criterion: str, entry: str) -> Fraction:
+        # Bigger is better for every key, hence fewest fools as a negative count.
+        tally = tallies[entry]
+        if criterion == "points":
+            return tally.points
+        if criterion == "first_places":
+            return Fraction(tally.first_places)
+        if criterion == "buchholz":
+            return buchholz[entry]
+        return Fraction(-tally.fools)
+
+    def order(group: list[str], criteria: tuple[str, ...]) -> list[tuple[str, str | None]]:
+        if len(group) == 1:
+            return [(group[0], None)]
+        if not criteria:
+            drawn = sorted(group, key=lambda e: draw_key(seed, e))
+            return [(e, None if i == 0 else DRAW) for i, e in enumerate(drawn)]
+        criterion, rest = criteria[0], criteria[1:]
+        if criterion == "head_to_head":
+            # Only the entries still tied take part: a mini-table of their meetings.
+            # Only the tables where a member sat: big fields split into many small tied groups.
+            seen = sorted({i for e in group for i in tables_of.get(e, ())})
+            values = _head_to_head(group, [ordered[i] for i in seen])
+            h2h.update(values)
+        else:
+            values = {e: key(criterion, e) for e in group}
+        buckets: dict[Fraction, list[str]] = {}
+        for entry in group:
+            buckets.setdefault(values[entry], []).append(entry)
+        out: list[tuple[str, str | None]] = []
+        for i, value in enumerate(sorted(buckets, reverse=True)):
+            part = order(buckets[value], rest)
+            if i > 0:
+                part[0] = (part[0][0], criterion)
+            out.extend(part)
+        return out
+
+    tie_breaks: tuple[str, ...] = tuple(config.tie_breaks)
+    rows: list[StandingRow] = []
+    rank = 0
+    for position, (entry, decided_by) in enumerate(order(sorted(tallies), tie_breaks), 1):
+        if decided_by != DRAW:
+            rank = position
+        tally = tallies[entry]
+        rows.append(
+            StandingRow(
+                position=position,
+                rank=rank,
+                entry=entry,
+                points=tally.points,
+                played=tally.played,
+                byes=tally.byes,
+                first_places=tally.first_places,
+                fools=tally.fools,
+                buchholz=buchholz[entry],
+                head_to_head=h2h.get(entry),
+                decided_by=decided_by,
+            )
+        )
+    return rows
