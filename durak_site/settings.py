@@ -102,7 +102,14 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": env_str("DURAK_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
             # Several threads (ASGI, eager tasks) write: wait for the lock rather than fail.
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            "OPTIONS": {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+            # A file, not shared-cache memory: concurrent test threads then wait for the
+            # write lock (as in production) instead of failing with "table is locked".
+            "TEST": {"NAME": env_str("DURAK_SQLITE_TEST_PATH", str(BASE_DIR / ".test-db.sqlite3"))},
         }
     }
 USES_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
@@ -225,4 +232,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
+    # One line per task run is noise at tournament scale; failures are still logged.
+    "loggers": {"celery.app.trace": {"level": env_str("DURAK_TASK_LOG_LEVEL", "WARNING")}},
 }

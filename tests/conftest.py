@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -112,6 +113,12 @@ def celery_worker(
         log.close()
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings: Any) -> None:
+    # The real hasher is slow on purpose; tests only need passwords to round-trip.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 # --- the usual cast -------------------------------------------------------------------------------
 
 
@@ -135,3 +142,17 @@ def bot_players(db: None):  # type: ignore[no-untyped-def]
     from tests.factories import BotPlayerFactory
 
     return BotPlayerFactory.create_batch(16)
+
+
+@pytest.fixture
+def eager_jobs() -> Iterator[None]:
+    """Run jobs in-process for this test, whatever the configuration (a real worker is tested
+    separately)."""
+    from durak_site.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = saved

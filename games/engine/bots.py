@@ -1,0 +1,357 @@
+"""Bots and a table driver: bots see only what their seat may see.
+
+>>> import random
+>>> from games.engine import Rules, new_game
+>>> rng = random.Random(7)
+>>> state = new_game(Rules(), rng)
+>>> final, actions = play_game(state, {0: make_bot("heuristic"), 1: make_bot("random")}, rng)
+>>> final.finished, len(actions) > 0
+(True, True)
+
+A bot decides from ``view(state, seat)`` (its own hand, the others' hand sizes, the table, the
+trump, the stock count) and ``legal_actions(state, seat)``; the only other engine call it makes is
+``is_legal(state, action)`` on its own multi-card attack (a question about the bout's limit, which
+the view does not carry: the long-durak throw caps).  It never reads ``state`` itself.
+
+The driver (:func:`play_step`) is the referee and may read the state: Durak lets the defender and
+the throwers act at the same time, so it fixes one order.  While an attack card is unbeaten and
+the defender has not said take, the defender acts (defend, transfer or take); otherwise the
+throwers act in turn, clockwise from the bout's attacker, skipping the defender and every seat
+that has passed or holds no cards (each such seat may throw or pass).  Every step lands a card or
+adds a pass or a take; the engine clears passes only when a card lands and a bout holds a bounded
+number of cards, so every bout ends.  Whole games may (rarely, with three or more players) cycle
+cards, hence ``max_steps`` in :func:`play_game`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from .actions import ATTACK, DEFEND, PASS, SHOW_TRUMP, TAKE, THROW, TRANSFER, Action
+from .cards import CARD_NAMES, SUITS
+from .errors import BadRequest, IllegalAction
+from .game import apply, is_legal, legal_actions, view
+from .state import GameState
+
+__all__ = [
+    "BOTS",
+    "Bot",
+    "HeuristicBot",
+    "RandomBot",
+    "acting_seat",
+    "make_bot",
+    "play_game",
+    "play_step",
+]
+
+_CODE = {name: code for code, name in enumerate(CARD_NAMES)}
+_QUEEN = 10  # rank index of Q (2 = 0 ... A = 12)
+_JACK = 9
+_KING = 11
+
+
+class Bot(Protocol):
+    """What the driver needs from a bot: a name and ``choose``."""
+
+    name: str
+
+    def choose(self, state: GameState, seat: int, rng: random.Random) -> Action:
+        """Return one legal action of ``seat`` (multi-card attacks if ``apply`` takes them)."""
+        ...
+
+
+def _legal(state: GameState, seat: int) -> list[Action]:
+    legal = legal_actions(state, seat)
+    if not legal:
+        raise IllegalAction(f"seat {seat} has no legal action now")
+    return legal
+
+
+class RandomBot:
+    """Picks uniformly among the listed legal actions of its seat.
+
+    >>> import random
+    >>> from games.engine import Rules, new_game
+    >>> state = new_game(Rules(), random.Random(2))
+    >>> RandomBot().choose(state, state.attacker, random.Random(0)).type
+    'attack'
+    """
+
+    name = "random"
+
+    def choose(self, state: GameState, seat: int, rng: random.Random) -> Action:
+        """Return a random legal action of ``seat``."""
+        return rng.choice(_legal(state, seat))
+
+
+class HeuristicBot:
+    """A simple player: sheds low cards, keeps trumps, beats cheaply, takes when beating is dear.
+
+    - attack: the lowest non-trump (all non-trumps of its rank together), a trump only when
+      nothing else is left;
+    - defend: cover each card with the cheapest card that beats it; take when some card cannot
+      be beaten, or when beating would spend a high trump (Q or above) or two trumps while the
+      stock is still large; transfer first (проездной first of all) with a non-trump when the
+      next player holds few cards or beating would cost a trump;
+    - throw in: low non-trumps of ranks on the table (any non-trump once the stock is empty;
+      trumps only when they are its last cards and the stock is empty), else pass.
+
+    >>> import random
+    >>> from games.engine import Rules, from_deal
+    >>> state = from_deal(Rules(), {"hands": [["6S", "6C", "AD"], ["7S", "7C", "9H"]],
+    ...                             "stock": [], "trump": "D", "attacker": 0})
+    >>> str(HeuristicBot().choose(state, 0, random.Random(0)))
+    '0 attack 6S 6C'
+    """
+
+    name = "heuristic"
+
+    def __init__(self, take_stock: int = 10) -> None:
+        self.take_stock = take_stock
+
+    def choose(self, state: GameState, seat: int, rng: random.Random) -> Action:
+        """Return the heuristic's action for ``seat`` (always legal)."""
+        legal = _legal(state, seat)
+        seen = view(state, seat)
+        action = self.decide(seen, legal, rng)
+        if len(action.cards) > 1 and not is_legal(state, action):
+            action = Action(action.seat, action.type, action.cards[:1], action.target)
+        return action
+
+    def decide(
+        self, seen: Mapping[str, Any], legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        """Pick from ``legal`` using only the seat's view ``seen`` (``view(state, seat)``).
+
+        A multi-card attack returned here may exceed a limit the view does not show;
+        :meth:`choose` checks it with ``is_legal`` and falls back to one card.
+        """
+        trump = SUITS.index(seen["trump"])
+        hand = [_CODE[c] for c in seen["hand"]]
+        kinds = {a.type for a in legal}
+        if ATTACK in kinds:
+            return self._attack(seen, legal, hand, trump)
+        if DEFEND in kinds or TAKE in kinds or TRANSFER in kinds or SHOW_TRUMP in kinds:
+            return self._defend(seen, legal, hand, trump)
+        if THROW in kinds or PASS in kinds:
+            return self._throw(seen, legal, hand, trump)
+        return legal[0]
+
+    # --- the three roles ----------------------------------------------------------------------
+
+    @staticmethod
+    def _value(card: int, trump: int) -> int:
+        return (card >> 2) + (13 if card & 3 == trump else 0)
+
+    def _attack(
+        self, seen: Mapping[str, Any], legal: Sequence[Action], hand: list[int], trump: int
+    ) -> Action:
+        attacks = [a for a in legal if a.type == ATTACK]
+        best = min(attacks, key=lambda a: self._value(a.cards[0], trump))
+        card = best.cards[0]
+        if card & 3 == trump:
+            return best
+        rank = card >> 2
+        group = tuple(c for c in hand if c >> 2 == rank and c & 3 != trump)
+        if len(group) > 1:
+            return Action(best.seat, ATTACK, group)
+        return best
+
+    def _defend(
+        self, seen: Mapping[str, Any], legal: Sequence[Action], hand: list[int], trump: int
+    ) -> Action:
+        seat = legal[0].seat
+        by_type: dict[str, list[Action]] = {}
+        for a in legal:
+            by_type.setdefault(a.type, []).append(a)
+        stock = seen["stock"]
+        value = self._value
+        # A plan: the cheapest beater for each unbeaten card, hardest card first.
+        options: dict[int, list[int]] = {}
+        for a in by_type.get(DEFEND, []):
+            assert a.target is not None
+            options.setdefault(a.target, []).append(a.cards[0])
+        targets = [_CODE[t["attack"]] for t in seen["table"] if t["defense"] is None]
+        plan: list[tuple[int, int]] = []
+        used: set[int] = set()
+        beatable = True
+        for target in sorted(targets, key=lambda t: len(options.get(t, ()))):
+            free = [c for c in options.get(target, ()) if c not in used]
+            if not free:
+                beatable = False
+                break
+            cover = min(free, key=lambda c: value(c, trump))
+            used.add(cover)
+            plan.append((target, cover))
+        trumps_used = [c for c in used if c & 3 == trump]
+        dear = (
+            beatable
+            and stock >= self.take_stock
+            and (len(trumps_used) >= 2 or any(c >> 2 >= _QUEEN for c in trumps_used))
+        )
+        # Transfer: free with проездной; with a non-trump when it is cheap and useful.
+        if SHOW_TRUMP in by_type:
+            return by_type[SHOW_TRUMP][0]
+        transfers = [a for a in by_type.get(TRANSFER, []) if a.cards[0] & 3 != trump]
+        if transfers:
+            nxt = _next_in(seen, seat)
+            few = nxt is not None and seen["hand_sizes"][nxt] <= 3
+            if not beatable or trumps_used or few:
+                return min(transfers, key=lambda a: a.cards[0] >> 2)
+        if (not beatable or dear) and TAKE in by_type:
+            return by_type[TAKE][0]
+        if plan:
+            target, cover = plan[0]
+            for a in by_type.get(DEFEND, []):
+                if a.target == target and a.cards[0] == cover:
+                    return a
+        if TAKE in by_type:
+            return by_type[TAKE][0]
+        return legal[0]
+
+    def _throw(
+        self, seen: Mapping[str, Any], legal: Sequence[Action], hand: list[int], trump: int
+    ) -> Action:
+        stock = seen["stock"]
+        taking = seen["taking"]
+        limit = _KING if taking else _JACK
+        good = []
+        for a in legal:
+            if a.type != THROW:
+                continue
+            card = a.cards[0]
+            if card & 3 == trump:
+                if stock == 0 and all(c & 3 == trump for c in hand):
+                    good.append(a)
+            elif stock == 0 or card >> 2 < limit:
+                good.append(a)
+        if good:
+            return min(good, key=lambda a: self._value(a.cards[0], trump))
+        for a in legal:
+            if a.type == PASS:
+                return a
+        return legal[0]
+
+
+def _next_in(seen: Mapping[str, Any], seat: int) -> int | None:
+    """The next seat clockwise that still plays (the transfer's target, teams aside)."""
+    sizes: list[int] = seen["hand_sizes"]
+    out = set(seen["out"])
+    n = len(sizes)
+    for step in range(1, n):
+        other = (seat + step) % n
+        if other not in out and (sizes[other] or seen["stock"]):
+            return other
+    return None
+
+
+BOTS: dict[str, type[RandomBot] | type[HeuristicBot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+}
+
+
+def make_bot(name: str) -> Bot:
+    """Return a new bot by name: ``"random"`` or ``"heuristic"``.
+
+    >>> make_bot("heuristic").name
+    'heuristic'
+    >>> make_bot("clever")
+    Traceback (most recent call last):
+    ...
+    games.engine.errors.BadRequest: unknown bot 'clever' (one of heuristic, random)
+    """
+    try:
+        return BOTS[name]()
+    except KeyError:
+        raise BadRequest(f"unknown bot {name!r} (one of {', '.join(sorted(BOTS))})") from None
+
+
+# --- the table driver -------------------------------------------------------------------------
+
+
+def acting_seat(state: GameState) -> int | None:
+    """The seat the driver lets act next (None once the game is over).
+
+    >>> import random
+    >>> from games.engine import Rules, new_game
+    >>> state = new_game(Rules(), random.Random(2))
+    >>> acting_seat(state) == state.attacker
+    True
+    """
+    if state.result is not None:
+        return None
+    if not state.t_att:
+        return state.attacker
+    defender = state.defender
+    if state.unbeaten and not state.taking:
+        return defender
+    n = state.setup.n
+    waiting = state.throwers & ~state.passed
+    hands = state.hands
+    for step in range(n):
+        seat = (state.attacker + step) % n
+        if seat != defender and waiting >> seat & 1 and hands[seat]:
+            return seat
+    return None
+
+
+def play_step(state: GameState, bots: Mapping[int, Bot], rng: random.Random) -> Action | None:
+    """Let the seat that acts next (:func:`acting_seat`) choose; None once the game is over.
+
+    The caller applies the action: ``state = apply(state, action)``.
+
+    >>> import random
+    >>> from games.engine import Rules, new_game
+    >>> state = new_game(Rules(), random.Random(2))
+    >>> bots = {0: RandomBot(), 1: RandomBot()}
+    >>> play_step(state, bots, random.Random(0)).seat == state.attacker
+    True
+    """
+    seat = acting_seat(state)
+    if seat is None:
+        if state.result is not None:
+            return None
+        # Not expected (the engine ends a bout once nobody may act); any seat that can act.
+        for other in range(state.setup.n):
+            if legal_actions(state, other):
+                seat = other
+                break
+        else:
+            raise IllegalAction("no seat can act")
+    try:
+        bot = bots[seat]
+    except KeyError:
+        raise BadRequest(f"no bot for seat {seat}") from None
+    return bot.choose(state, seat, rng)
+
+
+def play_game(
+    state: GameState,
+    bots: Mapping[int, Bot],
+    rng: random.Random,
+    max_steps: int = 10_000,
+) -> tuple[GameState, list[Action]]:
+    """Play to the end; return the final state and the actions applied.
+
+    If ``max_steps`` actions do not end the game, the unfinished state is returned (check
+    ``state.finished``).
+
+    >>> import random
+    >>> from games.engine import Rules, new_game
+    >>> rng = random.Random(3)
+    >>> final, actions = play_game(new_game(Rules(players=4), rng),
+    ...                            {s: HeuristicBot() for s in range(4)}, rng)
+    >>> final.finished
+    True
+    """
+    actions: list[Action] = []
+    while state.result is None and len(actions) < max_steps:
+        action = play_step(state, bots, rng)
+        if action is None:
+            break
+        state = apply(state, action)
+        actions.append(action)
+    return state, actions

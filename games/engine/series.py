@@ -1,0 +1,856 @@
+"""A match at one table: a series of games (``rules.md``, "Series formats"), as an immutable value.
+
+>>> import random
+>>> from games.engine import Rules, apply, legal_actions
+>>> series = Series.start(Rules(), "best_of", 3)
+>>> rng = random.Random(5)
+>>> while not series.finished:
+...     state = series.next_game_setup().deal(rng)
+...     while not state.finished:
+...         moves = [a for seat in range(2) for a in legal_actions(state, seat)]
+...         state = apply(state, rng.choice(moves))
+...     series = series.record(state.result, trump=state.trump)
+>>> result = series.result
+>>> sorted(result.places), result.fool == result.places[-1], 2 <= len(result.games) <= 3
+([0, 1], True, True)
+>>> Series.from_dict(series.to_dict()) == series
+True
+
+A :class:`Series` never changes: :meth:`Series.record` returns a new series with one more game.
+It stores only what cannot be recomputed (the rules, the format, the seats, the rank ladder and
+every game's engine result with its seat map); points, ranks, pogony, laid-out cards and
+eliminations are a fold over the games, so :meth:`Series.from_dict` replays them and a stored
+series can never disagree with itself.
+
+Readings (where ``rules.md`` is silent the seeds decide; ``seeds/004_*.txt`` for ranks and long
+durak, ``tournaments.md`` for points):
+
+**Formats.** ``single``: one game; the series result is the game's (a draw stays a draw, no
+fool).  ``best_of`` N: at most N games; a game gives ``k - 1 - place`` points to each of its k
+seats (the tournament default: k - 1 for the first out ... 0 for the fool); on a draw the two last
+places (the last attacker and the last defender, who ran out together) share their points.  The
+series stops early once no other seat can reach the leader's points any more.  ``first_to`` P:
+games until a seat has at least P points.  Places in ``best_of``/``first_to``: most points; then
+fewer fool results; then the better place in the last game, then the game before, ...; then the
+lower seat.  ``target`` is ignored by ``single`` and ``long``.
+
+**First attacker.** The first game: the engine's lowest-trump rule.  Later games: the base
+rules' ``next_game_first`` (``from_under_fool``: the fool's left neighbour; ``onto_fool``: its
+right neighbour, who attacks the fool; ``winner``: the first player out), through the engine's
+``next_game_attacker`` while the seating is unchanged.  After a draw (no fool) the lowest-trump
+rule decides again.  In long durak, if the fool was just eliminated, its left (right) neighbour
+among the seats still in attacks.
+
+**Pogony.** The series' pogony card rank is the deck's lowest rank (6 in 36 cards) and moves up
+one rank after each game with pogony (seed 004: "в следующей игре могут вешаться семерки,
+восьмерки и так далее").  In seed 004's three-player double (the first out hangs pogony on both
+others, who play on, and the second out hangs pogony on the last) both hangings use the same
+card rank: the rank moves once per game.  Past the ace no pogony can be hung ("по возможности");
+the engine is still told ``"A"`` and any pogony it reports is then not counted.
+
+**Ranks.** A seat receives the first rank of the ladder (**сержант**) on its first pogony of the
+series and climbs one rung per further pogony (**старшина**, прапорщик, лейтенант, ...), staying on
+the top rung past its end.  Hanging pogony never costs the hanger its own rank.  Seed 004's
+three-player case ("если оставшиеся два игрока уже имеют погоны, первый вышедший остается
+сержантом, игрок, которому повесили погон, повышается до старшины") is this rule applied to the
+double: the engine reports only the game-ending hanging, so the caller who saw the first one
+passes both to :meth:`Series.record` as ``hangings``; the first hanging makes both others
+сержант, the second promotes the last one to старшина while the second out stays сержант.  The
+same holds when the two remaining players wear pogony from earlier games.  (Same reading as
+``tournaments/scoring/ranks.py``.)
+
+**Long durak** (длинный дурак, seed 004).  After each loss the fool lays out its next trump:
+the *k*-th loss lays out rank 7, 8, 9, T, J, Q, K, A (in general from ``max(7, lowest + 1)`` up
+to the ace, so T..A with 24 cards).  The card's suit is the trump of the game just lost (pass
+``trump=`` to :meth:`Series.record`); if that card already lies before another seat, or no trump
+is given, the first free suit in the order S C D H after it; if all four lie out, the loss is
+counted without a card.  A laid-out card is out of the deck (``removed``) while its owner is in the
+series; the newest laid-out cards go back into the deck if the remaining deck could not deal the
+hands.  From the ten on the fool is *dealt* fewer cards (T 5, J 4, Q 3, K 2, A 1, never more
+than ``hand_size``) and at most that many attack cards may be played against it in one bout
+(``throw_caps``); it draws from the stock as usual (the seeds reduce the deal, not the draws).  A
+fool who loses with the ace laid out is eliminated, and its laid-out cards go back into the deck.
+The series ends when one seat is left; places are that seat, then the others in reverse order of
+elimination; the series fool is the first eliminated.  A draw lays out nothing.  Since
+``Rules.players`` is fixed per game, a later game seats only the seats still in: the series seats
+still in, in clockwise order, become game seats 0, 1, ... (:attr:`NextGame.seats` maps them
+back) and the game's rules are the base rules with ``players`` = that number.  Team play has no
+long durak.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import RANKS, SUITS, lowest_rank, parse_rank, parse_suit
+from .errors import BadRequest, EngineError
+from .game import new_game, next_game_attacker
+from .rules import Rules
+from .state import GameState, Pogony, Result
+
+__all__ = [
+    "DEFAULT_LADDER",
+    "FORMATS",
+    "NextGame",
+    "Series",
+    "SeriesError",
+    "SeriesGame",
+    "SeriesResult",
+    "long_deal_size",
+    "parse_format",
+]
+
+FORMATS = ("single", "best_of", "first_to", "long")
+
+DEFAULT_LADDER: tuple[str, ...] = (
+    "сержант",
+    "старшина",
+    "прапорщик",
+    "лейтенант",
+    "старший лейтенант",
+    "капитан",
+    "майор",
+    "подполковник",
+    "полковник",
+    "генерал",
+)
+"""The rank ladder: seed 004 names the first two; the rest follows the army (configurable)."""
+
+_SEVEN = RANKS.index("7")
+_TEN = RANKS.index("T")
+_ACE = RANKS.index("A")
+
+
+class SeriesError(BadRequest):
+    """An invalid series request: unknown format, bad target, a result that does not fit.
+
+    >>> Series.start(Rules(), "best_of", 0)
+    Traceback (most recent call last):
+    ...
+    games.engine.series.SeriesError: best_of: target must be a positive integer, got 0
+    """
+
+
+def parse_format(text: str) -> tuple[str, int]:
+    """Parse ``"single"``, ``"long"``, ``"best_of:3"`` or ``"first_to:5"`` into (format, target).
+
+    >>> parse_format("best_of:3"), parse_format("long")
+    (('best_of', 3), ('long', 1))
+    """
+    name, _, number = text.partition(":")
+    if name not in FORMATS:
+        raise SeriesError(f"unknown series format {name!r} (one of {', '.join(FORMATS)})")
+    if not number:
+        if name in ("best_of", "first_to"):
+            raise SeriesError(f"{name} needs a target, e.g. {name}:3")
+        return name, 1
+    if not number.isdigit():
+        raise SeriesError(f"series target must be a positive integer, got {number!r}")
+    return name, int(number)
+
+
+def _layout_ranks(deck_size: int) -> tuple[int, ...]:
+    """Rank indices a long-durak fool lays out, loss by loss: 7 (or above the lowest) .. A."""
+    start = max(_SEVEN, lowest_rank(deck_size) + 1)
+    return tuple(range(start, _ACE + 1))
+
+
+def long_deal_size(rank: str, hand_size: int = 6) -> int:
+    """Cards dealt to a long-durak fool whose highest laid-out card has rank ``rank``.
+
+    >>> [long_deal_size(r) for r in "789TJQKA"]
+    [6, 6, 6, 5, 4, 3, 2, 1]
+    """
+    index = parse_rank(rank)
+    size = hand_size if index < _TEN else 5 - (index - _TEN)
+    return max(1, min(hand_size, size))
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesGame:
+    """One recorded game, as the engine saw it.
+
+    ``seats[g]`` is the series seat of game seat ``g``; ``result`` is the engine's result in game
+    seats; ``trump`` the game's trump suit letter (long durak lays out cards of it); ``hangings``
+    overrides the result's pogony (seed 004's three-player double), None = the result's own.
+    """
+
+    seats: tuple[int, ...]
+    result: Result
+    trump: str | None = None
+    hangings: tuple[Pogony, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form; ``from_dict`` reverses it.
+
+        >>> SeriesGame((0, 1), Result((0, 1), 1, False, None, None), "D").to_dict()
+        {'seats': [0, 1], 'result': {'places': [0, 1], 'fool': 1, 'draw': False, 'pogony': None}, 'trump': 'D'}
+        """  # noqa: E501
+        out: dict[str, Any] = {"seats": list(self.seats), "result": self.result.to_json()}
+        if self.trump is not None:
+            out["trump"] = self.trump
+        if self.hangings is not None:
+            out["hangings"] = [h.to_json() for h in self.hangings]
+        return out
+
+    @classmethod
+    def from_dict(cls, obj: Mapping[str, Any]) -> SeriesGame:
+        """Rebuild a game from :meth:`to_dict`; raise :class:`SeriesError` if it is not one."""
+        try:
+            hangings = obj.get("hangings")
+            return cls(
+                tuple(int(s) for s in obj["seats"]),
+                Result.from_json(dict(obj["result"])),
+                obj.get("trump"),
+                None
+                if hangings is None
+                else tuple(Pogony(int(h["by"]), tuple(h["on"]), str(h["rank"])) for h in hangings),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise SeriesError(f"series game: not a stored game ({exc!r})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class NextGame:
+    """How to deal the next game of a series: its rules, seat map and ``new_game`` hooks.
+
+    ``seats[g]`` is the series seat playing game seat ``g``; every other field is in game seats.
+
+    >>> setup = Series.start(Rules(players=3), "long").next_game_setup()
+    >>> setup.number, setup.seats, setup.hooks()
+    (1, (0, 1, 2), {'pogony_rank': '6'})
+    """
+
+    number: int
+    rules: Rules
+    seats: tuple[int, ...]
+    attacker: int | None
+    hand_sizes: tuple[int, ...] | None
+    removed: tuple[str, ...]
+    throw_caps: tuple[int | None, ...] | None
+    pogony_rank: str
+
+    def hooks(self) -> dict[str, Any]:
+        """Keyword arguments for ``new_game``/``deal_from_seed`` (only those that are set).
+
+        >>> Series.start(Rules(), "single").next_game_setup().hooks()
+        {'pogony_rank': '6'}
+        """
+        out: dict[str, Any] = {}
+        if self.attacker is not None:
+            out["attacker"] = self.attacker
+        if self.hand_sizes is not None:
+            out["hand_sizes"] = list(self.hand_sizes)
+        if self.removed:
+            out["removed"] = list(self.removed)
+        if self.throw_caps is not None:
+            out["throw_caps"] = list(self.throw_caps)
+        out["pogony_rank"] = self.pogony_rank
+        return out
+
+    def deal(self, rng: random.Random) -> GameState:
+        """Deal the game with ``new_game`` from an injected generator.
+
+        >>> state = Series.start(Rules(), "single").next_game_setup().deal(random.Random(1))
+        >>> state.finished
+        False
+        """
+        return new_game(self.rules, rng, **self.hooks())
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesResult:
+    """The end of a series, every seat a series seat.
+
+    ``places`` first to last; ``fool`` the last place (None only for a drawn ``single``);
+    ``points``/``fools``/``wins`` per seat (wins = first places in games); ``games`` every game's
+    result in series seats; ``pogony`` every hanging in order; ``ranks`` per seat (None = no
+    pogony).
+    """
+
+    places: tuple[int, ...]
+    fool: int | None
+    draw: bool
+    points: tuple[float, ...]
+    fools: tuple[int, ...]
+    wins: tuple[int, ...]
+    games: tuple[Result, ...]
+    pogony: tuple[Pogony, ...]
+    ranks: tuple[str | None, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """Return a JSON-able dict.
+
+        >>> r = SeriesResult((1, 0), 0, False, (0.0, 1.0), (1, 0), (0, 1), (), (), (None, None))
+        >>> r.to_json()["places"], r.to_json()["ranks"]
+        ([1, 0], [None, None])
+        """
+        return {
+            "places": list(self.places),
+            "fool": self.fool,
+            "draw": self.draw,
+            "points": list(self.points),
+            "fools": list(self.fools),
+            "wins": list(self.wins),
+            "games": [g.to_json() for g in self.games],
+            "pogony": [p.to_json() for p in self.pogony],
+            "ranks": list(self.ranks),
+        }
+
+
+@dataclass(slots=True)
+class _Fold:
+    """Everything derived from the games (built once per series value)."""
+
+    points: list[float]
+    fools: list[int]
+    wins: list[int]
+    received: list[int]
+    given: list[int]
+    pogony: list[Pogony]
+    pogony_games: int
+    results: list[Result]
+    losses: list[int]
+    layouts: list[tuple[int, str]]
+    eliminated: list[int]
+    finished: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """A match at one table; build it with :meth:`start`, extend it with :meth:`record`.
+
+    >>> s = Series.start(Rules(players=3), "first_to", 4, seats=["ann", "bob", "cid"])
+    >>> s = s.record(Result((2, 0, 1), 1, False, Pogony(0, (1,), "6"), None))
+    >>> s.points, s.ranks, s.pogony_rank, s.finished
+    ((1.0, 0.0, 2.0), (None, 'сержант', None), '7', False)
+    """
+
+    rules: Rules
+    format: str
+    target: int
+    seats: tuple[str | int, ...]
+    ladder: tuple[str, ...] = DEFAULT_LADDER
+    games: tuple[SeriesGame, ...] = ()
+    _fold: _Fold = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_start(self)
+        object.__setattr__(self, "_fold", _fold_games(self))
+
+    # --- building -----------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        rules: Rules,
+        fmt: str = "single",
+        target: int = 1,
+        seats: Sequence[str | int] | None = None,
+        *,
+        ladder: Sequence[str] = DEFAULT_LADDER,
+    ) -> Series:
+        """Start a series of format ``fmt`` (``target``: N of best_of, P of first_to).
+
+        ``seats`` labels the seats (e.g. entry ids, in seat order); default 0, 1, ...
+
+        >>> Series.start(Rules(), "first_to", 3).next_game_setup().number
+        1
+        >>> Series.start(Rules(players=4, teams=((0, 2), (1, 3))), "long")
+        Traceback (most recent call last):
+        ...
+        games.engine.series.SeriesError: long: no long durak in team play
+        """
+        labels = tuple(range(rules.players)) if seats is None else tuple(seats)
+        return cls(rules, fmt, target, labels, tuple(ladder))
+
+    def record(
+        self,
+        result: Result,
+        *,
+        trump: str | None = None,
+        hangings: Iterable[Pogony] | None = None,
+    ) -> Series:
+        """Return the series after the next game's ``result`` (in that game's seats).
+
+        ``trump`` is the game's trump suit letter (long durak lays out a card of it);
+        ``hangings`` replaces the result's pogony for seed 004's three-player double: the first
+        out on both others, then the second out on the last, in game seats.
+
+        >>> s = Series.start(Rules(), "single").record(Result((0, 1), 1, False, None, None))
+        >>> s.finished, s.result.places
+        (True, (0, 1))
+        >>> s.record(Result((0, 1), 1, False, None, None))
+        Traceback (most recent call last):
+        ...
+        games.engine.series.SeriesError: the series is finished
+        """
+        if self.finished:
+            raise SeriesError("the series is finished")
+        setup = self.next_game_setup()
+        if trump is not None:
+            try:
+                parse_suit(trump)
+            except EngineError:
+                raise SeriesError(f"trump: not a suit letter: {trump!r}") from None
+        game = SeriesGame(
+            setup.seats,
+            result,
+            trump,
+            None if hangings is None else tuple(hangings),
+        )
+        return dataclasses.replace(self, games=(*self.games, game))
+
+    # --- state --------------------------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        """True once the series has a result."""
+        return self._fold.finished
+
+    @property
+    def remaining(self) -> tuple[int, ...]:
+        """Series seats still playing (all but long durak's eliminated), clockwise.
+
+        >>> Series.start(Rules(players=3), "long").remaining
+        (0, 1, 2)
+        """
+        out = self._fold.eliminated
+        return tuple(s for s in range(self.rules.players) if s not in out)
+
+    @property
+    def eliminated(self) -> tuple[int, ...]:
+        """Long durak: series seats in the order they were eliminated."""
+        return tuple(self._fold.eliminated)
+
+    @property
+    def points(self) -> tuple[float, ...]:
+        """Points per series seat so far (k - 1 for the first out ... 0 for the fool)."""
+        return tuple(self._fold.points)
+
+    @property
+    def fools(self) -> tuple[int, ...]:
+        """Fool results per series seat so far."""
+        return tuple(self._fold.fools)
+
+    @property
+    def results(self) -> tuple[Result, ...]:
+        """Every game's result, translated to series seats."""
+        return tuple(self._fold.results)
+
+    @property
+    def pogony(self) -> tuple[Pogony, ...]:
+        """Every counted hanging so far, in series seats, in order."""
+        return tuple(self._fold.pogony)
+
+    @property
+    def pogony_received(self) -> tuple[int, ...]:
+        """Pogony received per series seat."""
+        return tuple(self._fold.received)
+
+    @property
+    def pogony_given(self) -> tuple[int, ...]:
+        """Pogony given per series seat (one per seat hung)."""
+        return tuple(self._fold.given)
+
+    @property
+    def ranks(self) -> tuple[str | None, ...]:
+        """Rank per series seat: None, сержант, старшина, ... (one rung per pogony received).
+
+        >>> Series.start(Rules(), "single").ranks
+        (None, None)
+        """
+        ladder = self.ladder
+        return tuple(
+            None if r <= 0 else ladder[min(r, len(ladder)) - 1] for r in self._fold.received
+        )
+
+    @property
+    def pogony_rank(self) -> str:
+        """The card rank the next pogony must be hung with: 6, then 7, 8, ... (36 cards).
+
+        >>> Series.start(Rules(deck_size=24), "single").pogony_rank
+        '9'
+        """
+        index = lowest_rank(self.rules.deck_size) + self._fold.pogony_games
+        return RANKS[min(index, _ACE)]
+
+    @property
+    def pogony_exhausted(self) -> bool:
+        """True once a pogony was hung with aces: no further pogony count in this series."""
+        return lowest_rank(self.rules.deck_size) + self._fold.pogony_games > _ACE
+
+    @property
+    def laid_out(self) -> tuple[tuple[str, ...], ...]:
+        """Long durak: the cards each series seat has laid out, in order."""
+        out: list[list[str]] = [[] for _ in range(self.rules.players)]
+        for seat, card in self._fold.layouts:
+            out[seat].append(card)
+        return tuple(tuple(cards) for cards in out)
+
+    @property
+    def losses(self) -> tuple[int, ...]:
+        """Long durak: losses per series seat (the number of lay-outs, with or without a card)."""
+        return tuple(self._fold.losses)
+
+    @property
+    def result(self) -> SeriesResult | None:
+        """The series result once finished, else None."""
+        fold = self._fold
+        if not fold.finished:
+            return None
+        places = _places(self)
+        draw = self.format == "single" and fold.results[0].draw
+        return SeriesResult(
+            places=places,
+            fool=None if draw else places[-1],
+            draw=draw,
+            points=tuple(fold.points),
+            fools=tuple(fold.fools),
+            wins=tuple(fold.wins),
+            games=tuple(fold.results),
+            pogony=tuple(fold.pogony),
+            ranks=self.ranks,
+        )
+
+    # --- JSON -------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form (for a JSONField); :meth:`from_dict` replays it.
+
+        >>> s = Series.start(Rules(), "best_of", 3, seats=["ann", "bob"])
+        >>> s.to_dict()["seats"], Series.from_dict(s.to_dict()) == s
+        (['ann', 'bob'], True)
+        """
+        return {
+            "version": 1,
+            "rules": self.rules.to_dict(),
+            "format": self.format,
+            "target": self.target,
+            "seats": list(self.seats),
+            "ladder": list(self.ladder),
+            "games": [g.to_dict() for g in self.games],
+        }
+
+    @classmethod
+    def from_dict(cls, obj: Mapping[str, Any]) -> Series:
+        """Rebuild a series from :meth:`to_dict`, replaying (and so re-checking) every game.
+
+        >>> Series.from_dict({"version": 1})
+        Traceback (most recent call last):
+        ...
+        games.engine.series.SeriesError: series: not a stored series (KeyError('rules'))
+        """
+        if not isinstance(obj, Mapping):
+            raise SeriesError(f"series: expected an object, got {type(obj).__name__}")
+        try:
+            if obj.get("version") != 1:
+                raise SeriesError("series: unknown version")
+            series = cls.start(
+                Rules.from_dict(obj["rules"]),
+                obj["format"],
+                obj["target"],
+                obj["seats"],
+                ladder=obj.get("ladder", DEFAULT_LADDER),
+            )
+            games = tuple(SeriesGame.from_dict(g) for g in obj["games"])
+            return dataclasses.replace(series, games=games)
+        except SeriesError:
+            raise
+        except EngineError as exc:
+            raise SeriesError(f"series: {exc}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise SeriesError(f"series: not a stored series ({exc!r})") from None
+
+    # --- the next game ------------------------------------------------------------------------
+
+    def next_game_setup(self) -> NextGame:
+        """Return how to deal the next game: rules, seat map and the ``new_game`` hooks.
+
+        >>> s = Series.start(Rules(players=3), "best_of", 3)
+        >>> s = s.record(Result((0, 2, 1), 1, False, None, None))
+        >>> s.next_game_setup().attacker  # from under the fool (seat 1): seat 2
+        2
+        """
+        if self.finished:
+            raise SeriesError("the series is finished")
+        rules = self.rules
+        seats = self.remaining
+        game_of = {s: g for g, s in enumerate(seats)}
+        attacker = self._next_attacker(seats)
+        game_rules = rules
+        if len(seats) != rules.players:
+            game_rules = dataclasses.replace(rules, players=len(seats))
+        hand_sizes: tuple[int, ...] | None = None
+        throw_caps: tuple[int | None, ...] | None = None
+        removed: tuple[str, ...] = ()
+        if self.format == "long":
+            sizes: list[int] = []
+            caps: list[int | None] = []
+            for seat in seats:
+                size, cap = self._long_size(seat)
+                sizes.append(size)
+                caps.append(cap)
+            if any(size != rules.hand_size for size in sizes):
+                hand_sizes = tuple(sizes)
+            if any(cap is not None for cap in caps):
+                throw_caps = tuple(caps)
+            room = rules.deck_size - sum(sizes)
+            removed = tuple(card for seat, card in self._fold.layouts if seat in game_of)[:room]
+        return NextGame(
+            number=len(self.games) + 1,
+            rules=game_rules,
+            seats=seats,
+            attacker=None if attacker is None else game_of[attacker],
+            hand_sizes=hand_sizes,
+            removed=removed,
+            throw_caps=throw_caps,
+            pogony_rank=self.pogony_rank,
+        )
+
+    def _long_size(self, seat: int) -> tuple[int, int | None]:
+        losses = self._fold.losses[seat]
+        hand_size = self.rules.hand_size
+        if losses == 0:
+            return hand_size, None
+        rank = _layout_ranks(self.rules.deck_size)[losses - 1]
+        size = long_deal_size(RANKS[rank], hand_size)
+        return size, (size if rank >= _TEN else None)
+
+    def _next_attacker(self, seats: tuple[int, ...]) -> int | None:
+        """The series seat that attacks first in the next game, None = lowest trump."""
+        if not self.games:
+            return None
+        last = self.games[-1]
+        if last.seats == seats:
+            game_seat = next_game_attacker(_game_rules(self.rules, len(seats)), last.result)
+            return None if game_seat is None else seats[game_seat]
+        # The seating changed (long durak: the fool was eliminated): walk the series seats.
+        result = self._fold.results[-1]
+        how = self.rules.next_game_first
+        n = self.rules.players
+        if how == "winner":
+            return result.places[0] if result.places and result.places[0] in seats else None
+        if result.fool is None:
+            return None
+        step = -1 if how == "onto_fool" else 1
+        for k in range(1, n):
+            seat = (result.fool + step * k) % n
+            if seat in seats:
+                return seat
+        return None
+
+
+def _game_rules(rules: Rules, players: int) -> Rules:
+    return rules if rules.players == players else dataclasses.replace(rules, players=players)
+
+
+# --- validation and the fold ------------------------------------------------------------------
+
+
+def _check_start(series: Series) -> None:
+    rules = series.rules
+    if not isinstance(rules, Rules):
+        raise SeriesError(f"rules: expected Rules, got {type(rules).__name__}")
+    fmt = series.format
+    if fmt not in FORMATS:
+        raise SeriesError(f"unknown series format {fmt!r} (one of {', '.join(FORMATS)})")
+    target = series.target
+    if type(target) is not int or target < 1:
+        raise SeriesError(f"{fmt}: target must be a positive integer, got {target!r}")
+    if len(series.seats) != rules.players:
+        raise SeriesError(f"seats: {rules.players} labels expected, got {len(series.seats)}")
+    if len(set(series.seats)) != len(series.seats):
+        raise SeriesError("seats: a label appears twice")
+    if fmt == "long" and rules.teams is not None:
+        raise SeriesError("long: no long durak in team play")
+    ladder = series.ladder
+    if (
+        not ladder
+        or any(not isinstance(n, str) or not n.strip() for n in ladder)
+        or len(set(ladder)) != len(ladder)
+    ):
+        raise SeriesError("ladder: a non-empty list of distinct rank names")
+
+
+def _translate(result: Result, seats: tuple[int, ...]) -> Result:
+    def m(seat: int) -> int:
+        return seats[seat]
+
+    pog = result.pogony
+    return Result(
+        tuple(m(p) for p in result.places),
+        None if result.fool is None else m(result.fool),
+        result.draw,
+        None if pog is None else Pogony(m(pog.by), tuple(m(o) for o in pog.on), pog.rank),
+        None if result.team_lost is None else tuple(m(s) for s in result.team_lost),
+        result.teams,
+    )
+
+
+def _check_game(index: int, game: SeriesGame, expected: tuple[int, ...]) -> None:
+    where = f"game {index + 1}"
+    if game.seats != expected:
+        raise SeriesError(f"{where}: seated {list(game.seats)}, expected {list(expected)}")
+    k = len(expected)
+    r = game.result
+    if not isinstance(r, Result):
+        raise SeriesError(f"{where}: expected an engine Result, got {type(r).__name__}")
+    if any(type(p) is not int or not 0 <= p < k for p in r.places) or len(set(r.places)) != len(
+        r.places
+    ):
+        raise SeriesError(f"{where}: places {list(r.places)} are not seats 0-{k - 1}")
+    if r.fool is not None:
+        if r.draw:
+            raise SeriesError(f"{where}: a draw has no fool")
+        if sorted(r.places) != list(range(k)) or r.places[-1] != r.fool:
+            raise SeriesError(f"{where}: the fool must be the last of all {k} places")
+    elif not r.draw:
+        raise SeriesError(f"{where}: a result without a fool must be a draw")
+    if game.trump is not None and (type(game.trump) is not str or game.trump not in SUITS):
+        raise SeriesError(f"{where}: trump {game.trump!r} is not a suit letter")
+    for h in _hangings(game):
+        if not isinstance(h, Pogony) or not h.on:
+            raise SeriesError(f"{where}: a hanging must be a Pogony on at least one seat")
+        if any(type(s) is not int or not 0 <= s < k for s in (h.by, *h.on)) or h.by in h.on:
+            raise SeriesError(f"{where}: pogony {h.to_json()} name seats outside 0-{k - 1}")
+        if len(set(h.on)) != len(h.on) or r.fool not in h.on:
+            raise SeriesError(f"{where}: pogony {h.to_json()} must be hung on the fool")
+    hs = _hangings(game)
+    if len(hs) > 1:
+        first, second, *rest = hs
+        if (
+            rest
+            or k != 3
+            or len(first.on) != 2
+            or second.by not in first.on
+            or second.on != tuple(s for s in first.on if s != second.by)
+        ):
+            raise SeriesError(
+                f"{where}: two hangings only in a three-player game: the first out on both "
+                "others, then the second out on the last (seed 004)"
+            )
+
+
+def _hangings(game: SeriesGame) -> tuple[Pogony, ...]:
+    if game.hangings is not None:
+        return game.hangings
+    return () if game.result.pogony is None else (game.result.pogony,)
+
+
+def _fold_games(series: Series) -> _Fold:
+    rules = series.rules
+    n = rules.players
+    fold = _Fold(
+        points=[0.0] * n,
+        fools=[0] * n,
+        wins=[0] * n,
+        received=[0] * n,
+        given=[0] * n,
+        pogony=[],
+        pogony_games=0,
+        results=[],
+        losses=[0] * n,
+        layouts=[],
+        eliminated=[],
+    )
+    layout_ranks = _layout_ranks(rules.deck_size)
+    low = lowest_rank(rules.deck_size)
+    for index, game in enumerate(series.games):
+        if fold.finished:
+            raise SeriesError(f"game {index + 1}: the series was already finished")
+        expected = tuple(s for s in range(n) if s not in fold.eliminated)
+        _check_game(index, game, expected)
+        seats = game.seats
+        result = _translate(game.result, seats)
+        fold.results.append(result)
+        _score(fold, result, len(seats))
+        hangings = _hangings(game)
+        if hangings and low + fold.pogony_games <= _ACE:
+            fold.pogony_games += 1
+            for h in hangings:
+                hung = Pogony(seats[h.by], tuple(seats[o] for o in h.on), h.rank)
+                fold.pogony.append(hung)
+                fold.given[hung.by] += len(hung.on)
+                for seat in hung.on:
+                    fold.received[seat] += 1
+        if series.format == "long" and result.fool is not None:
+            _lay_out(fold, result.fool, game.trump, layout_ranks)
+        fold.finished = _finished(series, fold)
+    return fold
+
+
+def _score(fold: _Fold, result: Result, k: int) -> None:
+    places = result.places
+    points = [float(k - 1 - i) for i in range(len(places))]
+    if result.draw and len(points) >= 2:
+        # The last two places ran out together: they share their points.
+        points[-1] = points[-2] = (points[-1] + points[-2]) / 2
+    for seat, p in zip(places, points, strict=True):
+        fold.points[seat] += p
+    if places:
+        fold.wins[places[0]] += 1
+    if result.fool is not None:
+        fold.fools[result.fool] += 1
+
+
+def _lay_out(fold: _Fold, fool: int, trump: str | None, layout_ranks: tuple[int, ...]) -> None:
+    fold.losses[fool] += 1
+    losses = fold.losses[fool]
+    if losses > len(layout_ranks):
+        fold.eliminated.append(fool)
+        fold.layouts = [(seat, card) for seat, card in fold.layouts if seat != fool]
+        return
+    rank = RANKS[layout_ranks[losses - 1]]
+    taken = {card for _, card in fold.layouts}
+    first = SUITS.index(trump) if trump is not None else 0
+    for step in range(4):
+        card = rank + SUITS[(first + step) % 4]
+        if card not in taken:
+            fold.layouts.append((fool, card))
+            return
+
+
+def _finished(series: Series, fold: _Fold) -> bool:
+    played = len(fold.results)
+    fmt = series.format
+    if fmt == "single":
+        return played >= 1
+    if fmt == "long":
+        return series.rules.players - len(fold.eliminated) <= 1
+    if fmt == "first_to":
+        return max(fold.points) >= series.target
+    # best_of: N games, or earlier once the leader cannot be caught.
+    if played >= series.target:
+        return True
+    k = series.rules.players
+    ordered = sorted(fold.points, reverse=True)
+    return ordered[0] - ordered[1] > (series.target - played) * (k - 1)
+
+
+def _places(series: Series) -> tuple[int, ...]:
+    fold = series._fold
+    n = series.rules.players
+    if series.format == "single":
+        return fold.results[0].places
+    if series.format == "long":
+        winners = tuple(s for s in range(n) if s not in fold.eliminated)
+        return winners + tuple(reversed(fold.eliminated))
+
+    def position(result: Result, seat: int) -> int:
+        if seat not in result.places:
+            return len(result.places)
+        pos = result.places.index(seat)
+        if result.draw and pos >= len(result.places) - 2:
+            return len(result.places) - 2
+        return pos
+
+    def key(seat: int) -> tuple[float | int, ...]:
+        history = tuple(position(r, seat) for r in reversed(fold.results))
+        return (-fold.points[seat], fold.fools[seat], *history, seat)
+
+    return tuple(sorted(range(n), key=key))

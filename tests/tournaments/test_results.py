@@ -1,0 +1,85 @@
+"""Results: bad ones refused with nothing changed; corrections keep the history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.factories import PlayerFactory
+from tests.tournaments.conftest import make_tournament
+from tournaments import selectors, services
+from tournaments.errors import ResultError, StateError
+from tournaments.models import Round, Table, TableResult
+
+
+@pytest.fixture
+def human_table(db: None, eager_jobs: None) -> Table:
+    """A paired round of human players: tables wait for their results."""
+    players = PlayerFactory.create_batch(8)
+    tournament = make_tournament(
+        players, stages=[{"format": "swiss", "table_size": 4, "rounds": 2}]
+    )
+    services.tournament_start(tournament=tournament)
+    round_ = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=round_.pk)
+    return Table.objects.filter(round=round_).order_by("number").first()
+
+
+def seated(table: Table) -> list[int]:
+    return list(table.seats.order_by("position").values_list("entry_id", flat=True))
+
+
+def test_a_result_for_an_entry_not_at_the_table_is_refused(human_table: Table) -> None:
+    entries = seated(human_table)
+    with pytest.raises(ResultError, match="each entry of table"):
+        services.table_record_result(
+            table=human_table, places=[*entries[:3], 999_999], fool=999_999, source="referee"
+        )
+    with pytest.raises(ResultError, match="fool"):
+        services.table_record_result(table=human_table, places=entries, fool=entries[0])
+    assert not TableResult.objects.filter(table=human_table).exists()
+    human_table.refresh_from_db()
+    assert human_table.status == Table.Status.PLAYING
+
+
+def test_a_correction_needs_a_referee_and_a_reason_and_keeps_the_history(
+    human_table: Table, referee: Any
+) -> None:
+    entries = seated(human_table)
+    first = services.table_record_result(table=human_table, places=entries, fool=entries[-1])
+    # the same result delivered twice is stored once
+    again = services.table_record_result(table=human_table, places=entries, fool=entries[-1])
+    assert again.pk == first.pk
+    swapped = [entries[1], entries[0], *entries[2:]]
+    with pytest.raises(ResultError, match="correction"):
+        services.table_record_result(table=human_table, places=swapped, fool=entries[-1])
+    fix = services.table_record_result(
+        table=human_table,
+        places=swapped,
+        fool=entries[-1],
+        source="referee",
+        reason="места перепутаны",
+        entered_by=referee,
+    )
+    assert fix.supersedes_id == first.pk
+    assert selectors.effective_result(human_table) == fix
+    assert TableResult.objects.filter(table=human_table).count() == 2
+    points = {row.entry: row.points for row in selectors.stage_standings(human_table.round.stage)}
+    assert points[str(entries[1])] == 3 and points[str(entries[0])] == 2
+
+
+def test_pairing_a_round_twice_is_refused_for_a_referee(human_table: Table) -> None:
+    with pytest.raises(StateError, match="paired once"):
+        services.round_request_pairing(round_=human_table.round)
+    # and the job run again pairs nothing new
+    tables = Table.objects.count()
+    services.round_pair(round_id=human_table.round_id)
+    assert Table.objects.count() == tables
+
+
+def test_a_provisional_prize_pool_during_registration(bot_players: list[Any]) -> None:
+    tournament = make_tournament(bot_players, payout_structure=["60", "40"], guarantee="2000")
+    pool = services.prize_pool_compute(tournament_id=tournament.pk)
+    assert not pool.final
+    assert pool.gross == 1600 and pool.rake == 160 and pool.total == 2000  # raised to guarantee

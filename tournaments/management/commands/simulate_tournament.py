@@ -1,0 +1,229 @@
+"""Play a whole tournament of bots through the live services and jobs, with a progress bar.
+
+    python manage.py simulate_tournament --players 64 --plan swiss:4:3:top=16,knockout:4:2
+
+Stages in ``--plan`` (comma-separated):
+  swiss:TABLE:ROUNDS[:top=N|per_table=K]     rr:TABLE:GROUPS[:top=N|per_table=K]
+  knockout:TABLE:ADVANCE_PER_TABLE           (a knockout is the last stage: it ends in a final)
+Series per table: ``--series single|best_of:3|first_to:5|long``.
+
+The games are played by the engine's bots through the same services as live results, and the
+jobs run on whatever is configured: in-process (eager) on the embedded defaults, on real Celery
+workers with ``REDIS_URL`` (start them first, e.g. ``python3 dev.py stack``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import close_old_connections
+from tqdm import tqdm
+
+from durak_site.celery import app as celery_app
+from durak_site.errors import ServiceError
+from tournaments import services
+from tournaments.models import Entry, Payout, PrizePool, RankRecord, Table, Tournament
+from tournaments.scoring.prizes import currency
+from tournaments.selectors import stage_standings
+
+FORMATS = {
+    "swiss": "swiss",
+    "rr": "round_robin",
+    "round_robin": "round_robin",
+    "knockout": "knockout",
+}
+
+
+def parse_plan(text: str, series: dict[str, Any]) -> list[dict[str, Any]]:
+    stages = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        bits = part.split(":")
+        if bits[0] not in FORMATS or len(bits) < 3:
+            raise CommandError(f"cannot read stage {part!r}: see --help")
+        try:
+            table, number = int(bits[1]), int(bits[2])
+        except ValueError:
+            raise CommandError(f"stage {part!r}: table size and count are numbers") from None
+        stage: dict[str, Any] = {"format": FORMATS[bits[0]], "table_size": table, "series": series}
+        if stage["format"] == "swiss":
+            stage["rounds"] = number
+        elif stage["format"] == "round_robin":
+            stage["groups"] = number
+        else:
+            stage["advance_per_table"] = number
+        for extra in bits[3:]:
+            key, _, value = extra.partition("=")
+            if key not in ("top", "per_table") or not value.isdigit():
+                raise CommandError(f"stage {part!r}: {extra!r} is not top=N or per_table=K")
+            stage["advance"] = {key: int(value)}
+        stages.append(stage)
+    return stages
+
+
+def parse_series(text: str) -> dict[str, Any]:
+    name, _, target = text.partition(":")
+    series: dict[str, Any] = {"format": name}
+    if target:
+        if not target.isdigit():
+            raise CommandError(f"--series {text!r}: the target is a number")
+        series["target"] = int(target)
+    return series
+
+
+def default_plan(players: int) -> str:
+    if players <= 6:
+        return f"knockout:{max(2, players)}:1"
+    cut = max(4, min(64, players // 4))
+    cut -= cut % 4
+    return f"swiss:4:3:top={cut},knockout:4:2"
+
+
+class Command(BaseCommand):
+    help = "Create a tournament of N bot players, play it to the end and print the results."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--players", type=int, default=32)
+        parser.add_argument("--plan", default="", help="stages, e.g. swiss:4:3:top=16,knockout:4:2")
+        parser.add_argument("--series", default="single")
+        parser.add_argument(
+            "--rules", default="", help='engine options as JSON, e.g. {"variant": "transfer"}'
+        )
+        parser.add_argument("--name", default="")
+        parser.add_argument("--seed", default="")
+        parser.add_argument("--fee", default="100")
+        parser.add_argument("--rake", default="10")
+        parser.add_argument("--currency", default="RUB")
+        parser.add_argument("--bots", default="heuristic,random", help="bot kinds, dealt in turn")
+        parser.add_argument("--timeout", type=float, default=3600.0)
+        parser.add_argument("--no-progress", action="store_true")
+        parser.add_argument("--top", type=int, default=8, help="standings rows to print")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        import json
+
+        count = options["players"]
+        if count < 2:
+            raise CommandError("--players must be at least 2")
+        series = parse_series(options["series"])
+        plan = parse_plan(options["plan"] or default_plan(count), series)
+        try:
+            rules = json.loads(options["rules"]) if options["rules"] else {}
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"--rules is not JSON: {exc}") from None
+        kinds = [k.strip() for k in options["bots"].split(",") if k.strip()]
+        name = options["name"] or f"Симуляция на {count} игроков"
+        try:
+            tournament = services.tournament_create(
+                name=name,
+                stages=plan,
+                rules=rules,
+                entry_fee=options["fee"],
+                rake_percent=options["rake"],
+                currency=options["currency"],
+                seed=options["seed"],
+                move_clock_seconds=0,
+            )
+            services.tournament_open_registration(tournament=tournament)
+            for i in range(count):
+                kind = kinds[i % len(kinds)]
+                player = services.player_create(
+                    display_name=f"{kind.capitalize()} {i + 1}",
+                    club=f"Клуб {i % 7 + 1}",
+                    bot_kind=kind,
+                )
+                services.entry_register(tournament=tournament, player=player)
+            services.prize_pool_compute(tournament_id=tournament.pk)
+        except ServiceError as exc:
+            raise CommandError(f"{exc.code}: {exc.message}") from None
+        started = time.monotonic()
+        self._run(tournament, options)
+        elapsed = time.monotonic() - started
+        tournament.refresh_from_db()
+        self._report(tournament, elapsed, options["top"])
+
+    def _run(self, tournament: Tournament, options: dict[str, Any]) -> None:
+        errors: list[BaseException] = []
+
+        def start() -> None:
+            try:
+                services.tournament_start(tournament=tournament)
+            except BaseException as exc:  # shown below; the thread must not die silently
+                errors.append(exc)
+            finally:
+                close_old_connections()
+
+        # Eager jobs run inside tournament_start; a thread lets the bar move meanwhile.
+        worker = threading.Thread(target=start, daemon=True)
+        worker.start()
+        deadline = time.monotonic() + options["timeout"]
+        bar = tqdm(total=0, unit="table", disable=options["no_progress"], desc=tournament.name)
+        while True:
+            tables = Table.objects.filter(round__stage__tournament=tournament, is_bye=False)
+            total, done = tables.count(), tables.filter(status=Table.Status.FINISHED).count()
+            bar.total = max(total, 1)
+            bar.n = done
+            bar.refresh()
+            status = Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
+            if errors:
+                bar.close()
+                raise CommandError(f"the tournament stopped: {errors[0]!r}")
+            if status == Tournament.Status.FINISHED and not worker.is_alive():
+                break
+            if time.monotonic() > deadline:
+                bar.close()
+                raise CommandError(
+                    f"not finished after {options['timeout']:.0f} s (status {status})"
+                )
+            time.sleep(0.25)
+        bar.close()
+        if not celery_app.conf.task_always_eager:
+            self._wait_for_final_jobs(tournament, deadline)
+
+    def _wait_for_final_jobs(self, tournament: Tournament, deadline: float) -> None:
+        """The end of a tournament starts the prize, rank and rating jobs; wait for all three."""
+        while time.monotonic() < deadline:
+            fresh = Tournament.objects.get(pk=tournament.pk)
+            pool = PrizePool.objects.filter(tournament=fresh, final=True).exists()
+            if pool and fresh.ranks_computed_at and fresh.ratings_applied_at:
+                return
+            time.sleep(0.25)
+
+    def _report(self, tournament: Tournament, elapsed: float, top: int) -> None:
+        out = self.stdout
+        out.write(self.style.SUCCESS(f"{tournament.name}: {tournament.status} in {elapsed:.1f} s"))
+        last = tournament.stages.order_by("-order").first()
+        entries = Entry.objects.filter(tournament=tournament, final_place__isnull=False)
+        out.write("Final places:")
+        for entry in entries.select_related("player").order_by("final_place", "pk")[:top]:
+            out.write(f"  {entry.final_place:>4}  {entry.name}")
+        if last is not None and last.format != "knockout":
+            rows = stage_standings(last)[:top]
+            out.write(f"Standings of {last}: " + ", ".join(f"{r.entry}={r.points}" for r in rows))
+        pool = getattr(tournament, "prize_pool", None)
+        if pool is not None:
+            quantum = currency(pool.currency).quantum
+            out.write(
+                f"Prize pool: {pool.total.quantize(quantum)} {pool.currency} "
+                f"(rake {pool.rake.quantize(quantum)}, final {pool.final})"
+            )
+            for payout in Payout.objects.filter(tournament=tournament).select_related(
+                "entry__player"
+            )[:top]:
+                out.write(
+                    f"  place {payout.place:>4}: {payout.amount.quantize(quantum)} {pool.currency}"
+                    f"  {payout.entry.name}"
+                )
+        ranks = (
+            RankRecord.objects.filter(tournament=tournament)
+            .exclude(rank="")
+            .select_related("player")
+        )
+        out.write(f"Ranks ({ranks.count()} players wear pogony):")
+        for record in ranks.order_by("-pogony_received", "player__display_name")[:top]:
+            out.write(
+                f"  {record.player.display_name}: {record.rank} "
+                f"(received {record.pogony_received}, given {record.pogony_given})"
+            )

@@ -1,0 +1,103 @@
+"""Reads of the tournament domain: standings are derived from results here, never stored."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import Prefetch, QuerySet
+
+from tournaments import adapters
+from tournaments.models import Entry, Round, Seat, Stage, StageEntry, Table, TableResult
+from tournaments.scoring import points as scoring_points
+from tournaments.scoring.results import Pogony, effective_results
+from tournaments.scoring.results import TableResult as PureResult
+
+
+def effective_result(table: Table) -> TableResult | None:
+    """The table's current result: the newest of its correction chain."""
+    return table.results.filter(superseded_by__isnull=True).order_by("-id").first()
+
+
+def to_pure_result(result: TableResult) -> PureResult:
+    """A stored result as the scoring code's value (entries as strings)."""
+    pogony = None
+    entries = {str(e) for e in result.places}
+    fool = str(result.fool_entry_id) if result.fool_entry_id else None
+    for hung in result.pogony or []:
+        # The table's scoring pogony: the one hung on the table's fool (the last one wins).
+        on = tuple(str(e) for e in hung["on"] if str(e) in entries)
+        if fool is not None and fool in on and str(hung["by"]) in entries:
+            pogony = Pogony(by=str(hung["by"]), on=on, rank=str(hung.get("rank", "")))
+    return PureResult(
+        id=str(result.pk),
+        places=tuple(str(e) for e in result.places),
+        fool=fool,
+        drawn=tuple(str(e) for e in result.drawn),
+        pogony=pogony,
+        team_lost=tuple(str(e) for e in result.team_lost),
+        supersedes=str(result.supersedes_id) if result.supersedes_id else None,
+        reason=result.reason,
+    )
+
+
+def stage_results(stage: Stage) -> list[PureResult]:
+    rows = TableResult.objects.filter(table__round__stage=stage).order_by("id")
+    return effective_results([to_pure_result(r) for r in rows])
+
+
+def stage_entry_ids(stage: Stage) -> list[int]:
+    """The stage's entries in seed order."""
+    return list(
+        StageEntry.objects.filter(stage=stage).order_by("seed").values_list("entry_id", flat=True)
+    )
+
+
+def stage_standings(stage: Stage) -> list[scoring_points.StandingRow]:
+    """The stage's standings from its effective results, tie-broken as configured."""
+    return scoring_points.standings(
+        stage_results(stage),
+        adapters.scoring_config(stage),
+        seed=f"{stage.tournament.seed}:{stage.order}",
+        entries=[str(e) for e in stage_entry_ids(stage)],
+    )
+
+
+def tournament_history(stage: Stage, *, before: Round | None = None) -> list[list[list[int]]]:
+    """Every earlier round of the whole tournament as seat-ordered tables of entry ids."""
+    rounds = Round.objects.filter(stage__tournament=stage.tournament).exclude(
+        status=Round.Status.PENDING
+    )
+    if before is not None:
+        rounds = rounds.exclude(pk=before.pk)
+    out: list[list[list[int]]] = []
+    for rnd in rounds.order_by("stage__order", "number").prefetch_related(
+        Prefetch("tables", queryset=Table.objects.filter(is_bye=False).order_by("number")),
+        Prefetch("tables__seats", queryset=Seat.objects.order_by("position")),
+    ):
+        tables = []
+        for table in rnd.tables.all():
+            ids: list[int] = []
+            for seat in table.seats.all():
+                if seat.entry_id not in ids:
+                    ids.append(seat.entry_id)
+            if len(ids) > 1:
+                tables.append(ids)
+        out.append(tables)
+    return out
+
+
+def round_tables(round_: Round) -> QuerySet[Table]:
+    return round_.tables.order_by("number").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("entry", "player"))
+    )
+
+
+@dataclass(frozen=True)
+class FinalPlace:
+    entry_id: int
+    place: int
+
+
+def entries_by_id(ids: Iterable[int]) -> dict[int, Entry]:
+    return Entry.objects.select_related("player", "team").in_bulk(list(ids))
