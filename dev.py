@@ -97,11 +97,74 @@ def cmd_lint(args: list[str]) -> int:
 
 
 def cmd_bench(args: list[str]) -> int:
+    """Engine and pairing benchmarks, then a simulated tournament on PostgreSQL + Redis.
+
+    ``python3 dev.py bench --players 1024`` sets the tournament's size (default 1024);
+    ``--skip-tournament`` runs only the pure benchmarks.
+    """
+    players = "1024"
+    if "--players" in args:
+        players = args[args.index("--players") + 1]
     worst = 0
     for module in ("games.engine.bench", "tournaments.pairing.bench"):
         say(f"python -m {module}")
-        worst = max(worst, subprocess.call([str(PY), "-m", module, *args], cwd=ROOT))
-    return worst
+        worst = max(worst, subprocess.call([str(PY), "-m", module], cwd=ROOT))
+    if "--skip-tournament" in args:
+        return worst
+    return max(worst, bench_tournament(players))
+
+
+def bench_tournament(players: str) -> int:
+    """A full tournament of bots in 3 stages with ONE real worker process on PostgreSQL + Redis."""
+    env = dict(os.environ)
+    env.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/durak_bench")
+    env.setdefault("REDIS_URL", DEFAULT_REDIS_URL)
+    env["DURAK_CELERY_QUEUE"] = f"bench-{secrets.token_hex(4)}"
+    ensure_postgres_database(env["DATABASE_URL"])
+    manage("migrate", "--noinput", "-v", "0", env=env)
+    worker = subprocess.Popen(
+        [
+            str(VENV / "bin" / "celery"),
+            "-A",
+            "durak_site",
+            "worker",
+            "-l",
+            "warning",
+            "-Q",
+            env["DURAK_CELERY_QUEUE"],
+            "--concurrency",
+            "1",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    plan = "swiss:4:3:top=256,swiss:4:2:top=64,knockout:4:2"
+    say(f"simulate_tournament --players {players} --plan {plan} (1 worker process)")
+    started = time.monotonic()
+    try:
+        code = subprocess.call(
+            [
+                str(PY),
+                "manage.py",
+                "simulate_tournament",
+                "--players",
+                players,
+                "--plan",
+                plan,
+                "--no-progress",
+                "--top",
+                "3",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+    say(f"tournament of {players} players: {time.monotonic() - started:.1f} s wall time")
+    return code
 
 
 def ensure_postgres_database(url: str) -> None:

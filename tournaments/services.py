@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -121,6 +122,27 @@ def team_create(*, name: str, players: Sequence[Player]) -> Team:
 
 
 # --- Tournaments ------------------------------------------------------------------------------
+
+
+_CYRILLIC = dict(
+    zip(
+        "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+        "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch - y - e yu ya".split(),  # noqa: SIM905
+        strict=True,
+    )
+)
+
+
+def _transliterate(text: str) -> str:
+    """Russian letters to Latin for URLs ("Кубок Тулы" -> "Kubok Tuly")."""
+    out = []
+    for char in text:
+        latin = _CYRILLIC.get(char.lower())
+        if latin is None:
+            out.append(char)
+        elif latin != "-":
+            out.append(latin.capitalize() if char.isupper() else latin)
+    return "".join(out)
 
 
 def _stage_from_spec(order: int, spec: dict[str, Any], team_size: int) -> Stage:
@@ -251,7 +273,7 @@ def tournament_create(
         raise ConfigurationError(f"team size must be 1, 2 or 3, not {team_size}")
     if max_entries is not None and max_entries < 2:
         raise ConfigurationError("max entries must be at least 2")
-    base = slugify(name)[:140] or "tournament"
+    base = slugify(_transliterate(name))[:140] or "tournament"
     slug, n = base, 1
     while Tournament.objects.filter(slug=slug).exists():
         n += 1
@@ -316,8 +338,14 @@ def _registration_open(tournament: Tournament) -> None:
     if tournament.status == Tournament.Status.REGISTRATION:
         return
     if tournament.status == Tournament.Status.RUNNING and tournament.late_registration_rounds:
-        played = Round.objects.filter(stage__tournament=tournament, stage__order=1).count()
-        if played < tournament.late_registration_rounds:
+        # Open until the given round of the first (swiss) stage has been paired.
+        paired = Round.objects.filter(
+            stage__tournament=tournament, stage__order=1, stage__format=Stage.Format.SWISS
+        ).exclude(status=Round.Status.PENDING)
+        if (
+            paired.count() < tournament.late_registration_rounds
+            and not tournament.stages.filter(order=1).exclude(format=Stage.Format.SWISS).exists()
+        ):
             return
     raise RegistrationError(f"registration is closed (the tournament is {tournament.status})")
 
@@ -355,9 +383,27 @@ def entry_register(
             raise RegistrationError(f"the tournament is full ({tournament.max_entries} entries)")
     try:
         with transaction.atomic():
-            return Entry.objects.create(tournament=tournament, player=player, team=team, paid=paid)
+            entry = Entry.objects.create(tournament=tournament, player=player, team=team, paid=paid)
     except IntegrityError:
         raise RegistrationError(f"{player or team} is already registered") from None
+    if tournament.status == Tournament.Status.RUNNING:
+        # Late registration: the entry joins the first stage and is seated from the next round.
+        first = tournament.stages.order_by("order").first()
+        assert first is not None
+        last_seed = first.stage_entries.order_by("-seed").values_list("seed", flat=True).first()
+        StageEntry.objects.create(stage=first, entry=entry, seed=(last_seed or 0) + 1)
+    return entry
+
+
+def entry_reenter(*, entry: Entry) -> Entry:
+    """A re-entry: the entry pays the re-entry fee again (the prize pool counts it)."""
+    tournament = entry.tournament
+    if not tournament.reentry_fee:
+        raise RegistrationError("this tournament has no re-entries")
+    _registration_open(tournament)
+    Entry.objects.filter(pk=entry.pk).update(reentries=F("reentries") + 1)
+    entry.refresh_from_db()
+    return entry
 
 
 def _entry_set_status(entry: Entry, allowed: Sequence[str], new: str, reason: str = "") -> Entry:

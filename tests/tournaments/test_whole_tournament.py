@@ -151,3 +151,54 @@ def test_the_jobs_run_on_a_real_worker(bot_players: list[Any], celery_worker: No
             break
         time.sleep(0.5)
     assert_finished_correctly(tournament)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_team_event_seats_partners_apart_and_plays_to_the_end(
+    bot_players: list[Any], eager_jobs: None
+) -> None:
+    tournament = services.tournament_create(
+        name="Парный турнир",
+        team_size=2,
+        move_clock_seconds=0,
+        stages=[{"format": "swiss", "table_size": 4, "rounds": 2}],
+    )
+    services.tournament_open_registration(tournament=tournament)
+    for i in range(0, 16, 2):
+        team = services.team_create(name=f"Пара {i}", players=bot_players[i : i + 2])
+        services.entry_register(tournament=tournament, team=team)
+    services.tournament_start(tournament=tournament)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    for table in Table.objects.filter(round__stage__tournament=tournament):
+        seats = list(table.seats.order_by("position"))
+        assert len(seats) == 4
+        # partners sit across the table: seats 0 and 2, 1 and 3
+        assert seats[0].entry_id == seats[2].entry_id != seats[1].entry_id == seats[3].entry_id
+        result = TableResult.objects.get(table=table)
+        assert len(result.places) == 2 and result.fool_entry_id == result.places[-1]
+        assert table.games.first().rules["teams"] == [[0, 2], [1, 3]]
+
+
+@pytest.mark.django_db  # on_commit never fires here: the test runs the jobs' bodies itself
+def test_late_registration_joins_the_next_round(bot_players: list[Any]) -> None:
+    tournament = make_tournament(
+        bot_players[:8],
+        stages=[{"format": "swiss", "table_size": 4, "rounds": 3}],
+        late_registration_rounds=2,
+    )
+    services.tournament_start(tournament=tournament)  # jobs are queued, not run: round 1 pending
+    round_1 = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=round_1.pk)
+    late = services.entry_register(tournament=tournament, player=bot_players[8])
+    assert late.stage_entries.get().seed == 9
+    # when round 1 has finished, round 2 seats the late entry too
+    for table in round_1.tables.all():
+        entries = list(table.seats.order_by("position").values_list("entry_id", flat=True))
+        services.table_record_result(table=table, places=entries, fool=entries[-1], source="bot")
+    services.round_complete(round_id=round_1.pk)
+    round_2 = Round.objects.get(stage__tournament=tournament, number=2)
+    services.round_pair(round_id=round_2.pk)
+    assert Seat.objects.filter(table__round=round_2, entry=late).exists()
+    services.round_pair(round_id=round_2.pk)  # the job again: nothing changes
+    assert Seat.objects.filter(table__round=round_2).count() == 9

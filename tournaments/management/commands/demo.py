@@ -1,4 +1,8 @@
-"""Prepare the demo: an admin login (printed) and, when available, demo events."""
+"""Prepare the demo: an admin login (printed), a finished tournament and one in progress.
+
+The finished one is played by bots with ``simulate_tournament``; in the one in progress the
+admin has a seat, so its table waits for a person to play in the browser.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,53 @@ import secrets
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+from tournaments import services
+from tournaments.models import Player, Seat, Tournament
 
 DEMO_ADMIN = "admin"
+FINISHED_NAME = "Демо: Кубок ботов"
+LIVE_NAME = "Демо: турнир идёт"
 
 
 class Command(BaseCommand):
-    help = "Create (or reset) the demo admin account and print its login."
+    help = "Create (or reset) the demo admin account, print its login, and create demo events."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--no-simulation", action="store_true", help="only the admin login")
+        parser.add_argument("--players", type=int, default=32)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        user = self._admin()
+        if options["no_simulation"]:
+            return
+        if not Tournament.objects.filter(name=FINISHED_NAME).exists():
+            self.stdout.write("Playing a finished demo tournament with bots...")
+            call_command(
+                "simulate_tournament",
+                players=options["players"],
+                name=FINISHED_NAME,
+                plan="swiss:4:2:top=8,knockout:4:2",
+                no_progress=True,
+                top=3,
+                stdout=self.stdout,
+            )
+        live = Tournament.objects.filter(name=LIVE_NAME).first() or self._live(user)
+        seat = (
+            Seat.objects.filter(table__round__stage__tournament=live, player__user=user)
+            .select_related("table")
+            .order_by("-table__round__number")
+            .first()
+        )
+        self.stdout.write(self.style.SUCCESS(f"Tournament in progress: /tournaments/{live.slug}/"))
+        if seat is not None:
+            self.stdout.write(
+                self.style.SUCCESS(f"Your seat (log in as {DEMO_ADMIN}): /tables/{seat.table_id}/")
+            )
+
+    def _admin(self) -> Any:
         user_model = get_user_model()
         password = secrets.token_urlsafe(9)
         user, created = user_model.objects.get_or_create(
@@ -30,3 +72,26 @@ class Command(BaseCommand):
                 f"user {DEMO_ADMIN!r}  password {password!r}"
             )
         )
+        return user
+
+    def _live(self, user: Any) -> Tournament:
+        """Eight entries at 4-seat tables: the admin and seven bots; the admin's table waits."""
+        me = Player.objects.filter(user=user).first() or services.player_create(
+            display_name="Вы (admin)", user=user, club="Демо"
+        )
+        tournament = services.tournament_create(
+            name=LIVE_NAME,
+            stages=[{"format": "swiss", "table_size": 4, "rounds": 2}],
+            entry_fee="50",
+            move_clock_seconds=0,
+        )
+        services.tournament_open_registration(tournament=tournament)
+        services.entry_register(tournament=tournament, player=me)
+        for i in range(7):
+            bot = services.player_create(
+                display_name=f"Бот {i + 1}", club=f"Клуб {i % 3 + 1}", bot_kind="heuristic"
+            )
+            services.entry_register(tournament=tournament, player=bot)
+        services.prize_pool_compute(tournament_id=tournament.pk)
+        services.tournament_start(tournament=tournament)
+        return tournament
