@@ -1239,9 +1239,13 @@ def _rename(result: PureResult, names: dict[str, str]) -> PureResult:
 
 
 def _expand_teams(result: PureResult, teams: Sequence[Sequence[str]]) -> PureResult:
-    """A team entries' result as its players': the losing team's players lost together."""
+    """A team entries' result as its players': the losing team's players lost together, and
+    on a draw the drawn teams' players share the last places."""
     members = dict(zip(result.places, teams, strict=True))
     places = tuple(p for e in result.places for p in members[e])
+    if result.drawn:
+        drawn = tuple(p for e in result.drawn for p in members[e])
+        return PureResult(id=result.id, places=places, drawn=drawn)
     fool_team = members[result.fool] if result.fool is not None else ()
     return PureResult(
         id=result.id,

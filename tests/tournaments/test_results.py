@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -83,3 +84,35 @@ def test_a_provisional_prize_pool_during_registration(bot_players: list[Any]) ->
     pool = services.prize_pool_compute(tournament_id=tournament.pk)
     assert not pool.final
     assert pool.gross == 1600 and pool.rake == 160 and pool.total == 2000  # raised to guarantee
+
+
+def test_a_drawn_team_table_is_scored_and_rated(db: None) -> None:
+    players = PlayerFactory.create_batch(8)
+    tournament = services.tournament_create(
+        name="Пары",
+        team_size=2,
+        move_clock_seconds=0,
+        stages=[{"format": "swiss", "table_size": 4, "rounds": 1}],
+    )
+    services.tournament_open_registration(tournament=tournament)
+    for i in range(0, 8, 2):
+        team = services.team_create(name=f"Пара {i}", players=players[i : i + 2])
+        services.entry_register(tournament=tournament, team=team)
+    services.tournament_start(tournament=tournament)
+    round_ = Round.objects.get(stage__tournament=tournament)
+    services.round_pair(round_id=round_.pk)
+    drawn_table, other = Table.objects.filter(round=round_).order_by("number")
+    a, b = dict.fromkeys(seated(drawn_table))
+    services.table_record_result(table=drawn_table, places=[a, b], fool=None, drawn=[a, b])
+    c, d = dict.fromkeys(seated(other))
+    services.table_record_result(table=other, places=[c, d], fool=d)
+    services.round_complete(round_id=round_.pk)
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    # when the ratings job runs, the drawn teams' players stay level with each other
+    assert services.ratings_update(tournament_id=tournament.pk) == 8
+    mu = {p.pk: p.rating_mu for p in type(players[0]).objects.all()}
+    drawn_players = list(drawn_table.seats.values_list("player_id", flat=True))
+    assert len({round(mu[p], 9) for p in drawn_players}) == 1
+    points = {row.entry: row.points for row in selectors.stage_standings(round_.stage)}
+    assert points[str(a)] == points[str(b)] == Fraction(1, 2)
