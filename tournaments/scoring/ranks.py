@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from games.engine.series import DEFAULT_LADDER as ENGINE_LADDER
 from tournaments.scoring.errors import RankError, ScoringError
 from tournaments.scoring.results import Pogony, TableResult
 
@@ -63,18 +64,8 @@ __all__ = [
     "validate_ladder",
 ]
 
-DEFAULT_LADDER: tuple[str, ...] = (
-    "сержант",
-    "старшина",
-    "прапорщик",
-    "лейтенант",
-    "старший лейтенант",
-    "капитан",
-    "майор",
-    "подполковник",
-    "полковник",
-    "генерал",
-)
+# The ladder is the engine's (a series keeps the same ranks); one list for both.
+DEFAULT_LADDER: tuple[str, ...] = ENGINE_LADDER
 
 # Card ranks in rules.md's codes, low to high, and the lowest rank of each deck size.
 CARD_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
