@@ -1,0 +1,363 @@
+"""Speed of the engine under random legal play.
+
+    python -m games.engine.bench [--games N] [--seed S] [--[no-]vs-durakgame]
+
+For 2, 4 and 6 players in ``throw_in`` and ``transfer``: full random games per second, where
+every step lists the legal actions of every seat still in and applies a random one; then the
+microseconds per ``legal_actions`` call and per ``apply`` call.
+
+Random play terminates: a bout is bounded (each card lands once; a pass is legal once per thrower
+between two landed cards, and only when every card is beaten or the defender takes; проездной is
+once per game), and each bout either discards cards or hands them to the defender.  Two-player
+games are finite (during a run of takes the attacker's hand only shrinks); with more players cards
+could in principle circulate, so ``MAX_STEPS`` caps a game and the bench reports capped games.
+
+Then, in the same run, a comparison with the PyPI package ``durakgame`` (a peer 2-player engine,
+never a requirement of this project): the per-game medians of both engines on 2-player
+``throw_in`` random games, and our speed as a ratio to it.  Its random play enumerates every
+combination of cards to throw after a take, so some of its games run for seconds or exhaust
+memory; each of its games is played in a worker process (``tools/durakgame_driver.py``, run by
+the interpreter named by ``DURAKGAME_PYTHON`` or ``.bench-venv/bin/python``) under a wall-time
+limit and an address-space limit, and such blow-ups are counted, not waited for.  Setup::
+
+    python3 -m venv .bench-venv && .bench-venv/bin/pip install durakgame==1.0.4
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import select
+import statistics
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from .game import apply, legal_actions, new_game
+from .rules import Rules
+from .state import GameState
+
+__all__ = [
+    "CONFIGS",
+    "MAX_STEPS",
+    "DurakgameWorker",
+    "bench_config",
+    "bench_durakgame",
+    "bench_ours_per_game",
+    "durakgame_python",
+    "main",
+    "play_random_game",
+]
+
+MAX_STEPS = 20_000
+
+CONFIGS = [
+    ("throw_in", 2),
+    ("throw_in", 4),
+    ("throw_in", 6),
+    ("transfer", 2),
+    ("transfer", 4),
+    ("transfer", 6),
+]
+
+
+def _rules(variant: str, players: int) -> Rules:
+    if variant == "transfer":
+        return Rules(
+            variant="transfer",
+            players=players,
+            transfer_first_bout=True,
+            transfer_two_players=players == 2,
+        )
+    return Rules(variant=variant, players=players)
+
+
+def play_random_game(rules: Rules, rng: random.Random) -> tuple[GameState, int]:
+    """Play one random legal game; return the final state and the number of actions.
+
+    >>> state, steps = play_random_game(Rules(), random.Random(1))
+    >>> state.finished and steps > 0
+    True
+    """
+    state = new_game(rules, rng)
+    seats = range(rules.players)
+    choice = rng.choice
+    steps = 0
+    while state.result is None and steps < MAX_STEPS:
+        moves = []
+        for seat in seats:
+            moves += legal_actions(state, seat)
+        state = apply(state, choice(moves))
+        steps += 1
+    return state, steps
+
+
+def bench_config(variant: str, players: int, games: int, seed: int) -> dict[str, float]:
+    """Time ``games`` random games; return games/s, steps/game and µs per call."""
+    rules = _rules(variant, players)
+    rng = random.Random(seed)
+    capped = 0
+    total_steps = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        state, steps = play_random_game(rules, rng)
+        total_steps += steps
+        capped += state.result is None
+    elapsed = time.perf_counter() - start
+
+    # Per-call timings: a second pass that times each call on its own.
+    rng = random.Random(seed)
+    clock = time.perf_counter
+    t_legal = t_apply = 0.0
+    n_legal = n_apply = 0
+    for _ in range(max(1, games // 4)):
+        state = new_game(rules, rng)
+        steps = 0
+        while state.result is None and steps < MAX_STEPS:
+            moves = []
+            for seat in range(players):
+                t0 = clock()
+                found = legal_actions(state, seat)
+                t_legal += clock() - t0
+                moves += found
+            n_legal += players
+            action = rng.choice(moves)
+            t0 = clock()
+            state = apply(state, action)
+            t_apply += clock() - t0
+            n_apply += 1
+            steps += 1
+    return {
+        "games_per_s": games / elapsed,
+        "steps_per_game": total_steps / games,
+        "us_legal": 1e6 * t_legal / max(1, n_legal),
+        "us_apply": 1e6 * t_apply / max(1, n_apply),
+        "capped": capped,
+    }
+
+
+# --- comparison with the PyPI package `durakgame` ---------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+DRIVER = ROOT / "tools" / "durakgame_driver.py"
+"""The worker script, run by the durakgame interpreter (it never imports this package)."""
+GRACE_S = 2.0
+"""Extra wall time granted to a worker past a game's limit before it is killed."""
+
+
+def durakgame_python() -> str | None:
+    """Return the interpreter that has ``durakgame`` installed, or None.
+
+    ``$DURAKGAME_PYTHON`` if set, else ``.bench-venv/bin/python`` at the project root if present.
+    """
+    env = os.environ.get("DURAKGAME_PYTHON")
+    if env:
+        return env
+    local = ROOT / ".bench-venv" / "bin" / "python"
+    return str(local) if local.exists() else None
+
+
+class DurakgameWorker:
+    """One ``tools/durakgame_driver.py`` process, reused across games, restarted after a blow-up."""
+
+    def __init__(self, python: str, mem_mb: int) -> None:
+        self.python = python
+        self.mem_mb = mem_mb
+        self.proc: subprocess.Popen[str] | None = None
+        self.starts = 0
+
+    def _start(self) -> subprocess.Popen[str]:
+        self.starts += 1
+        return subprocess.Popen(
+            [self.python, str(DRIVER), "--mem-mb", str(self.mem_mb)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+
+    def play(self, seed: int, limit: float) -> tuple[str, float]:
+        """Play one game; return (status, seconds).
+
+        Status ``ok``, ``timeout`` (over ``limit``), ``memory`` (over the address-space limit, or
+        the worker died) or ``error`` (the package failed).  After anything but ``ok`` the worker
+        is stopped and the next game starts a fresh one.
+        """
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            proc = self.proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        answer: dict[str, Any] | None = None
+        try:
+            proc.stdin.write(json.dumps({"seed": seed, "limit": limit}) + "\n")
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], limit + GRACE_S)
+            if ready:
+                line = proc.stdout.readline()
+                answer = json.loads(line) if line else None
+        except (BrokenPipeError, ValueError):
+            answer = None
+        if answer is None:  # no answer in time (stuck outside Python code) or the worker died
+            status = "memory" if proc.poll() is not None else "timeout"
+            seconds = limit
+        else:
+            status = str(answer["status"])
+            seconds = float(answer["seconds"])
+            if status == "ok" and seconds > limit:
+                status = "timeout"
+        if status != "ok":
+            self.close()
+        return status, seconds
+
+    def close(self) -> None:
+        """Stop the worker process (if any)."""
+        proc = self.proc
+        self.proc = None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(BrokenPipeError):
+                    stream.close()
+
+
+def bench_ours_per_game(games: int, seed: int) -> tuple[list[float], int]:
+    """Wall seconds of each of ``games`` random 2-player ``throw_in`` games; and the capped count.
+
+    The same loop as :func:`bench_config`: every step lists the legal actions of both seats.
+    """
+    rules = _rules("throw_in", 2)
+    rng = random.Random(seed)
+    clock = time.perf_counter
+    times = []
+    capped = 0
+    for _ in range(games):
+        t0 = clock()
+        state, _steps = play_random_game(rules, rng)
+        times.append(clock() - t0)
+        capped += state.result is None
+    return times, capped
+
+
+def bench_durakgame(
+    python: str, games: int, seed: int, limit: float, mem_mb: int
+) -> dict[str, Any]:
+    """Play ``games`` random games of ``durakgame``, each under ``limit`` s and ``mem_mb`` MiB.
+
+    Returns the per-game ``times`` (a blow-up counts as ``inf``: its time is unknown, only
+    above the limit), the ``counts`` per status and the number of worker ``starts``.
+    """
+    worker = DurakgameWorker(python, mem_mb)
+    times: list[float] = []
+    counts = {"ok": 0, "timeout": 0, "memory": 0, "error": 0}
+    try:
+        for i in range(games):
+            status, seconds = worker.play(seed * 1_000_003 + i, limit)
+            counts[status] = counts.get(status, 0) + 1
+            times.append(seconds if status == "ok" else float("inf"))
+    finally:
+        worker.close()
+    return {"times": times, "counts": counts, "starts": worker.starts}
+
+
+def _us(seconds: float) -> str:
+    return "   > limit" if seconds == float("inf") else f"{1e6 * seconds:>10.0f}"
+
+
+def _tail(times: list[float]) -> tuple[float, float, float]:
+    ordered = sorted(times)
+    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+    return statistics.median(ordered), p90, ordered[-1]
+
+
+def compare_durakgame(python: str, games: int, seed: int, limit: float, mem_mb: int) -> None:
+    """Print the per-game medians of both engines, the speed ratio and the blow-ups."""
+    try:
+        probe = subprocess.run(
+            [python, "-c", "import durakgame"], capture_output=True, text=True, timeout=60
+        )
+        problem = probe.stderr.strip().splitlines()[-1:] if probe.returncode else []
+    except OSError as exc:
+        problem = [str(exc)]
+    if problem:
+        print(f"durakgame: {python} cannot import durakgame ({problem[0]}); {_SETUP}")
+        return
+    ours, capped = bench_ours_per_game(games, seed)
+    our_blowups = capped + sum(t > limit for t in ours)
+    theirs = bench_durakgame(python, games, seed, limit, mem_mb)
+    counts = theirs["counts"]
+    blowups = counts["timeout"] + counts["memory"] + counts["error"]
+    print()
+    print(
+        f"vs durakgame: {games} random 2-player throw_in games each; per game limit "
+        f"{limit:g} s and {mem_mb} MiB for durakgame (worker started {theirs['starts']}x)"
+    )
+    print(f"{'engine':<14}{'median µs':>10}{'p90 µs':>10}{'max µs':>10}  blow-ups")
+    o_med, o_p90, o_max = _tail(ours)
+    t_med, t_p90, t_max = _tail(theirs["times"])
+    print(
+        f"{'ours':<14}{_us(o_med)}{_us(o_p90)}{_us(o_max)}  {our_blowups}"
+        f" (over {limit:g} s or capped)"
+    )
+    print(
+        f"{'durakgame':<14}{_us(t_med)}{_us(t_p90)}{_us(t_max)}  {blowups}"
+        f" ({counts['timeout']} over {limit:g} s, {counts['memory']} out of memory,"
+        f" {counts['error']} errors)"
+    )
+    if t_med == float("inf"):
+        print("speed ratio: durakgame's median game is a blow-up; no ratio")
+    else:
+        print(f"speed ratio (durakgame median / ours, games/s): {t_med / o_med:.2f}x")
+
+
+_SETUP = (
+    "to compare with durakgame: python3 -m venv .bench-venv && "
+    ".bench-venv/bin/pip install durakgame==1.0.4 (or set DURAKGAME_PYTHON)"
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print one line per configuration."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--vs-durakgame",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="compare with the PyPI package durakgame (default: if its interpreter is found)",
+    )
+    parser.add_argument("--durakgame-games", type=int, default=200)
+    parser.add_argument("--durakgame-limit", type=float, default=0.5, help="seconds per game")
+    parser.add_argument("--durakgame-mem-mb", type=int, default=1024, help="MiB per worker")
+    args = parser.parse_args(argv)
+    print(f"{'config':<14}{'games/s':>10}{'steps/game':>12}{'µs legal':>10}{'µs apply':>10}")
+    for variant, players in CONFIGS:
+        games = args.games if players == 2 else max(1, args.games // 2)
+        r = bench_config(variant, players, games, args.seed)
+        capped = f"  ({r['capped']:.0f} capped at {MAX_STEPS} steps)" if r["capped"] else ""
+        print(
+            f"{variant + ' ' + str(players) + 'p':<14}{r['games_per_s']:>10.0f}"
+            f"{r['steps_per_game']:>12.1f}{r['us_legal']:>10.2f}{r['us_apply']:>10.2f}{capped}"
+        )
+    if args.vs_durakgame is False:
+        return
+    python = durakgame_python()
+    if python is None:
+        print(f"\ndurakgame comparison skipped: {_SETUP}")
+        return
+    compare_durakgame(
+        python, args.durakgame_games, args.seed, args.durakgame_limit, args.durakgame_mem_mb
+    )
+
+
+if __name__ == "__main__":
+    main()
