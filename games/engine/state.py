@@ -362,6 +362,11 @@ class GameState:
             "shown": self._seats(self.shown),
             "bout": self.bouts,
             "first_defence": self.first_defence,
+            # Series setup that lies open on the table: the pogony rank of this game, the
+            # per-seat cap on attack cards (long durak), the laid-out trumps out of play.
+            "pogony_rank": RANKS[setup.pogony_rank],
+            "throw_caps": [None if c == NO_CAP else c for c in setup.throw_caps],
+            "removed": [CARD_NAMES[c] for c in cards_of(setup.removed)],
             "result": None if self.result is None else self.result.to_json(),
         }
 
