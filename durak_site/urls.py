@@ -1,4 +1,6 @@
+from django.conf import settings
 from django.contrib import admin
+from django.contrib.staticfiles.urls import staticfiles_urlpatterns
 from django.urls import include, path
 from django.views.generic import TemplateView
 
@@ -9,4 +11,11 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("games.urls")),
+    path("", include("tournaments.urls")),
 ]
+
+if settings.DEBUG:
+    # Development servers (daphne, the browser tests) serve static files through Django;
+    # production serves them with WhiteNoise (settings.MIDDLEWARE).
+    urlpatterns += staticfiles_urlpatterns()

@@ -28,13 +28,29 @@ def _send(group: str, message: dict[str, Any]) -> None:
         async_to_sync(layer.group_send)(group, message)
 
 
-def broadcast_on_commit(game: Any, event: str = "state") -> None:
-    """After the current transaction commits, tell every socket of the game's table."""
-    message = {
+LOG_LENGTH = 30  # the last actions every state message carries (a reconnecting client's log)
+
+
+def recent_actions(game: Any) -> list[dict[str, Any]]:
+    """The game's last logged actions, oldest first. All public: every card in an action is
+    played face up (a shown trump is shown to everyone by the rules)."""
+    from games.models import GameAction
+
+    rows = GameAction.objects.filter(game_id=game.pk).order_by("-seq")[:LOG_LENGTH]
+    return [
+        {"seq": seq, "kind": kind, **action}
+        for seq, kind, action in reversed(rows.values_list("seq", "kind", "action"))
+    ]
+
+
+def game_message(game: Any, event: str = "state") -> dict[str, Any]:
+    """The group message of a game as it is now: the full truth, for consumers to redact."""
+    return {
         "type": "game.changed",
         "event": event,
         "game_id": game.pk,
         "table_id": game.table_id,
+        "number": game.number,
         "version": game.version,
         "status": game.status,
         "state": game.state,
@@ -43,7 +59,13 @@ def broadcast_on_commit(game: Any, event: str = "state") -> None:
         "seed_commitment": game.seed_commitment,
         "deadline": game.deadline.isoformat() if game.deadline else None,
         "players": game.players,
+        "actions": recent_actions(game),
     }
+
+
+def broadcast_on_commit(game: Any, event: str = "state") -> None:
+    """After the current transaction commits, tell every socket of the game's table."""
+    message = game_message(game, event)
     groups = [game_group(game.pk)]
     if game.table_id is not None:
         groups.append(table_group(game.table_id))

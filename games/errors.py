@@ -25,4 +25,26 @@ class NotYourSeat(Forbidden):
     code = "not_your_seat"
 
 
-__all__ = ["GameError", "GameNotActive", "NotFound", "NotYourSeat", "StaleVersion"]
+class NotSeated(Forbidden):
+    """An action from a connection whose user has no seat in the table's current game."""
+
+    code = "not_seated"
+
+
+class SeedSecret(GameError):
+    """The seed of a game still in play is secret (only its commitment is public)."""
+
+    code = "seed_secret"
+    http_status = 409
+
+
+__all__ = [
+    "Forbidden",
+    "GameError",
+    "GameNotActive",
+    "NotFound",
+    "NotSeated",
+    "NotYourSeat",
+    "SeedSecret",
+    "StaleVersion",
+]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-websocket_urlpatterns: list[URLPattern] = []
+from games.consumers import TableConsumer
+
+websocket_urlpatterns: list[URLPattern] = [
+    path("ws/tables/<int:table_id>/", TableConsumer.as_asgi(), name="ws-table"),
+]

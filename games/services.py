@@ -21,9 +21,17 @@ from durak_site.jobs import enqueue_on_commit
 from games import engine
 from games.broadcast import broadcast_on_commit
 from games.engine import Action, EngineError, GameState, Rules
-from games.engine.bots import make_bot, play_step
+from games.engine.bots import acting_seat, make_bot, play_step
 from games.engine.series import Series
-from games.errors import GameError, GameNotActive, NotFound, StaleVersion
+from games.errors import (
+    Forbidden,
+    GameError,
+    GameNotActive,
+    NotFound,
+    NotSeated,
+    SeedSecret,
+    StaleVersion,
+)
 from games.models import Game, GameAction, RefereeEvent
 
 MAX_BOT_STEPS = 5000  # far above any real game; a bound so a bug cannot spin forever
@@ -99,14 +107,19 @@ def _append(
     kind: str,
     client_id: str = "",
     user: Any = None,
+    log: list[GameAction] | None = None,
 ) -> GameState:
-    """Apply ``action`` to the locked ``game`` and log it; raises the engine's refusal."""
+    """Apply ``action`` to the locked ``game`` and log it; raises the engine's refusal.
+
+    With ``log`` the new entry is collected there for one bulk insert (a run of bot moves)
+    instead of being inserted at once.
+    """
     try:
         new = engine.apply(state, action)
     except EngineError as exc:
         raise GameError(str(exc), code=exc.code) from None
     game.version += 1
-    GameAction.objects.create(
+    entry = GameAction(
         game=game,
         seq=game.version,
         seat=action.seat,
@@ -115,6 +128,10 @@ def _append(
         client_id=client_id,
         user=user,
     )
+    if log is None:
+        entry.save(force_insert=True)
+    else:
+        log.append(entry)
     return new
 
 
@@ -231,20 +248,24 @@ def game_play_bots(*, game_id: int, version: int | None = None) -> Game:
             return game
         bots = {int(seat): make_bot(name) for seat, name in game.bot_seats.items()}
         state, rng, steps = load_state(game), bot_rng(game), 0
+        log: list[GameAction] = []
         humans_can_act = any(
             engine.legal_actions(state, s) for s in range(state.setup.n) if s not in bots
         )
         while not state.finished and steps < MAX_BOT_STEPS:
+            if acting_seat(state) not in bots:
+                break  # a person's move: wait for it (or for the clock)
             action = play_step(state, bots, rng)
             if action is None:
                 break
-            state = _append(game, state, action, kind=GameAction.Kind.BOT)
+            state = _append(game, state, action, kind=GameAction.Kind.BOT, log=log)
             steps += 1
             if humans_can_act or any(
                 engine.legal_actions(state, s) for s in range(state.setup.n) if s not in bots
             ):
                 break
         if steps:
+            GameAction.objects.bulk_create(log)
             _store(game, state)
             _after_change(game)
         return game
@@ -289,6 +310,84 @@ def game_clock_expire(*, game_id: int, version: int) -> Game:
             _store(game, state)
             _after_change(game)
         return game
+
+
+# --- a live table: the connection's user acts in the table's current game --------------------
+
+
+def _table_game(table_id: int, game_id: int | None = None) -> Game:
+    from games.selectors import table_current_game
+
+    game = table_current_game(table_id)
+    if game is None:
+        raise NotFound(f"table {table_id} has no game yet")
+    if game_id is not None and game_id != game.pk:
+        # The client still shows an earlier game of the series: its version means nothing here.
+        raise StaleVersion(f"the table has moved on to game {game.pk}: sync and retry")
+    return game
+
+
+def table_act(
+    *,
+    table_id: int,
+    user: Any,
+    action: dict[str, Any],
+    version: int | None = None,
+    client_id: str = "",
+    game_id: int | None = None,
+) -> Outcome:
+    """Apply ``action`` for ``user`` in the table's current game, at the seat the user's player
+    holds in that game (never a seat named by the client). See :func:`game_apply_action`."""
+    from games.selectors import seat_of, user_player_id
+
+    game = _table_game(table_id, game_id)
+    seat = seat_of(game.players, user_player_id(user))
+    if seat is None:
+        raise NotSeated("you have no seat in this game: spectators cannot act")
+    return game_apply_action(
+        game_id=game.pk,
+        seat=seat,
+        action=action,
+        version=version,
+        client_id=client_id,
+        user=user,
+    )
+
+
+REFEREE_COMMANDS = ("pause", "resume", "adjudicate", "void")
+
+
+def table_referee(
+    *,
+    table_id: int,
+    referee: Any,
+    command: str,
+    reason: str,
+    places: list[int] | None = None,
+    fool: int | None = None,
+) -> Game:
+    """A referee's ruling on the table's current game (staff only; each needs a reason)."""
+    if referee is None or not referee.is_authenticated or not referee.is_staff:
+        raise Forbidden("only a referee can do that")
+    game = _table_game(table_id)
+    if command == "pause":
+        return game_pause(game_id=game.pk, reason=reason, referee=referee)
+    if command == "resume":
+        return game_resume(game_id=game.pk, reason=reason, referee=referee)
+    if command == "void":
+        return game_void(game_id=game.pk, reason=reason, referee=referee)
+    if command == "adjudicate":
+        if not isinstance(places, list) or not all(type(p) is int for p in places):
+            raise GameError("places: a list of seats, first out first", code="bad_request")
+        if fool is not None and type(fool) is not int:
+            raise GameError("fool: a seat or null", code="bad_request")
+        return game_adjudicate(
+            game_id=game.pk, places=places, fool=fool, reason=reason, referee=referee
+        )
+    raise GameError(
+        f"unknown referee command {command!r} (one of {', '.join(REFEREE_COMMANDS)})",
+        code="bad_request",
+    )
 
 
 # --- referee ------------------------------------------------------------------------------------
@@ -375,7 +474,7 @@ def game_verify_deal(*, game: Game) -> dict[str, Any]:
     state.
     """
     if not game.seed_revealed:
-        raise GameError("the seed is revealed when the game ends", code="seed_secret")
+        raise SeedSecret("the seed is revealed when the game ends")
     rules = Rules.from_dict(game.rules)
     commitment_ok = engine.seed_commitment(game.seed) == game.seed_commitment
     state = engine.new_game(rules, engine.rng_for_seed(game.seed), **game.setup)

@@ -114,6 +114,18 @@ def celery_worker(
 
 
 @pytest.fixture(autouse=True)
+def _close_async_connections() -> Iterator[None]:
+    """Database connections opened by ``database_sync_to_async`` in an async test live in
+    asgiref's one sync thread; close them there so that the test database can be flushed and
+    dropped (PostgreSQL refuses to drop a database that still has a session)."""
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings: Any) -> None:
     # The real hasher is slow on purpose; tests only need passwords to round-trip.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

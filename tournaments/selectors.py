@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 
 from tournaments import adapters
-from tournaments.models import Entry, Round, Seat, Stage, StageEntry, Table, TableResult
+from tournaments.models import (
+    Entry,
+    Round,
+    Seat,
+    Stage,
+    StageEntry,
+    Table,
+    TableResult,
+    Tournament,
+)
 from tournaments.scoring import points as scoring_points
 from tournaments.scoring.results import Pogony, effective_results
 from tournaments.scoring.results import TableResult as PureResult
@@ -101,3 +112,76 @@ class FinalPlace:
 
 def entries_by_id(ids: Iterable[int]) -> dict[int, Entry]:
     return Entry.objects.select_related("player", "team").in_bulk(list(ids))
+
+
+@dataclass(frozen=True)
+class StandingLine:
+    position: int
+    rank: int
+    name: str
+    points: str
+    played: int
+    first_places: int
+    fools: int
+
+
+@dataclass(frozen=True)
+class TournamentOverview:
+    tournament: Tournament
+    stage: Stage | None
+    round: Round | None
+    tables: list[Table]
+    standings: list[StandingLine]
+
+
+def tournament_visible_to(tournament: Tournament, user: Any) -> bool:
+    """A public tournament is visible to all; a private one to staff and its own players."""
+    if tournament.is_public:
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    return (
+        bool(user.is_staff)
+        or Seat.objects.filter(
+            table__round__stage__tournament=tournament, player__user=user
+        ).exists()
+    )
+
+
+def current_stage(tournament: Tournament) -> Stage | None:
+    """The running stage, else the last one that has started, else the first."""
+    stages = list(tournament.stages.order_by("order"))
+    running = [s for s in stages if s.status == Stage.Status.RUNNING]
+    started = [s for s in stages if s.status != Stage.Status.PENDING]
+    return (running or started[-1:] or stages[:1] or [None])[0]
+
+
+def tournament_overview(*, slug: str, user: Any) -> TournamentOverview | None:
+    """The tournament page's data, or None if there is no such tournament for ``user``."""
+    tournament = Tournament.objects.filter(slug=slug).first()
+    if tournament is None or not tournament_visible_to(tournament, user):
+        return None
+    stage = current_stage(tournament)
+    round_ = None if stage is None else stage.rounds.order_by("-number").first()
+    tables = list(round_tables(round_)) if round_ is not None else []
+    standings: list[StandingLine] = []
+    if stage is not None and stage.status != Stage.Status.PENDING:
+        rows = stage_standings(stage)
+        names = entries_by_id(int(r.entry) for r in rows)
+        standings = [
+            StandingLine(
+                position=r.position,
+                rank=r.rank,
+                name=names[int(r.entry)].name if int(r.entry) in names else r.entry,
+                points=_number(r.points),
+                played=r.played,
+                first_places=r.first_places,
+                fools=r.fools,
+            )
+            for r in rows
+        ]
+    return TournamentOverview(tournament, stage, round_, tables, standings)
+
+
+def _number(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):.2f}"

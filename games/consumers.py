@@ -1,0 +1,224 @@
+"""The live table's WebSocket: ``/ws/tables/<table_id>/``.
+
+Thin, as every entry point: parse the message, call one service or selector, send. The role and
+the seat come from the connection (session cookie or ``?token=``), never from the client; every
+state message is redacted for its viewer by the engine (``games.selectors.state_message``).
+
+Close codes at the handshake: 4401 bad token, 4403 a private tournament's outsider, 4404 no
+such table (Origin checks happen before, in ``durak_site.asgi``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from durak_site.errors import ServiceError
+from games import selectors, services
+from games.broadcast import game_message, table_group
+from games.errors import Forbidden, NotFound
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 4096
+RATE_PER_SECOND = 20.0  # sustained messages per second per socket
+BURST = 20  # messages a socket may send at once
+MAX_CLIENT_ID = 64
+
+
+class TokenBucket:
+    """``rate`` tokens a second up to ``burst``; each message takes one."""
+
+    def __init__(self, rate: float, burst: int, clock: Any = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, float(burst), clock
+        self.tokens, self.stamp = float(burst), clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class BadRequest(Exception):
+    pass
+
+
+def _current_snapshot(table_id: int) -> dict[str, Any] | None:
+    game = selectors.table_current_game(table_id)
+    return None if game is None else game_message(game, "sync")
+
+
+class TableConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.user = self.scope.get("user")
+        self.group: str | None = None
+        if self.scope.get("auth_error"):
+            await self.close(code=4401)
+            return
+        try:
+            self.access = await database_sync_to_async(selectors.table_access)(
+                table_id=self.table_id, user=self.user
+            )
+        except NotFound:
+            await self.close(code=4404)
+            return
+        except Forbidden:
+            await self.close(code=4403)
+            return
+        self.bucket = TokenBucket(RATE_PER_SECOND, BURST)
+        self.names: dict[int, str] = {}
+        self.game_id: int | None = None
+        self.version = -1
+        self.group = table_group(self.table_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_current()
+
+    async def disconnect(self, code: int) -> None:
+        if self.group is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    # --- server -> client ---------------------------------------------------------------------
+
+    async def send_error(self, client_id: Any, code: str, message: str) -> None:
+        await self.send_json({"type": "error", "id": client_id, "code": code, "message": message})
+
+    async def send_current(self) -> None:
+        """The current state of the table's current game (connect, ``sync``, after a refusal)."""
+        snapshot = await database_sync_to_async(_current_snapshot)(self.table_id)
+        if snapshot is None:
+            await self.send_json(
+                {"type": "state", "game": None, "status": "waiting", "role": self.access.role}
+            )
+            return
+        await self.deliver(snapshot, force=True)
+
+    async def deliver(self, snapshot: dict[str, Any], *, force: bool = False) -> None:
+        game_id, version = snapshot["game_id"], snapshot["version"]
+        if not force and self.game_id is not None:
+            if game_id < self.game_id:
+                return  # late news of an earlier game of the series
+            if game_id == self.game_id and version < self.version:
+                return  # overtaken by a newer state already sent
+        self.game_id, self.version = game_id, version
+        missing = [p for p in snapshot["players"] if p not in self.names]
+        if missing:
+            self.names.update(await database_sync_to_async(selectors.player_names)(missing))
+        seat = selectors.seat_of(snapshot["players"], self.access.player_id)
+        await self.send_json(
+            selectors.state_message(snapshot, role=self.access.role, seat=seat, names=self.names)
+        )
+
+    async def game_changed(self, message: dict[str, Any]) -> None:
+        """Group message from ``games.broadcast``: the full truth, redacted here per viewer."""
+        await self.deliver(message)
+
+    # --- client -> server ---------------------------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        raw = text_data.encode("utf-8") if text_data is not None else (bytes_data or b"")
+        allowed = self.bucket.take()
+        message: Any = None
+        if len(raw) <= MAX_MESSAGE_BYTES:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                message = None
+        client_id = message.get("id") if isinstance(message, dict) else None
+        if not isinstance(client_id, str | int) or isinstance(client_id, bool):
+            client_id = None
+        if not allowed:
+            await self.send_error(client_id, "rate_limited", "too many messages: slow down")
+            return
+        if len(raw) > MAX_MESSAGE_BYTES:
+            await self.send_error(None, "too_large", f"a message is at most {MAX_MESSAGE_BYTES} B")
+            return
+        try:
+            if text_data is None:
+                raise BadRequest("messages are JSON text")
+            if not isinstance(message, dict):
+                raise BadRequest("a message is a JSON object")
+            kind = message.get("type")
+            if kind == "action":
+                await self.on_action(message)
+            elif kind == "sync":
+                await self.send_current()
+            elif kind == "referee":
+                await self.on_referee(message)
+            else:
+                raise BadRequest(f"unknown message type {kind!r} (action, sync, referee)")
+        except BadRequest as exc:
+            await self.send_error(client_id, "bad_request", str(exc))
+        except ServiceError as exc:
+            await self.send_error(client_id, exc.code, exc.message)
+            if exc.code == "stale_version":
+                await self.send_current()
+        except Exception:
+            log.exception("table %s: a message failed", self.table_id)
+            await self.send_error(client_id, "internal", "the server could not handle that")
+
+    async def on_action(self, message: dict[str, Any]) -> None:
+        client_id, version, action = (message.get(k) for k in ("id", "version", "action"))
+        game_id = message.get("game")
+        if not isinstance(client_id, str) or not 0 < len(client_id) <= MAX_CLIENT_ID:
+            raise BadRequest(f"id: a string of 1-{MAX_CLIENT_ID} characters")
+        if type(version) is not int:
+            raise BadRequest("version: the game version the action was chosen at")
+        if game_id is not None and type(game_id) is not int:
+            raise BadRequest("game: the id of the game the action is for")
+        if not isinstance(action, dict):
+            raise BadRequest("action: an object such as {'type': 'take'}")
+        if "seat" in action:
+            raise BadRequest("action: no 'seat' (the seat is the connection's)")
+        if self.access.role != selectors.PLAYER:
+            await self.send_error(client_id, "not_seated", "spectators and referees cannot play")
+            return
+        outcome = await database_sync_to_async(services.table_act)(
+            table_id=self.table_id,
+            user=self.user,
+            action=action,
+            version=version,
+            client_id=client_id,
+            game_id=game_id,
+        )
+        await self.send_json(
+            {
+                "type": "ack",
+                "id": client_id,
+                "game": outcome.game.pk,
+                "version": outcome.game.version,
+                "duplicate": outcome.duplicate,
+            }
+        )
+
+    async def on_referee(self, message: dict[str, Any]) -> None:
+        client_id = message.get("id")
+        if self.access.role != selectors.REFEREE:
+            await self.send_error(client_id, "forbidden", "only a referee can do that")
+            return
+        command, reason = message.get("command"), message.get("reason")
+        if command not in services.REFEREE_COMMANDS:
+            raise BadRequest(f"command: one of {', '.join(services.REFEREE_COMMANDS)}")
+        if not isinstance(reason, str):
+            raise BadRequest("reason: every referee command needs one")
+        game = await database_sync_to_async(services.table_referee)(
+            table_id=self.table_id,
+            referee=self.user,
+            command=command,
+            reason=reason,
+            places=message.get("places"),
+            fool=message.get("fool"),
+        )
+        await self.send_json(
+            {"type": "ack", "id": client_id, "game": game.pk, "version": game.version}
+        )

@@ -1,0 +1,136 @@
+"""Reads of the games layer: who may watch a table and as what, the table's current game, and
+the state message each viewer gets (redacted by the engine, never by hand)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from games import engine
+from games.engine import GameState
+from games.errors import Forbidden, NotFound
+from games.models import Game
+
+PLAYER, SPECTATOR, REFEREE = "player", "spectator", "referee"
+
+
+@dataclass(frozen=True)
+class TableAccess:
+    """What a connection is at a table: its role and, for a seated player, its Player id.
+
+    The game seat is not stored here: it changes from game to game of a series (``Game.players``
+    lists the player of each game seat), so it is looked up per game with :func:`seat_of`.
+    """
+
+    table_id: int
+    role: str
+    player_id: int | None = None
+
+
+def user_player_id(user: Any) -> int | None:
+    from tournaments.models import Player
+
+    if user is None or not user.is_authenticated:
+        return None
+    return Player.objects.filter(user=user).values_list("pk", flat=True).first()
+
+
+def table_access(*, table_id: int, user: Any) -> TableAccess:
+    """The role of ``user`` at a table: a seated player, else a referee (staff), else a
+    spectator (anyone, also anonymous) if the tournament is public.
+
+    Raises ``NotFound`` for a table that does not exist and ``Forbidden`` for an outsider of a
+    non-public tournament.
+    """
+    from tournaments.models import Seat, Table
+
+    table = Table.objects.select_related("round__stage__tournament").filter(pk=table_id).first()
+    if table is None:
+        raise NotFound(f"there is no table {table_id}")
+    player_id = user_player_id(user)
+    if player_id is not None and Seat.objects.filter(table=table, player_id=player_id).exists():
+        return TableAccess(table_id, PLAYER, player_id)
+    if user is not None and user.is_authenticated and user.is_staff:
+        return TableAccess(table_id, REFEREE)
+    if not table.round.stage.tournament.is_public:
+        raise Forbidden("this tournament is private: only its players and referees can watch")
+    return TableAccess(table_id, SPECTATOR)
+
+
+def table_current_game(table_id: int) -> Game | None:
+    """The table's latest game (the one in play, or the last one once the series is over)."""
+    return Game.objects.filter(table_id=table_id).order_by("-number", "-pk").first()
+
+
+def seat_of(players: list[Any], player_id: int | None) -> int | None:
+    """The game seat of a player (``Game.players`` lists player ids per seat), or None."""
+    if player_id is None:
+        return None
+    try:
+        return players.index(player_id)
+    except ValueError:
+        return None
+
+
+def player_names(player_ids: list[Any]) -> dict[int, str]:
+    from tournaments.models import Player
+
+    ids = [p for p in player_ids if isinstance(p, int)]
+    return dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name"))
+
+
+def game_visible_to(game: Game, user: Any) -> bool:
+    """A game is visible to whoever may watch its table (a game without a table: to anyone)."""
+    if game.table_id is None:
+        return True
+    try:
+        table_access(table_id=game.table_id, user=user)
+    except (NotFound, Forbidden):
+        return False
+    return True
+
+
+def state_message(
+    snapshot: dict[str, Any], *, role: str, seat: int | None, names: dict[int, str]
+) -> dict[str, Any]:
+    """The ``state`` message for one viewer from a game snapshot (``broadcast.game_message``).
+
+    A player's view holds its own hand only, a spectator's no hand at all (both made by
+    ``engine.view``); only a referee gets the whole truth (``state.to_json()``, every hand).
+    """
+    state = GameState.from_dict(snapshot["state"])
+    legal: list[dict[str, Any]] = []
+    if role == REFEREE:
+        view = state.to_json()
+    else:
+        view = engine.view(state, seat if role == PLAYER else None)
+        if role == PLAYER and seat is not None and snapshot["status"] == Game.Status.ACTIVE:
+            legal = [
+                {k: v for k, v in a.to_json().items() if k != "seat"}
+                for a in engine.legal_actions(state, seat)
+            ]
+    over = snapshot["status"] in Game.OVER
+    return {
+        "type": "state",
+        "game": snapshot["game_id"],
+        "number": snapshot.get("number"),
+        "event": snapshot.get("event", "state"),
+        "version": snapshot["version"],
+        "status": snapshot["status"],
+        "role": role,
+        "seat": seat if role == PLAYER else None,
+        "players": [names.get(p, "?") for p in snapshot["players"]],
+        "view": view,
+        "legal": legal,
+        "deadline": snapshot["deadline"],
+        "seed_commitment": snapshot["seed_commitment"],
+        "seed": snapshot["seed"] if over else None,
+        "result": snapshot["result"],
+        "log": snapshot.get("actions", []),
+    }
+
+
+def table_with_tournament(table_id: int) -> Any:
+    from tournaments.models import Table
+
+    return Table.objects.select_related("round__stage__tournament").get(pk=table_id)

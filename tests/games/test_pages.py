@@ -1,0 +1,138 @@
+"""The HTTP side of live tables: the fairness check, the table and tournament pages, and who
+sees them."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from games import engine, services
+from tests.factories import UserFactory
+from tests.games.conftest import LiveTable, start_live_table
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("eager_jobs")]
+
+
+def client_for(user: Any = None, language: str | None = None) -> Client:
+    client = Client(headers={"accept-language": language} if language else {})
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def adjudicate(live: LiveTable, referee: Any) -> None:
+    services.game_adjudicate(
+        game_id=live.game.pk, places=[1, 0], fool=0, reason="тест", referee=referee
+    )
+
+
+# --- /games/<id>/verify and verify_game ---------------------------------------------------------
+
+
+def test_verify_keeps_the_seed_secret_while_the_game_is_in_play(live_table: LiveTable) -> None:
+    response = client_for().get(f"/games/{live_table.game.pk}/verify")
+    assert response.status_code == 409
+    assert response.json()["code"] == "seed_secret" and "seed" not in response.json()
+    with pytest.raises(CommandError, match="seed_secret"):
+        call_command("verify_game", str(live_table.game.pk))
+
+
+def test_verify_reveals_and_checks_the_deal_once_the_game_is_over(
+    live_table: LiveTable, referee: Any
+) -> None:
+    adjudicate(live_table, referee)
+    response = client_for().get(f"/games/{live_table.game.pk}/verify")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["commitment_ok"] and body["replay_ok"]
+    assert engine.seed_commitment(body["seed"]) == live_table.game.seed_commitment
+    rules = engine.Rules.from_dict(live_table.game.rules)
+    assert body["deal"] == engine.deal_from_seed(rules, body["seed"], **live_table.game.setup)
+    out = StringIO()
+    call_command("verify_game", str(live_table.game.pk), stdout=out)
+    assert json.loads(out.getvalue()) == body
+
+
+def test_verify_of_a_missing_game_is_404(db: None) -> None:
+    response = client_for().get("/games/987654/verify")
+    assert (response.status_code, response.json()["code"]) == (404, "not_found")
+    with pytest.raises(CommandError, match="no game"):
+        call_command("verify_game", "987654")
+
+
+def test_a_private_games_check_is_for_its_players_and_referees_only(referee: Any) -> None:
+    live = start_live_table(is_public=False)
+    adjudicate(live, referee)
+    url = f"/games/{live.game.pk}/verify"
+    assert client_for().get(url).status_code == 404
+    assert client_for(UserFactory(username="nosy")).get(url).status_code == 404
+    assert client_for(live.user_at(0)).get(url).status_code == 200
+    assert client_for(referee).get(url).status_code == 200
+
+
+# --- /tables/<id>/ ------------------------------------------------------------------------------
+
+
+def test_the_table_page_serves_players_and_spectators(live_table: LiveTable) -> None:
+    url = f"/tables/{live_table.table.pk}/"
+    spectator = client_for().get(url)
+    assert spectator.status_code == 200
+    html = spectator.content.decode()
+    assert 'data-role="spectator"' in html
+    assert f'data-ws-path="/ws/tables/{live_table.table.pk}/"' in html
+    assert "js/table.js" in html and "css/table.css" in html
+    player = client_for(live_table.user_at(0)).get(url)
+    assert 'data-role="player"' in player.content.decode()
+    # the page itself never carries a card: hands arrive over the socket, redacted per viewer
+    for card in services.load_state(live_table.game).hand(0):
+        assert f'data-card="{card}"' not in html
+
+
+def test_the_table_page_refuses_outsiders_of_a_private_tournament(referee: Any) -> None:
+    live = start_live_table(is_public=False)
+    url = f"/tables/{live.table.pk}/"
+    anonymous = client_for().get(url)
+    assert anonymous.status_code == 302 and "/admin/login/" in anonymous["Location"]
+    assert client_for(UserFactory(username="nosy")).get(url).status_code == 403
+    assert client_for(live.user_at(1)).get(url).status_code == 200
+    assert 'data-role="referee"' in client_for(referee).get(url).content.decode()
+
+
+def test_a_missing_table_is_404(db: None) -> None:
+    assert client_for().get("/tables/424242/").status_code == 404
+
+
+def test_russian_by_default_and_english_on_request(live_table: LiveTable) -> None:
+    url = f"/tables/{live_table.table.pk}/"
+    russian = client_for().get(url).content.decode()
+    assert "Взять" in russian and 'data-your-move="Ваш ход"' in russian
+    english = client_for(language="en").get(url).content.decode()
+    assert ">Take<" in english and 'data-your-move="Your move"' in english
+
+
+# --- /tournaments/<slug>/ ------------------------------------------------------------------------
+
+
+def test_the_tournament_page_links_the_current_tables_and_shows_standings(
+    live_table: LiveTable, referee: Any
+) -> None:
+    url = f"/tournaments/{live_table.tournament.slug}/"
+    html = client_for().get(url).content.decode()
+    assert f'href="/tables/{live_table.table.pk}/"' in html
+    assert all(p.display_name in html for p in live_table.players)
+    adjudicate(live_table, referee)  # the table's one game ends: the stage has a result
+    html = client_for().get(url).content.decode()
+    assert 'class="standings"' in html
+
+
+def test_a_private_tournament_page_is_hidden_from_outsiders() -> None:
+    live = start_live_table(is_public=False)
+    url = f"/tournaments/{live.tournament.slug}/"
+    assert client_for().get(url).status_code == 404
+    assert client_for(UserFactory(username="nosy")).get(url).status_code == 404
+    assert client_for(live.user_at(0)).get(url).status_code == 200

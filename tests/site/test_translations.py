@@ -1,0 +1,63 @@
+"""The compiled catalogues (.mo, kept in the tree: CI does not compile) match their .po sources,
+and the Russian catalogue, the default language, is complete."""
+
+from __future__ import annotations
+
+import ast
+import gettext
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+LOCALE = Path(settings.LOCALE_PATHS[0])
+CATALOGUES = sorted(LOCALE.glob("*/LC_MESSAGES/django.po"))
+
+
+def read_po(path: Path) -> dict[str, str]:
+    """msgid -> msgstr of the entries msgfmt compiles (not fuzzy, translated; no header)."""
+    entries: dict[str, str] = {}
+    for block in path.read_text(encoding="utf-8").split("\n\n"):
+        lines = [line for line in block.splitlines() if line and not line.startswith("#~")]
+        if any(line.startswith("#,") and "fuzzy" in line for line in lines):
+            continue
+        fields: dict[str, str] = {}
+        current = None
+        for line in lines:
+            if line.startswith("#"):
+                continue
+            if line.startswith('"'):
+                assert current is not None, f"{path}: a continuation line without a field"
+                fields[current] += ast.literal_eval(line)
+                continue
+            key, _, value = line.partition(" ")
+            current = key
+            fields[key] = ast.literal_eval(value)
+        if "msgid" in fields and fields["msgid"] and fields.get("msgstr"):
+            entries[fields["msgid"]] = fields["msgstr"]
+    return entries
+
+
+def test_there_are_russian_and_english_catalogues() -> None:
+    assert {p.parent.parent.name for p in CATALOGUES} >= {"ru", "en"}
+
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=lambda p: p.parent.parent.name)
+def test_each_mo_is_compiled_from_its_po(po: Path) -> None:
+    mo = po.with_suffix(".mo")
+    assert mo.exists(), f"{mo} is missing: run manage.py compilemessages"
+    with mo.open("rb") as handle:
+        compiled = gettext.GNUTranslations(handle)
+    catalogue = {
+        k: v
+        for k, v in compiled._catalog.items()  # type: ignore[attr-defined]
+        if isinstance(k, str) and k
+    }
+    assert catalogue == read_po(po), f"{mo} is stale: run manage.py compilemessages"
+
+
+def test_the_russian_catalogue_is_complete() -> None:
+    po = LOCALE / "ru" / "LC_MESSAGES" / "django.po"
+    text = po.read_text(encoding="utf-8")
+    msgids = text.count("\nmsgid ") - 1  # less the header
+    assert len(read_po(po)) == msgids, "a Russian translation is missing or fuzzy"

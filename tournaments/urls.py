@@ -1,0 +1,7 @@
+from django.urls import path
+
+from tournaments import views
+
+urlpatterns = [
+    path("tournaments/<slug:slug>/", views.tournament_page, name="tournament"),
+]
