@@ -1,0 +1,34 @@
+"""The referee panel's game pages: the record, read-only (play goes through the live table)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from games import models
+
+
+class ActionInline(admin.TabularInline):
+    model = models.GameAction
+    extra = 0
+    can_delete = False
+    readonly_fields = ["seq", "seat", "action", "kind", "client_id", "user", "created_at"]
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(models.Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "table", "number", "status", "version", "created_at"]
+    list_filter = ["status"]
+    # The seed is secret until the game ends: not shown here either.
+    exclude = ["seed", "state"]
+    readonly_fields = [f.name for f in models.Game._meta.fields if f.name not in ("seed", "state")]
+    inlines = [ActionInline]
+
+
+@admin.register(models.RefereeEvent)
+class RefereeEventAdmin(admin.ModelAdmin):
+    list_display = ["game", "kind", "reason", "referee", "at_version", "created_at"]
+    list_filter = ["kind"]
+    readonly_fields = [f.name for f in models.RefereeEvent._meta.fields]

@@ -1,0 +1,106 @@
+"""The referee panel's tournament pages: browse and search everything; changes that have rules
+(results, pairing, registration) go through services, so those rows are read-only here."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from tournaments import models
+
+
+@admin.register(models.Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ["display_name", "club", "city", "is_bot", "rating_mu", "rating_sigma"]
+    list_filter = ["is_bot"]
+    search_fields = ["display_name", "club", "city", "user__username"]
+    raw_id_fields = ["user"]
+
+
+@admin.register(models.League)
+class LeagueAdmin(admin.ModelAdmin):
+    list_display = ["name", "season", "slug"]
+    search_fields = ["name", "season"]
+
+
+class StageInline(admin.TabularInline):
+    model = models.Stage
+    extra = 0
+    can_delete = False
+    readonly_fields = [f.name for f in models.Stage._meta.fields if f.name != "id"]
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(models.Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    list_display = ["name", "status", "league", "team_size", "entry_fee", "currency", "created_at"]
+    list_filter = ["status", "league"]
+    search_fields = ["name", "slug"]
+    readonly_fields = [
+        "status",
+        "rules",
+        "started_at",
+        "finished_at",
+        "ranks_computed_at",
+        "ratings_applied_at",
+    ]
+    inlines = [StageInline]
+
+
+@admin.register(models.Entry)
+class EntryAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "tournament", "status", "paid", "final_place"]
+    list_filter = ["status", "tournament"]
+    search_fields = ["player__display_name", "team__name"]
+    raw_id_fields = ["tournament", "player", "team"]
+    readonly_fields = ["status", "final_place"]
+
+
+@admin.register(models.Round)
+class RoundAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "status", "paired_at", "finished_at"]
+    list_filter = ["status"]
+    readonly_fields = [f.name for f in models.Round._meta.fields]
+
+
+class SeatInline(admin.TabularInline):
+    model = models.Seat
+    extra = 0
+    can_delete = False
+    readonly_fields = ["position", "entry", "player"]
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(models.Table)
+class TableAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "status", "score_group", "is_bye"]
+    list_filter = ["status", "round__stage__tournament"]
+    readonly_fields = [f.name for f in models.Table._meta.fields]
+    inlines = [SeatInline]
+
+
+@admin.register(models.TableResult)
+class TableResultAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "source", "places", "reason", "created_at"]
+    list_filter = ["source"]
+    readonly_fields = [f.name for f in models.TableResult._meta.fields]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(models.RankRecord)
+class RankRecordAdmin(admin.ModelAdmin):
+    list_display = ["player", "rank", "pogony_received", "pogony_given", "league", "tournament"]
+    search_fields = ["player__display_name", "rank"]
+    readonly_fields = [f.name for f in models.RankRecord._meta.fields]
+
+
+@admin.register(models.Payout)
+class PayoutAdmin(admin.ModelAdmin):
+    list_display = ["tournament", "place", "entry", "amount", "final"]
+    list_filter = ["tournament"]
+    readonly_fields = [f.name for f in models.Payout._meta.fields]
