@@ -2,12 +2,12 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.staticfiles.urls import staticfiles_urlpatterns
 from django.urls import include, path
-from django.views.generic import TemplateView
 
 from durak_site.health import healthz
+from tournaments import views as tournament_views
 
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="site/home.html"), name="home"),
+    path("", tournament_views.home, name="home"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),

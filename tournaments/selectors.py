@@ -185,3 +185,14 @@ def tournament_overview(*, slug: str, user: Any) -> TournamentOverview | None:
 
 def _number(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{float(value):.2f}"
+
+
+def public_tournaments(limit: int = 30) -> list[tuple[str, list[Tournament]]]:
+    """Public tournaments grouped by status for the front page, newest first in each group."""
+    order = [
+        Tournament.Status.RUNNING,
+        Tournament.Status.REGISTRATION,
+        Tournament.Status.FINISHED,
+    ]
+    rows = Tournament.objects.filter(is_public=True, status__in=order).order_by("-created_at")
+    return [(status, list(rows.filter(status=status)[:limit])) for status in order]

@@ -17,3 +17,9 @@ def tournament_page(request: HttpRequest, slug: str) -> HttpResponse:
     if overview is None:
         raise Http404("no such tournament")
     return render(request, "tournaments/tournament.html", {"o": overview})
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """The front page: public tournaments, running ones first."""
+    return render(request, "site/home.html", {"groups": selectors.public_tournaments()})
