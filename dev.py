@@ -97,21 +97,59 @@ def cmd_lint(args: list[str]) -> int:
 
 
 def cmd_bench(args: list[str]) -> int:
-    """Engine and pairing benchmarks, then a simulated tournament on PostgreSQL + Redis.
+    """Engine and pairing benchmarks, then a simulated tournament and the live-table load on
+    PostgreSQL + Redis.
 
     ``python3 dev.py bench --players 1024`` sets the tournament's size (default 1024);
-    ``--skip-tournament`` runs only the pure benchmarks.
+    ``--tables 50,200`` the load benchmark's table counts; ``--skip-tournament`` runs only the
+    pure benchmarks.
     """
     players = "1024"
     if "--players" in args:
         players = args[args.index("--players") + 1]
+    tables = "50,200"
+    if "--tables" in args:
+        tables = args[args.index("--tables") + 1]
     worst = 0
     for module in ("games.engine.bench", "tournaments.pairing.bench"):
         say(f"python -m {module}")
         worst = max(worst, subprocess.call([str(PY), "-m", module], cwd=ROOT))
     if "--skip-tournament" in args:
         return worst
-    return max(worst, bench_tournament(players))
+    worst = max(worst, bench_tournament(players))
+    return max(worst, bench_live_tables(tables))
+
+
+def bench_live_tables(tables: str) -> int:
+    """``games.loadbench``: bot clients over real WebSockets against real daphne servers."""
+    env = dict(os.environ)
+    env.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/durak_loadbench")
+    env.setdefault("REDIS_URL", "redis://127.0.0.1:6379/5")
+    down = [
+        name
+        for name, url in (("PostgreSQL", env["DATABASE_URL"]), ("Redis", env["REDIS_URL"]))
+        if not reachable(url)
+    ]
+    if down:
+        say(f"skipping the live-table load benchmark: {' and '.join(down)} unreachable")
+        return 0
+    command = ["-m", "games.loadbench", "--tables", tables, "--seconds", "10"]
+    say("python " + " ".join(command))
+    return subprocess.call([str(PY), *command], cwd=ROOT, env=env)
+
+
+def reachable(url: str) -> bool:
+    """Whether something listens at the host and port of ``url``."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    default = 5432 if parts.scheme.startswith("postgres") else 6379
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or default), 3):
+            return True
+    except OSError:
+        return False
 
 
 def bench_tournament(players: str) -> int:

@@ -117,12 +117,29 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer, cache, Celery --------------------------------------------------------
 REDIS_URL = env_url("REDIS_URL", ("redis", "rediss"))
+# Per server process, for the channel layer's connection pool.
+REDIS_MAX_CONNECTIONS = env_int("DURAK_REDIS_MAX_CONNECTIONS", 2000, minimum=10)
 
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": "durak:asgi", "capacity": 1000},
+            "CONFIG": {
+                # redis-py 8's defaults fail under load: its pools allow 100 connections (a
+                # burst of more sockets joining, or messages in flight, in one server failed
+                # with "Too many connections"), and its 5 s read timeout equals channels_redis'
+                # 5 s BZPOPMIN, so a busy server's receive loop timed out. Either closed sockets
+                # with 1011.
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "max_connections": REDIS_MAX_CONNECTIONS,
+                        "socket_timeout": 15,
+                    }
+                ],
+                "prefix": "durak:asgi",
+                "capacity": 1000,
+            },
         }
     }
     CACHES = {

@@ -3,15 +3,27 @@
 The group message carries the full engine state: it stays inside the server (channel layer) and
 every consumer redacts it for its own viewer with the engine's ``view`` before sending, so a
 hidden card never reaches a client and no consumer has to read the database per change.
+
+A consumer that calls a service from its event loop wraps the call in :func:`collected`: the
+service's broadcasts are then handed back instead of sent from the sync thread, and the consumer
+sends them itself (:func:`send_collected`) before it answers. The sync thread, which serialises
+every database call of the process, is then not held during the Redis round trips.
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+
+from games import timing
 
 
 def table_group(table_id: int) -> str:
@@ -20,6 +32,34 @@ def table_group(table_id: int) -> str:
 
 def game_group(game_id: int) -> str:
     return f"game-{game_id}"
+
+
+Pending = list[tuple[list[str], dict[str, Any]]]
+_collector = threading.local()
+
+
+@contextmanager
+def collected() -> Iterator[Pending]:
+    """Collect the broadcasts of the changes committed in this thread (``(groups, message)``
+    pairs, in commit order) instead of sending them; see :func:`send_collected`."""
+    previous = getattr(_collector, "pending", None)
+    pending: Pending = []
+    _collector.pending = pending
+    try:
+        yield pending
+    finally:
+        _collector.pending = previous
+
+
+async def send_collected(pending: Pending) -> None:
+    """Send collected broadcasts in order (the groups of one message at once)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for groups, message in pending:
+        if timing.ENABLED:
+            message["sent_at"] = time.time()
+        await asyncio.gather(*(layer.group_send(group, message) for group in groups))
 
 
 def _send(group: str, message: dict[str, Any]) -> None:
@@ -71,6 +111,12 @@ def broadcast_on_commit(game: Any, event: str = "state") -> None:
         groups.append(table_group(game.table_id))
 
     def send() -> None:
+        pending = getattr(_collector, "pending", None)
+        if pending is not None:
+            pending.append((groups, message))
+            return
+        if timing.ENABLED:
+            message["sent_at"] = time.time()
         for group in groups:
             _send(group, message)
 

@@ -15,11 +15,12 @@ import logging
 import time
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from durak_site.errors import ServiceError
-from games import selectors, services
+from games import broadcast, selectors, services, timing
 from games.broadcast import game_message, table_group
 from games.errors import Forbidden, NotFound
 
@@ -52,12 +53,38 @@ class BadRequest(Exception):
     pass
 
 
+def _table_act(**kwargs: Any) -> tuple[Any, Exception | None, broadcast.Pending]:
+    """``services.table_act`` in the sync thread with its broadcasts collected (sent by the
+    consumer from the event loop): (outcome, error, broadcasts)."""
+    started = time.perf_counter()
+    with broadcast.collected() as pending:
+        try:
+            outcome, error = services.table_act(**kwargs), None
+        except Exception as exc:
+            outcome, error = None, exc
+    timing.record("act.db", time.perf_counter() - started)
+    return outcome, error, pending
+
+
 def _current_snapshot(table_id: int) -> dict[str, Any] | None:
     game = selectors.table_current_game(table_id)
     return None if game is None else game_message(game, "sync")
 
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its per-message ``close_old_connections`` hop.
+
+        Channels runs ``close_old_connections`` in the process's one sync thread before every
+        handler, so every frame and every group message waited behind all the database work of
+        the process. This consumer reaches the database only through ``database_sync_to_async``,
+        which closes old connections around each call itself.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.user = self.scope.get("user")
@@ -115,12 +142,26 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if missing:
             self.names.update(await database_sync_to_async(selectors.player_names)(missing))
         seat = selectors.seat_of(snapshot["players"], self.access.player_id)
-        await self.send_json(
-            selectors.state_message(snapshot, role=self.access.role, seat=seat, names=self.names)
+        if not timing.ENABLED:
+            await self.send_json(
+                selectors.state_message(
+                    snapshot, role=self.access.role, seat=seat, names=self.names
+                )
+            )
+            return
+        started = time.perf_counter()
+        message = selectors.state_message(
+            snapshot, role=self.access.role, seat=seat, names=self.names
         )
+        redacted = time.perf_counter()
+        await self.send_json(message)
+        timing.record("redact", redacted - started)
+        timing.record("send", time.perf_counter() - redacted)
 
     async def game_changed(self, message: dict[str, Any]) -> None:
         """Group message from ``games.broadcast``: the full truth, redacted here per viewer."""
+        if timing.ENABLED and "sent_at" in message:
+            timing.record("layer", time.time() - message["sent_at"])
         await self.deliver(message)
 
     # --- client -> server ---------------------------------------------------------------------
@@ -183,14 +224,23 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if self.access.role != selectors.PLAYER:
             await self.send_error(client_id, "not_seated", "spectators and referees cannot play")
             return
-        outcome = await database_sync_to_async(services.table_act)(
+        started = time.perf_counter()
+        outcome, error, pending = await database_sync_to_async(_table_act)(
             table_id=self.table_id,
             user=self.user,
+            player_id=self.access.player_id,
             action=action,
             version=version,
             client_id=client_id,
             game_id=game_id,
         )
+        called = time.perf_counter()
+        await broadcast.send_collected(pending)  # before the answer, as if sent on commit
+        if timing.ENABLED:
+            timing.record("act.total", called - started)
+            timing.record("act.broadcast", time.perf_counter() - called)
+        if error is not None:
+            raise error
         await self.send_json(
             {
                 "type": "ack",

@@ -174,41 +174,63 @@ def game_apply_action(
     already in the log is answered with the game as it is (never applied twice). A ``version``
     other than the game's current one is refused as stale. Locks the game row.
     """
-    if not isinstance(action, dict):
-        raise GameError("an action is an object", code="bad_request")
-    payload = {**action, "seat": seat}
-    try:
-        parsed = Action.from_json(payload)
-    except EngineError as exc:
-        raise GameError(str(exc), code=exc.code) from None
-    client_id = (client_id or "")[:64]
+    parsed = _parse_action(action, seat)
     try:
         with transaction.atomic():
-            game = _lock(game_id)
-            if client_id and GameAction.objects.filter(game=game, client_id=client_id).exists():
-                return Outcome(game, duplicate=True)
-            if game.status != Game.Status.ACTIVE:
-                raise GameNotActive(f"the game is {game.status}")
-            if version is not None and version != game.version:
-                raise StaleVersion(
-                    f"the game is at version {game.version}, not {version}: sync and retry"
-                )
-            state = _append(
-                game,
-                load_state(game),
-                parsed,
-                kind=GameAction.Kind.PLAYER,
-                client_id=client_id,
-                user=user,
-            )
-            _store(game, state)
-            _after_change(game)
-            return Outcome(game)
+            return _apply_locked(_lock(game_id), parsed, version, client_id, user)
     except IntegrityError:
-        # Only a concurrent duplicate of the same client id can get here (the row lock
-        # serialises everything else): answer it as the repeat it is.
-        game = Game.objects.get(pk=game_id)
-        return Outcome(game, duplicate=True)
+        # Only a repeat of a known client id can get here (the row lock serialises everything
+        # else): answer it as the repeat it is.
+        return Outcome(Game.objects.get(pk=game_id), duplicate=True)
+
+
+def _parse_action(action: Any, seat: int) -> Action:
+    if not isinstance(action, dict):
+        raise GameError("an action is an object", code="bad_request")
+    try:
+        return Action.from_json({**action, "seat": seat})
+    except EngineError as exc:
+        raise GameError(str(exc), code=exc.code) from None
+
+
+def _apply_locked(
+    game: Game, parsed: Action, version: int | None, client_id: str, user: Any
+) -> Outcome:
+    """The body of :func:`game_apply_action` on the locked ``game`` (inside its transaction)."""
+    client_id = (client_id or "")[:64]
+    # A repeat of a logged client id is answered as it is. The log is only searched when the
+    # action cannot be applied as it stands (a repeat of an applied action comes with an older
+    # version, or it fails below): for a fresh action at the current version the unique
+    # (game, client_id) constraint is the check (the caller's IntegrityError).
+    if version != game.version or game.status != Game.Status.ACTIVE:
+        if _known(game, client_id):
+            return Outcome(game, duplicate=True)
+        if game.status != Game.Status.ACTIVE:
+            raise GameNotActive(f"the game is {game.status}")
+        if version is not None:
+            raise StaleVersion(
+                f"the game is at version {game.version}, not {version}: sync and retry"
+            )
+    try:
+        state = _append(
+            game,
+            load_state(game),
+            parsed,
+            kind=GameAction.Kind.PLAYER,
+            client_id=client_id,
+            user=user,
+        )
+    except GameError:
+        if _known(game, client_id):
+            return Outcome(game, duplicate=True)
+        raise
+    _store(game, state)
+    _after_change(game)
+    return Outcome(game)
+
+
+def _known(game: Game, client_id: str) -> bool:
+    return bool(client_id) and GameAction.objects.filter(game=game, client_id=client_id).exists()
 
 
 def _store(game: Game, state: GameState) -> None:
@@ -321,10 +343,14 @@ def _table_game(table_id: int, game_id: int | None = None) -> Game:
     game = table_current_game(table_id)
     if game is None:
         raise NotFound(f"table {table_id} has no game yet")
-    if game_id is not None and game_id != game.pk:
-        # The client still shows an earlier game of the series: its version means nothing here.
-        raise StaleVersion(f"the table has moved on to game {game.pk}: sync and retry")
+    _check_game(game.pk, game_id)
     return game
+
+
+def _check_game(current: int, game_id: int | None) -> None:
+    if game_id is not None and game_id != current:
+        # The client still shows an earlier game of the series: its version means nothing here.
+        raise StaleVersion(f"the table has moved on to game {current}: sync and retry")
 
 
 def table_act(
@@ -335,23 +361,42 @@ def table_act(
     version: int | None = None,
     client_id: str = "",
     game_id: int | None = None,
+    player_id: int | None = None,
 ) -> Outcome:
     """Apply ``action`` for ``user`` in the table's current game, at the seat the user's player
-    holds in that game (never a seat named by the client). See :func:`game_apply_action`."""
+    holds in that game (never a seat named by the client). See :func:`game_apply_action`.
+
+    ``player_id``: the user's player when the caller knows it already (a connection looks it
+    up once), saving a query per action. Locks the game row.
+    """
     from games.selectors import seat_of, user_player_id
 
-    game = _table_game(table_id, game_id)
-    seat = seat_of(game.players, user_player_id(user))
-    if seat is None:
-        raise NotSeated("you have no seat in this game: spectators cannot act")
-    return game_apply_action(
-        game_id=game.pk,
-        seat=seat,
-        action=action,
-        version=version,
-        client_id=client_id,
-        user=user,
-    )
+    if player_id is None:
+        player_id = user_player_id(user)
+    locked: int | None = None
+    try:
+        with transaction.atomic():
+            # The current game, locked at once (one query instead of a look-up and a lock).
+            game = (
+                Game.objects.select_for_update()
+                .filter(table_id=table_id)
+                .order_by("-number", "-pk")
+                .first()
+            )
+            if game is None:
+                raise NotFound(f"table {table_id} has no game yet")
+            _check_game(game.pk, game_id)
+            seat = seat_of(game.players, player_id)
+            if seat is None:
+                raise NotSeated("you have no seat in this game: spectators cannot act")
+            parsed = _parse_action(action, seat)
+            locked = game.pk
+            return _apply_locked(game, parsed, version, client_id, user)
+    except IntegrityError:
+        if locked is None:
+            raise
+        # As in game_apply_action: a concurrent repeat of the same client id.
+        return Outcome(Game.objects.get(pk=locked), duplicate=True)
 
 
 REFEREE_COMMANDS = ("pause", "resume", "adjudicate", "void")

@@ -124,6 +124,142 @@ def test_no_avoidable_repeats_in_larger_fields(n: int, k: int, seed: int) -> Non
         assert repeat_pairs(pairing, history) == 0
 
 
+def repeat_free_exists(ids: list[int], history: History, sizes: list[int]) -> bool:
+    """Exhaustively: can ``ids`` sit at tables of ``sizes`` with nobody meeting again?
+
+    Tables are sets of players who never met; seat the player with the fewest choices first.
+    """
+    bit = {e: 1 << i for i, e in enumerate(ids)}
+    met = history.meetings()
+    ok = [sum(bit[b] for b in ids if b != a and frozenset((a, b)) not in met) for a in ids]
+
+    def fill(left: int, sizes: list[int]) -> bool:
+        if not left:
+            return True
+        players = [i for i in range(len(ids)) if left >> i & 1]
+        first = min(players, key=lambda i: (ok[i] & left).bit_count())
+        return any(
+            grow(left & ~(1 << first), ok[first] & left, size - 1, sizes, size)
+            for size in set(sizes)
+        )
+
+    def grow(left: int, mates: int, need: int, sizes: list[int], size: int) -> bool:
+        if need == 0:
+            rest = list(sizes)
+            rest.remove(size)
+            return fill(left, rest)
+        while mates:
+            low = mates & -mates
+            mates ^= low
+            j = low.bit_length() - 1
+            if grow(left & ~low, mates & ok[j], need - 1, sizes, size):
+                return True
+        return False
+
+    return fill((1 << len(ids)) - 1, sizes)
+
+
+def test_repeat_left_by_the_local_passes_is_removed() -> None:
+    # given the field test_no_avoidable_repeats_in_larger_fields found: 30 entries at 5-seat
+    # tables after three rounds, where the greedy fill, the swaps between tables and the exact
+    # search around the repeat left two repeats although an independent search finds a
+    # seating without any
+    n, k, seed = 30, 5, 3682
+    entries, history = simulate_history(n, k, 3, random.Random(seed))
+    ids = [e.id for e in entries]
+    sizes = balanced_table_sizes(n, k)
+    assert repeat_free_seating(ids, history, sizes, random.Random(0), tries=30) is not None
+    # when
+    pairing = pair_swiss(entries, history, table_size=k, rng=random.Random(seed))
+    # then nobody meets again, and nothing is reported as a repeat
+    check_seating(pairing, ids, k)
+    assert repeat_pairs(pairing, history) == 0
+    assert not [c for c in pairing.compromises() if c.kind is CompromiseKind.REPEAT]
+    # and the tables still run from the best scores down, the same for the same seed
+    groups = [t.score_group for t in pairing.tables]
+    assert groups == sorted(groups, reverse=True)
+    assert pair_swiss(entries, history, table_size=k, rng=random.Random(seed)) == pairing
+
+
+# 31 entries at 6-seat tables after three rounds (from simulate_history(31, 6, 3, Random(4))):
+# each has met 15 of the 30 others, so seatings without a repeat are rare -- the random restarts
+# of repeat_free_seating miss them, the local passes leave three repeats and the whole-field
+# search one, so the exhaustive search that backs it up in small fields is what finds one.
+TIGHT_ROUNDS = [
+    [
+        (5, 22, 7, 16, 15, 17),
+        (4, 6, 25, 14, 2),
+        (19, 9, 30, 1, 13),
+        (12, 3, 26, 23, 31),
+        (29, 10, 11, 21, 20),
+        (18, 27, 8, 28, 24),
+    ],
+    [
+        (13, 31, 17, 28, 10, 4),
+        (21, 1, 16, 25, 26),
+        (2, 9, 22, 18, 12),
+        (11, 8, 6, 19, 5),
+        (20, 15, 14, 3, 27),
+        (24, 23, 30, 7, 29),
+    ],
+    [
+        (26, 15, 13, 6, 18),
+        (17, 27, 30, 12, 21),
+        (31, 7, 20, 2, 8),
+        (28, 14, 16, 29, 19),
+        (23, 1, 4, 22, 11),
+        (25, 10, 24, 5, 3, 9),
+    ],
+]
+# (id, points, first places, rating)
+TIGHT_ENTRIES = [
+    (1, 5.0, 0, 1508),
+    (2, 5.0, 0, 1593),
+    (3, 4.0, 0, 1408),
+    (4, 9.0, 1, 1571),
+    (5, 8.0, 0, 1685),
+    (6, 5.0, 1, 1582),
+    (7, 5.0, 0, 1812),
+    (8, 5.0, 0, 1323),
+    (9, 7.0, 1, 1513),
+    (10, 5.0, 1, 1359),
+    (11, 2.0, 0, 1343),
+    (12, 6.0, 0, 1463),
+    (13, 10.0, 2, 1544),
+    (14, 3.0, 0, 1584),
+    (15, 8.0, 1, 1602),
+    (16, 10.0, 0, 1947),
+    (17, 11.0, 1, 1673),
+    (18, 9.0, 1, 1181),
+    (19, 6.0, 1, 1541),
+    (20, 2.0, 0, 1375),
+    (21, 5.0, 0, 1397),
+    (22, 7.0, 0, 1761),
+    (23, 7.0, 1, 1455),
+    (24, 6.0, 1, 1110),
+    (25, 7.0, 0, 1562),
+    (26, 11.0, 2, 1442),
+    (27, 3.0, 0, 1265),
+    (28, 6.0, 1, 1316),
+    (29, 1.0, 0, 1375),
+    (30, 5.0, 1, 1495),
+    (31, 12.0, 2, 1415),
+]
+
+
+def test_no_repeat_in_a_tight_field_when_an_exhaustive_search_finds_none_needed() -> None:
+    # given a field where an exhaustive search finds a seating without repeats
+    entries = [Entry(i, points=p, first_places=f, rating=float(r)) for i, p, f, r in TIGHT_ENTRIES]
+    history = History.from_tables(TIGHT_ROUNDS)
+    ids = [e.id for e in entries]
+    assert repeat_free_exists(ids, history, balanced_table_sizes(len(ids), 6))
+    # when
+    pairing = pair_swiss(entries, history, table_size=6, rng=random.Random(4))
+    # then it finds one too
+    check_seating(pairing, ids, 6)
+    assert repeat_pairs(pairing, history) == 0
+
+
 @FAST
 @given(
     clubs=st.lists(st.integers(0, 5), min_size=2, max_size=36),

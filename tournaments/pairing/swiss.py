@@ -10,9 +10,16 @@ How a round is built (all on rank indices 0..n-1, best first):
 3. repair what the greedy pass left: swap a conflicting member with a member of a nearby table
    when that lowers the round's cost (a repeat costs far more than any club clash);
 4. if a repeat is still left, search the tables around it exhaustively (branch and bound, with a
-   node budget) -- for small fields that is the whole field, so a repeat that survives is a
-   proven necessity;
-5. seat each table: who attacked first least often gets seat 0, the rest rotate by where they
+   node budget) -- for a field of up to ``exact_players`` entries that is the whole field, so a
+   repeat that survives there is a proven necessity;
+5. in a larger field the swaps and the search above are local, and a repeat can survive them
+   although a seating without it exists elsewhere in the field. So if one is left, a tabu
+   search over the whole field (`_Shuffle`: swaps between any two tables, small random kicks,
+   a budget of candidates looked at) hunts it down, repeats first, then team/club clashes, then
+   score spread, and the tables it changed are polished for clashes and spread afterwards. In
+   a field of up to ``4 * exact_players`` entries, where a tight history can defeat a local
+   search, an exhaustive search for a repeat-free seating (`_cover`, node budget) backs it up;
+6. seat each table: who attacked first least often gets seat 0, the rest rotate by where they
    sat before.
 """
 
@@ -51,7 +58,10 @@ class SwissOptions:
 
     ``window`` is how far below the best unseated entry the greedy pass looks for a seat;
     ``exact_players`` the size of the neighbourhood searched exhaustively around a repeat;
-    ``node_budget`` bounds that search so a round never stalls.
+    ``node_budget`` bounds that search so a round never stalls; ``search_budget`` bounds the
+    whole-field search for a repeat the local passes could not remove (candidate moves looked
+    at; a field of n entries gets at most 100 * n * n of them), and also the nodes of the
+    exhaustive search that backs it up in small fields.
 
     >>> SwissOptions().avoid_club
     True
@@ -62,6 +72,7 @@ class SwissOptions:
     window: int = 24
     exact_players: int = 12
     node_budget: int = 40_000
+    search_budget: int = 200_000
 
 
 def rank_entries(entries: Sequence[Entry], rng: random.Random) -> list[Entry]:
@@ -115,6 +126,7 @@ class _Field:
 
         self.club = [label(e.club and "c:" + e.club, options.avoid_club) for e in ranked]
         self.team = [label(e.team and "t:" + e.team, options.avoid_team) for e in ranked]
+        self.labelled = bool(labels)
 
     def pair(self, i: int, j: int) -> int:
         cost = self.opp[i].get(j, 0) * REPEAT_WEIGHT
@@ -169,7 +181,9 @@ def _greedy(f: _Field, sizes: list[int], window: int) -> list[list[int]]:
     return tables
 
 
-def _repair(f: _Field, tables: list[list[int]], radius_hard: int, radius_soft: int) -> None:
+def _repair(f: _Field, tables: list[list[int]], radius_hard: int, radius_soft: int) -> bool:
+    """Swap players between nearby tables while that lowers the cost; True if a repeat is
+    left."""
     costs = [f.table(members) for members in tables]
     work = [t for t, c in enumerate(costs) if c > 0]
     budget = 50 * len(work) + 1000  # every accepted swap lowers the cost; this only caps time
@@ -185,6 +199,7 @@ def _repair(f: _Field, tables: list[list[int]], radius_hard: int, radius_soft: i
         for x in touched:
             costs[x] = f.table(tables[x])
         work.extend(x for x in touched if costs[x] > 0)
+    return max(costs, default=0) >= REPEAT_WEIGHT
 
 
 def _near(t: int, radius: int, count: int) -> Iterator[int]:
@@ -249,8 +264,9 @@ def _swap_once(f: _Field, tables: list[list[int]], t: int, radius: int) -> list[
 
 def _search(
     f: _Field, players: list[int], sizes: list[int], bound: int, budget: int
-) -> list[list[int]] | None:
-    """Branch and bound: a partition of ``players`` into ``sizes`` cheaper than ``bound``.
+) -> tuple[list[list[int]] | None, bool]:
+    """Branch and bound: a partition of ``players`` into ``sizes`` cheaper than ``bound``, and
+    whether the search was complete (within its budget, so no cheaper partition exists).
 
     Tables are filled one after another, each opened by the best unplaced player, members taken
     in rank order -- so the first solutions found keep scores together, and a later one only
@@ -304,23 +320,26 @@ def _search(
                 return
 
     open_table(sorted(sizes, reverse=True), 0)
-    return best
+    return best, nodes <= budget
 
 
-def _exact_pass(f: _Field, tables: list[list[int]], options: SwissOptions) -> None:
+def _exact_pass(f: _Field, tables: list[list[int]], options: SwissOptions) -> bool:
+    """Search exhaustively around each repeat; True if the whole field was searched to the
+    end, which proves the seating optimal."""
     costs = [f.table(t) for t in tables]
     if f.n <= options.exact_players:
-        if sum(costs) > 0:
-            found = _search(
-                f,
-                [m for t in tables for m in t],
-                [len(t) for t in tables],
-                sum(costs),
-                options.node_budget,
-            )
-            if found is not None:
-                tables[:] = found
-        return
+        if sum(costs) == 0:
+            return True
+        found, complete = _search(
+            f,
+            [m for t in tables for m in t],
+            [len(t) for t in tables],
+            sum(costs),
+            options.node_budget,
+        )
+        if found is not None:
+            tables[:] = found
+        return complete
     for t in range(len(tables)):
         if costs[t] < REPEAT_WEIGHT:
             continue
@@ -341,7 +360,7 @@ def _exact_pass(f: _Field, tables: list[list[int]], options: SwissOptions) -> No
                 break
             dist += 1
         old = sum(costs[r] for r in region)
-        found = _search(
+        found, _ = _search(
             f,
             [m for r in region for m in tables[r]],
             [len(tables[r]) for r in region],
@@ -353,6 +372,359 @@ def _exact_pass(f: _Field, tables: list[list[int]], options: SwissOptions) -> No
             for r, members in zip(sorted(region), sorted(found, key=min), strict=True):
                 tables[r] = members
             costs = [f.table(x) for x in tables]
+    return False
+
+
+def _cover(f: _Field, sizes: list[int], budget: int) -> list[list[int]] | None:
+    """A seating of the whole field at tables of ``sizes`` with no repeat, or None if there is
+    none or ``budget`` search nodes did not find one.
+
+    Exhaustive: tables are cliques of the graph of players who never met, and the search
+    seats the player with the fewest possible tablemates first, trying tablemates nearest in
+    rank first. Players are bits of an int, so a field of a few dozen costs little per node.
+    """
+    n = f.n
+    everyone = (1 << n) - 1
+    free = []  # free[i]: the players i has not met
+    for i in range(n):
+        met = 1 << i
+        for o in f.opp[i]:
+            met |= 1 << o
+        free.append(everyone & ~met)
+    # Everyone by distance in rank from i: tablemates are tried nearest first.
+    near = [[i, *(j for d in range(1, n) for j in (i - d, i + d) if 0 <= j < n)] for i in range(n)]
+    smallest = min(sizes)
+    tables_left = {s: sizes.count(s) for s in set(sizes)}
+    seated: list[list[int]] = []
+    nodes = 0
+
+    def solve(unseated: int) -> bool:
+        if not unseated:
+            return True
+        pick, fewest = -1, n
+        rest = unseated
+        while rest:
+            low = rest & -rest
+            i = low.bit_length() - 1
+            rest ^= low
+            options = (free[i] & unseated).bit_count()
+            if options < smallest - 1:
+                return False  # i cannot fill a table any more
+            if options < fewest:
+                pick, fewest = i, options
+        for size in sorted((s for s, c in tables_left.items() if c), reverse=True):
+            if grow([pick], free[pick] & unseated, size, unseated):
+                return True
+        return False
+
+    def grow(table: list[int], mates: int, size: int, unseated: int) -> bool:
+        nonlocal nodes
+        nodes += 1
+        if nodes > budget:
+            return False
+        if len(table) == size:
+            seated.append(table)
+            tables_left[size] -= 1
+            if solve(unseated & ~sum(1 << m for m in table)):
+                return True
+            tables_left[size] += 1
+            seated.pop()
+            return False
+        if mates.bit_count() < size - len(table):
+            return False
+        for j in near[table[0]]:
+            if mates >> j & 1:
+                mates &= ~(1 << j)  # later branches skip j: each table is tried once
+                if grow([*table, j], mates & free[j], size, unseated):
+                    return True
+                if nodes > budget:
+                    return False
+        return False
+
+    return seated if solve(everyone) else None
+
+
+class _Shuffle:
+    """The repeat-elimination stage: a tabu search over the whole field, for when the local
+    passes leave a repeat that may be avoidable.
+
+    A step takes a player who has a repeat and either swaps it with a player of another table
+    or, when tables differ in size, moves it alone from a larger table to a smaller one (the
+    sizes stay as they were). Moves compare by (change in repeats, change in team/club clashes,
+    change in score spread), so a repeat always outweighs the rest; the spread of a table is the
+    sum of its squared point deviations from the table mean. Other tables are scanned nearest
+    first in widening rings: an improving move close by is taken at once, otherwise the ring
+    grows to the whole field and the best move there is taken even if it improves nothing. A
+    player just moved may not go back to the table it left for a few steps (the tabu rule, with
+    a random tenure) and one step in twenty is a random swap, so the search walks out of local
+    minima instead of cycling. Every candidate looked at counts against a budget, so a forced
+    repeat cannot stall a round; the best seating seen is kept, then the tables it changed are
+    polished.
+    """
+
+    # Players with a repeat weighed in one step (a random few of them when there are more).
+    SAMPLE = 16
+    # One step in NOISE is a random swap.
+    NOISE = 20
+    # How far (in tables) polishing looks for a better seat.
+    POLISH_REACH = 16
+
+    def __init__(self, f: _Field, tables: list[list[int]], rng: random.Random) -> None:
+        self.f = f
+        self.tables = tables
+        self.rng = rng
+        self.evals = 0
+        # Each player's team and club as (label, weight) pairs, counted per table below.
+        self.tags = [
+            tuple((x, w) for x, w in ((t, TEAM_WEIGHT), (c, CLUB_WEIGHT)) if x >= 0)
+            for t, c in zip(f.team, f.club, strict=True)
+        ]
+        self.pos: list[int] = []
+        self.conf: list[int] = []  # repeats of each player at its table
+        self.clash: list[int] = []  # team/club cost of each player at its table
+        self.sums: list[float] = []  # points at each table
+        self.tagged: list[dict[int, int]] = []  # team/club labels at each table, with counts
+        self.bad: set[int] = set()  # players with a repeat
+        self.hard = 0  # repeats of the seating (pairs, weighted by earlier meetings)
+        self._load()
+        self.home = list(self.pos)
+        # The tabu rule: player i may not go back to table left[i] before step until[i].
+        self.left = [-1] * f.n
+        self.until = [0] * f.n
+
+    def _load(self) -> None:
+        n, count = self.f.n, len(self.tables)
+        self.pos = [0] * n
+        for t, members in enumerate(self.tables):
+            for m in members:
+                self.pos[m] = t
+        self.conf, self.clash, self.bad = [0] * n, [0] * n, set()
+        self.sums, self.tagged = [0.0] * count, [{} for _ in range(count)]
+        for t in range(count):
+            self._update(t)
+        self.hard = sum(self.conf) // 2
+
+    def _update(self, t: int) -> None:
+        f, tags, members = self.f, self.tags, self.tables[t]
+        for m in members:
+            mine = f.opp[m]
+            self.conf[m] = sum(mine.get(x, 0) for x in members)
+            if self.conf[m]:
+                self.bad.add(m)
+            else:
+                self.bad.discard(m)
+        self.sums[t] = sum(f.points[m] for m in members)
+        if f.labelled:
+            tagged: dict[int, int] = {}
+            for m in members:
+                for x, _ in tags[m]:
+                    tagged[x] = tagged.get(x, 0) + 1
+            self.tagged[t] = tagged
+            for m in members:
+                self.clash[m] = sum(w * (tagged[x] - 1) for x, w in tags[m])
+
+    def lower_bound(self) -> int:
+        """Repeats no seating avoids: players with fewer new opponents than a table needs."""
+        need = min(len(t) for t in self.tables) - 1
+        short = sum(max(0, need - (self.f.n - 1 - len(o))) for o in self.f.opp)
+        return (short + 1) // 2
+
+    def _best_move(
+        self, b: int, step: int, best_hard: int, reach: int
+    ) -> tuple[tuple[int, int, float], int, int] | None:
+        """The best allowed move of ``b`` within ``reach`` tables: its key, the partner (-1 when
+        b moves alone) and the table b goes to. With ``step < 0`` (polishing) only a strict
+        improvement counts and the tabu rule is off."""
+        f, tables, pos, conf, clash = self.f, self.tables, self.pos, self.conf, self.clash
+        left, until, points, tags = self.left, self.until, f.points, self.tags
+        t = pos[b]
+        members = tables[t]
+        opp_b = f.opp[b]
+        # What b would meet again at each table, and what anyone would meet again at t.
+        b_at: dict[int, int] = {}
+        for o, times in opp_b.items():
+            b_at[pos[o]] = b_at.get(pos[o], 0) + times
+        at_t: dict[int, int] = {}
+        for m in members:
+            if m != b:
+                for o, times in f.opp[m].items():
+                    at_t[o] = at_t.get(o, 0) + times
+        own_b, clash_b, p_b, tags_b = conf[b], clash[b], points[b], tags[b]
+        team_b, club_b = f.team[b], f.club[b]
+        # Team and club labels at t without b (only looked at when the field has any).
+        tags_t = dict(self.tagged[t])
+        for x, _ in tags_b:
+            tags_t[x] -= 1
+        s_t, len_t = self.sums[t], len(members)
+        polish = step < 0
+        # A tabu move is still allowed when it beats the best seating found so far.
+        b_tabu = left[b] if until[b] > step else -1
+        aspire = best_hard - self.hard
+        # Polishing wants a strict gain; the search takes the best move, whatever it is.
+        best = (0, 0, -1e-9) if polish else (1 << 62, 0, 0.0)
+        best_dh = best[0]
+        partner, target = -1, -1
+        count = len(tables)
+        ring = 4
+        self.evals += 1
+        for dist in range(1, min(count, reach + 1)):
+            for u in (t - dist, t + dist):
+                if not 0 <= u < count:
+                    continue
+                other = tables[u]
+                b_here = b_at.get(u, 0)
+                tags_u = self.tagged[u]
+                clash_here = sum(w * tags_u.get(x, 0) for x, w in tags_b)
+                s_u, len_u = self.sums[u], len(other)
+                self.evals += len_u
+                dh = b_here - own_b
+                if len_t > len_u and dh <= best_dh and (polish or b_tabu != u or dh < aspire):
+                    dv = (
+                        s_t * s_t / len_t
+                        + s_u * s_u / len_u
+                        - (s_t - p_b) ** 2 / (len_t - 1)
+                        - (s_u + p_b) ** 2 / (len_u + 1)
+                    )
+                    key = (dh, clash_here - clash_b, dv)
+                    if key < best:
+                        best, best_dh, partner, target = key, dh, -1, u
+                for c in other:
+                    dh = b_here - opp_b.get(c, 0) + at_t.get(c, 0) - own_b - conf[c]
+                    if dh > best_dh:
+                        continue
+                    if (
+                        not polish
+                        and (b_tabu == u or (left[c] == t and until[c] > step))
+                        and dh >= aspire
+                    ):
+                        continue
+                    ds = 0
+                    if tags_b or tags[c]:
+                        # b's clashes at u bar c, c's at t bar b, less their clashes now.
+                        same = sum(w for x, w in tags[c] if x in (team_b, club_b))
+                        c_there = sum(w * tags_t.get(x, 0) for x, w in tags[c])
+                        ds = clash_here - same + c_there - clash_b - clash[c]
+                    d = points[c] - p_b
+                    dv = -(2 * s_t * d + d * d) / len_t - (d * d - 2 * s_u * d) / len_u
+                    key = (dh, ds, dv)
+                    if key < best:
+                        best, best_dh, partner, target = key, dh, c, u
+            if dist == ring:
+                if target >= 0 and (polish or best_dh < 0):
+                    break
+                ring *= 4
+        if target < 0:
+            return None
+        return best, partner, target
+
+    def _move(self, b: int, c: int, u: int) -> None:
+        """Move b to table u, and c (if not -1) to b's table."""
+        t = self.pos[b]
+        if c < 0:
+            self.tables[t].remove(b)
+            self.tables[u].append(b)
+        else:
+            self.tables[t][self.tables[t].index(b)] = c
+            self.tables[u][self.tables[u].index(c)] = b
+            self.pos[c] = t
+        self.pos[b] = u
+        # The same players as before the move sit at t and u: compare their repeats.
+        before = sum(self.conf[m] for m in self.tables[t] + self.tables[u])
+        self._update(t)
+        self._update(u)
+        after = sum(self.conf[m] for m in self.tables[t] + self.tables[u])
+        self.hard += (after - before) // 2
+
+    def run(self, budget: int) -> None:
+        """Search until no repeat is left, the lower bound is reached or ``budget`` candidates
+        were looked at; keep the seating with the fewest repeats, then polish it."""
+        count = len(self.tables)
+        if count < 2:
+            return
+        rng = self.rng
+        lower = self.lower_bound()
+        best_hard = self.hard
+        # The best seating is copied only when the search is about to leave it.
+        best_tables: list[list[int]] = []
+        step = 0
+        while self.hard > lower and self.evals < budget:
+            step += 1
+            bad = sorted(self.bad)
+            if rng.randrange(self.NOISE) == 0:
+                # A random kick: b swaps with anyone at any other table.
+                b = rng.choice(bad)
+                u = rng.randrange(count - 1)
+                u += u >= self.pos[b]
+                c, dh = rng.choice(self.tables[u]), 1  # dh: it may well make things worse
+                self.evals += len(self.tables[u])
+            else:
+                chosen: tuple[tuple[int, float], int, int, int] | None = None
+                for b in rng.sample(bad, min(len(bad), self.SAMPLE)):
+                    if self.evals >= budget:
+                        break
+                    found = self._best_move(b, step, best_hard, count)
+                    if found is not None:
+                        # Ties between players go by lot: the search needs the variety.
+                        rank = (found[0][0], rng.random())
+                        if chosen is None or rank < chosen[0]:
+                            chosen = (rank, b, found[1], found[2])
+                        if rank[0] < 0:
+                            break  # an improvement: take it without weighing the others
+                if chosen is None:
+                    continue
+                (dh, _), b, c, u = chosen
+                tenure = step + int(0.6 * len(self.bad)) + rng.randrange(10)
+                self.left[b], self.until[b] = self.pos[b], tenure
+                if c >= 0:
+                    self.left[c], self.until[c] = u, tenure
+            if dh > 0 and self.hard == best_hard:
+                best_tables = [list(t) for t in self.tables]
+            self._move(b, c, u)
+            best_hard = min(best_hard, self.hard)
+        if self.hard > best_hard:
+            self.tables[:] = best_tables
+            self._load()
+        self._polish(self.evals + budget // 4)
+
+    def seat_anew(self, tables: list[list[int]], budget: int) -> None:
+        """Take ``tables`` as the seating and polish all of it."""
+        self.tables[:] = tables
+        self._load()
+        self.home = [-1] * self.f.n  # as if everyone had moved
+        self._polish(self.evals + budget)
+
+    def _polish(self, limit: int) -> None:
+        """Strictly better moves (fewer clashes, then tighter scores, never a repeat more) for
+        everyone at a table the search changed; the rest of the field stays as it was."""
+        changed = True
+        while changed and self.evals < limit:
+            changed = False
+            moved = [i for i in range(self.f.n) if self.pos[i] != self.home[i]]
+            touched = sorted({self.pos[i] for i in moved} | {self.home[i] for i in moved} - {-1})
+            for b in [m for t in touched for m in self.tables[t]]:
+                if self.evals >= limit:
+                    return
+                found = self._best_move(b, -1, self.hard, self.POLISH_REACH)
+                if found is not None:
+                    self._move(b, found[1], found[2])
+                    changed = True
+
+
+def _remove_repeats(
+    f: _Field, tables: list[list[int]], rng: random.Random, options: SwissOptions
+) -> None:
+    """Stage 5: the whole-field search for the repeats the local passes left."""
+    # A small field needs fewer steps: about 100 per player, each looking at the whole field.
+    budget = min(options.search_budget, 100 * f.n * f.n)
+    shuffle = _Shuffle(f, tables, rng)
+    shuffle.run(budget)
+    if shuffle.hard and f.n <= 4 * options.exact_players:
+        # A tight field can defeat a local search; there an exhaustive one (within its node
+        # budget) looks for a seating without repeats, and polishes it if there is one.
+        found = _cover(f, [len(t) for t in tables], options.search_budget)
+        if found is not None:
+            shuffle.seat_anew(found, budget // 4)
+    tables.sort(key=min)
 
 
 def _seat(
@@ -448,8 +820,14 @@ def pair_swiss(
     n_tables = len(tables)
     small = f.n <= 4 * options.exact_players
     _repair(f, tables, n_tables if small else min(n_tables, 50), n_tables if small else 2)
-    _exact_pass(f, tables, options)
-    _repair(f, tables, n_tables if small else min(n_tables, 50), n_tables if small else 2)
+    proven = _exact_pass(f, tables, options)
+    repeats_left = _repair(
+        f, tables, n_tables if small else min(n_tables, 50), n_tables if small else 2
+    )
+    if repeats_left and not proven:
+        # A repeat survived the local passes: search the whole field, with an rng of its own
+        # (one draw from ``rng``, so the result stays a function of the seed).
+        _remove_repeats(f, tables, random.Random(rng.getrandbits(64)), options)
 
     first = history.first_seats()
     mean_seat = _mean_seats(history)

@@ -1,0 +1,640 @@
+"""Load benchmark of the live tables: N two-player tables of bot clients over real WebSockets.
+
+    python -m games.loadbench --tables 50,200,500 [--servers 1] [--think-ms 0] [--seconds 20]
+
+For each N it registers 2N human players (user accounts with DRF tokens) in a fresh tournament
+whose one swiss round seats them at N two-seat tables (a long ``best_of`` series per table, so
+every table keeps playing: the real Celery worker deals each next game), starts ``--servers``
+real ASGI servers (``daphne`` subprocesses; the sockets are split between them) and one Celery
+worker, and connects one socket per player (``?token=``). Each client plays from the ``legal``
+list of its latest state (the lowest defence, attack or throw, else take or pass; a thrower
+waits while the defender is to answer), sending the state's version and a unique id. The round
+trip of an action is from the send to the first state of a higher version that reaches the
+acting client; after an error (a stale version, a lost race) the client waits for the next
+state. After ``--warmup`` seconds it measures for ``--seconds``.
+
+Printed: per N the sockets, actions, actions per second, round trip p50/p90/p99/max, errors;
+then where the time goes: the servers' own timing of each phase (``games.timing``, switched on
+in the servers with ``DURAK_TIMING``), the client's share and the CPU seconds of every process
+(servers, worker, PostgreSQL, Redis, clients) during the window.
+
+It needs PostgreSQL and Redis: ``DATABASE_URL`` (default
+``postgres://postgres@127.0.0.1:5432/durak_loadbench``, created if missing and migrated) and
+``REDIS_URL`` (default ``redis://127.0.0.1:6379/5``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import glob
+import json
+import multiprocessing
+import os
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/durak_loadbench"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/5"
+BIN = Path(sys.executable).parent
+CONNECT_AT_ONCE = 32  # handshakes in flight per client process
+SERIES = {"format": "best_of", "target": 99}  # far more games than a run can play
+
+
+# --- setup: database, players, tables -------------------------------------------------------------
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname=%s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def setup_django(env: dict[str, str]) -> None:
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", "--noinput", verbosity=0)
+
+
+@dataclass(frozen=True)
+class SocketSpec:
+    table_id: int
+    token: str
+
+
+def create_tables(n: int, label: str) -> list[SocketSpec]:
+    """A running tournament of 2N human players at N two-seat tables: one socket spec each."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from rest_framework.authtoken.models import Token
+
+    from tournaments import services
+    from tournaments.models import Round, Seat
+
+    User = get_user_model()
+    with transaction.atomic():
+        users = User.objects.bulk_create(
+            User(username=f"lb-{label}-{i}", password="!") for i in range(2 * n)
+        )
+        Token.objects.bulk_create(Token(user=u, key=secrets.token_hex(20)) for u in users)
+        players = [
+            services.player_create(display_name=f"Bot {label} {i}", user=u)
+            for i, u in enumerate(users)
+        ]
+        tournament = services.tournament_create(
+            name=f"loadbench {label}",
+            stages=[{"format": "swiss", "table_size": 2, "rounds": 1, "series": SERIES}],
+            rules={"deck_size": 36},
+            move_clock_seconds=0,
+        )
+        services.tournament_open_registration(tournament=tournament)
+        for player in players:
+            services.entry_register(tournament=tournament, player=player)
+    # Starting requests the pairing job; pair here and now instead (the job is idempotent).
+    services.tournament_start(tournament=tournament)
+    round_ = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=round_.pk)
+    tokens = dict(Token.objects.filter(user__in=users).values_list("user_id", "key"))
+    seats = Seat.objects.filter(table__round=round_).order_by("table_id", "position")
+    return [
+        SocketSpec(table_id, tokens[user_id])
+        for table_id, user_id in seats.values_list("table_id", "player__user_id")
+    ]
+
+
+# --- processes: servers, worker, CPU accounting --------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_http(address: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server at {address} died at start")
+        try:
+            urllib.request.urlopen(f"http://{address}/healthz", timeout=2).close()
+            return
+        except urllib.error.HTTPError:
+            return  # it answers
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server at {address} did not start") from None
+            time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def running(commands: list[list[str]], env: dict[str, str], logs: Path) -> Iterator[list[Any]]:
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for i, command in enumerate(commands):
+            log = (logs / f"proc-{i}.log").open("wb")
+            procs.append(
+                subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            )
+            log.close()
+        yield procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process and its waited-for children (0 if gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def pids_named(*names: str) -> list[int]:
+    found = []
+    for comm in glob.glob("/proc/[0-9]*/comm"):
+        try:
+            name = Path(comm).read_text().strip()
+        except OSError:
+            continue
+        if any(name.startswith(n) for n in names):
+            found.append(int(comm.split("/")[2]))
+    return found
+
+
+def family(pid: int) -> list[int]:
+    """A process and its descendants (a Celery worker's pool, for instance)."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children[int(fields[1])].append(int(stat.split("/")[2]))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+# --- the clients ------------------------------------------------------------------------------
+
+
+RANK = {r: i for i, r in enumerate("23456789TJQKA")}
+
+
+def choose(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The bench policy: defend, attack or throw the lowest card, else take or pass. A thrower
+    that may not pass (the defender still has cards to beat) waits for the defender."""
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for action in legal:
+        by_type[action["type"]].append(action)
+
+    def lowest(actions: list[dict[str, Any]]) -> dict[str, Any]:
+        return min(actions, key=lambda a: RANK.get(a["cards"][0][0], 99))
+
+    for kind in ("defend", "attack"):
+        if by_type[kind]:
+            return lowest(by_type[kind])
+    if by_type["throw"] and by_type["pass"]:
+        return lowest(by_type["throw"])
+    for kind in ("take", "pass"):
+        if by_type[kind]:
+            return by_type[kind][0]
+    if by_type["throw"] or not legal:
+        return None
+    return legal[0]
+
+
+@dataclass
+class ClientStats:
+    rtts: list[float] = field(default_factory=list)  # seconds, of actions sent in the window
+    errors: Counter[str] = field(default_factory=Counter)
+    sent: int = 0
+    games_over: int = 0
+    handle: float = 0.0  # seconds from a state's arrival to the action's send (decode + choose)
+
+
+def client_process(
+    urls: list[tuple[str, str]], timing: tuple[float, float, float], to_parent: Any, go: Any
+) -> None:
+    """Connect this share of the sockets, report ready, play from ``go`` to the window's end.
+
+    ``timing``: (think, warm-up, window) in seconds.
+    """
+    think, warmup, seconds = timing
+
+    async def main() -> None:
+        stats = ClientStats()
+        gate = asyncio.Semaphore(CONNECT_AT_ONCE)
+        sockets = await asyncio.gather(*(opener(url, origin, gate) for url, origin in urls))
+        opened = [s for s in sockets if s is not None]
+        to_parent.put(("ready", len(opened)))
+        while not go.is_set():
+            await asyncio.sleep(0.02)
+        t0 = time.monotonic()
+        window = (t0 + warmup, t0 + warmup + seconds)
+        cpu0 = time.process_time()
+        await asyncio.gather(*(player(s, window, think, stats) for s in opened))
+        to_parent.put(
+            (
+                "done",
+                {
+                    "rtts": stats.rtts,
+                    "errors": dict(stats.errors),
+                    "sent": stats.sent,
+                    "games_over": stats.games_over,
+                    "handle": stats.handle,
+                    "cpu": time.process_time() - cpu0,
+                    "connect_failures": len(urls) - len(opened),
+                },
+            )
+        )
+
+    asyncio.run(main())
+
+
+async def opener(url: str, origin: str, gate: asyncio.Semaphore) -> Any:
+    from websockets.asyncio.client import connect
+
+    async with gate:
+        for _attempt in range(3):
+            try:
+                return await connect(url, origin=origin, open_timeout=60, max_queue=None)
+            except Exception:
+                await asyncio.sleep(0.5)
+    return None
+
+
+async def player(sock: Any, window: tuple[float, float], think: float, stats: ClientStats) -> None:
+    """One client: act on each new state with legal moves, time each action's round trip."""
+    from websockets.exceptions import ConnectionClosed
+
+    try:
+        await _play(sock, window, think, stats)
+    except ConnectionClosed as exc:
+        stats.errors[f"closed {exc.rcvd.code if exc.rcvd else '?'}"] += 1
+    finally:
+        with contextlib.suppress(Exception):
+            await sock.close()
+
+
+async def _play(sock: Any, window: tuple[float, float], think: float, stats: ClientStats) -> None:
+    latest: tuple[int, int] = (-1, -1)
+    legal: list[dict[str, Any]] = []
+    pending: tuple[tuple[int, int], float] | None = None
+    counter = 0
+    prefix = secrets.token_hex(4)
+    while True:
+        now = time.monotonic()
+        if now >= window[1]:
+            return
+        if pending is None and legal:
+            action = choose(legal)
+            legal = []
+            if action is not None:
+                if think:
+                    await asyncio.sleep(think)
+                counter += 1
+                message = {
+                    "type": "action",
+                    "id": f"{prefix}-{counter}",
+                    "game": latest[0],
+                    "version": latest[1],
+                    "action": action,
+                }
+                sent = time.monotonic()
+                await sock.send(json.dumps(message))
+                pending = (latest, sent)
+                if window[0] <= sent < window[1]:
+                    stats.sent += 1
+        try:
+            raw = await asyncio.wait_for(sock.recv(), max(0.01, window[1] - now))
+        except TimeoutError:
+            continue
+        arrived = time.monotonic()
+        msg = json.loads(raw)
+        kind = msg.get("type")
+        if kind == "state" and msg.get("game") is not None:
+            key = (msg["game"], msg["version"])
+            if key < latest:
+                continue
+            latest = key
+            active = msg["status"] == "active"
+            legal = msg["legal"] if active else []
+            if not active and window[0] <= arrived < window[1]:
+                stats.games_over += 1
+            if pending is not None and key > pending[0]:
+                if window[0] <= pending[1] < window[1]:
+                    stats.rtts.append(arrived - pending[1])
+                pending = None
+            stats.handle += time.monotonic() - arrived
+        elif kind == "error":
+            if window[0] <= arrived < window[1]:
+                stats.errors[msg.get("code", "?")] += 1
+            pending = None  # wait for the next state (a stale version brings one)
+
+
+# --- one run ------------------------------------------------------------------------------------
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    index = min(len(sorted_values) - 1, max(0, round(q / 100 * len(sorted_values) + 0.5) - 1))
+    return sorted_values[index]
+
+
+@dataclass
+class RunResult:
+    tables: int
+    sockets: int
+    servers: int
+    actions: int
+    per_second: float
+    p50: float
+    p90: float
+    p99: float
+    max: float
+    errors: dict[str, int]
+    games_over: int
+    phases: dict[str, list[float]]  # ms samples of the server's phases in the window
+    cpu: dict[str, float]  # share of one core during the window
+    client_handle_ms: float  # per received state: decode + choose
+
+    def row(self) -> str:
+        errors = sum(self.errors.values())
+        return (
+            f"{self.tables:>6} {self.sockets:>7} {self.servers:>7} {self.actions:>8} "
+            f"{self.per_second:>9.0f} {self.p50:>7.1f} {self.p90:>7.1f} {self.p99:>7.1f} "
+            f"{self.max:>8.1f} {errors:>6}"
+        )
+
+
+HEADER = (
+    f"{'tables':>6} {'sockets':>7} {'servers':>7} {'actions':>8} {'actions/s':>9} "
+    f"{'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} {'max ms':>8} {'errors':>6}"
+)
+
+
+def read_timing(prefix: str, window: tuple[float, float]) -> dict[str, list[float]]:
+    phases: dict[str, list[float]] = defaultdict(list)
+    for path in glob.glob(f"{prefix}.*"):
+        with open(path, encoding="ascii") as lines:
+            for line in lines:
+                stamp, phase, ms = line.split()
+                if window[0] <= float(stamp) < window[1]:
+                    phases[phase].append(float(ms))
+    return phases
+
+
+def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) -> RunResult:
+    from django.db import connections
+
+    label = f"{n}-{secrets.token_hex(3)}"
+    started = time.monotonic()
+    seats = create_tables(n, label)
+    connections.close_all()
+    print(f"  {n} tables, {len(seats)} players ready in {time.monotonic() - started:.1f} s")
+    queue = f"loadbench-{secrets.token_hex(4)}"
+    timing_prefix = str(work / f"timing-{label}")
+    server_env = {
+        **env,
+        "DURAK_CELERY_QUEUE": queue,
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(60),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DJANGO_LOG_LEVEL": "WARNING",
+        "DURAK_TIMING": timing_prefix,
+        "PYTHONUNBUFFERED": "1",
+    }
+    ports = [free_port() for _ in range(args.servers)]
+    commands = [
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(p), "durak_site.asgi:application"]
+        for p in ports
+    ]
+    commands.append(
+        [
+            str(BIN / "celery"),
+            "-A",
+            "durak_site",
+            "worker",
+            "-Q",
+            queue,
+            "--pool",
+            "solo",
+            "--without-gossip",
+            "--without-mingle",
+            "-l",
+            "warning",
+        ]
+    )
+    addresses = [f"127.0.0.1:{p}" for p in ports]
+    urls = [
+        (
+            f"ws://{addresses[i % len(addresses)]}/ws/tables/{seat.table_id}/?token={seat.token}",
+            f"http://{addresses[i % len(addresses)]}",
+        )
+        for i, seat in enumerate(seats)
+    ]
+    procs_count = args.client_procs or (1 if len(urls) <= 100 else 2)
+    shares = [urls[i::procs_count] for i in range(procs_count)]
+    ctx = multiprocessing.get_context("spawn")
+    with running(commands, server_env, work) as procs:
+        for address, proc in zip(addresses, procs, strict=False):
+            wait_http(address, proc)
+        to_parent, go = ctx.Queue(), ctx.Event()
+        clients = [
+            ctx.Process(
+                target=client_process,
+                args=(share, (args.think_ms / 1000, args.warmup, args.seconds), to_parent, go),
+                daemon=True,
+            )
+            for share in shares
+        ]
+        for client in clients:
+            client.start()
+        connected = sum(to_parent.get(timeout=600)[1] for _ in clients)
+        if connected < len(urls):
+            print(f"  warning: {len(urls) - connected} sockets did not connect")
+        watched = {
+            "servers": [p for proc in procs[:-1] for p in family(proc.pid)],
+            "worker": family(procs[-1].pid),
+            "postgres": pids_named("postgres"),
+            "redis": pids_named("redis-server"),
+        }
+        go.set()
+        time.sleep(args.warmup)
+        wall0 = time.time()
+        cpu0 = {k: sum(cpu_seconds(p) for p in pids) for k, pids in watched.items()}
+        time.sleep(args.seconds)
+        cpu1 = {k: sum(cpu_seconds(p) for p in pids) for k, pids in watched.items()}
+        wall1 = time.time()
+        done = [to_parent.get(timeout=120 + args.warmup)[1] for _ in clients]
+        for client in clients:
+            client.join(timeout=30)
+    problems: Counter[str] = Counter()
+    for log in work.glob("proc-*.log"):
+        for line in log.read_text(errors="replace").splitlines():
+            name = line.split(":", 1)[0]
+            if name.endswith(("Error", "Exception")) and " " not in name:
+                problems[line[:160]] += 1
+        log.unlink()
+    for line, count in problems.most_common(3):
+        print(f"  server log: {count} x {line}")
+    cpu = {k: (cpu1[k] - cpu0[k]) / (wall1 - wall0) for k in watched}
+    cpu["clients"] = sum(d["cpu"] for d in done) / (args.warmup + args.seconds)
+    rtts = sorted(ms * 1000 for d in done for ms in d["rtts"])
+    errors: Counter[str] = Counter()
+    for d in done:
+        errors.update(d["errors"])
+    received_states = max(1, sum(len(d["rtts"]) for d in done))
+    return RunResult(
+        tables=n,
+        sockets=len(urls),
+        servers=args.servers,
+        actions=len(rtts),
+        per_second=len(rtts) / args.seconds,
+        p50=percentile(rtts, 50),
+        p90=percentile(rtts, 90),
+        p99=percentile(rtts, 99),
+        max=rtts[-1] if rtts else float("nan"),
+        errors=dict(errors),
+        games_over=sum(d["games_over"] for d in done) // 2,
+        phases=read_timing(timing_prefix, (wall0, wall1)),
+        cpu=cpu,
+        client_handle_ms=1000 * sum(d["handle"] for d in done) / received_states,
+    )
+
+
+PHASES = [
+    ("act.total", "service call seen by the consumer (sync-thread wait + service)"),
+    ("act.db", "  in the sync thread: queries, row lock, engine apply, insert, update, commit"),
+    ("act.broadcast", "group_send of the change through Redis, before the ack"),
+    ("layer", "group_send start -> consumer handler, per socket"),
+    ("redact", "state message for one viewer (view + legal moves)"),
+    ("send", "JSON encoding + frame handed to the server, per socket"),
+]
+
+
+def report_where(result: RunResult) -> None:
+    print(f"\n  where the time goes at {result.tables} tables ({result.servers} server(s)):")
+    print(f"    {'phase':<14} {'count':>7} {'mean ms':>8} {'p50 ms':>7} {'p99 ms':>7}")
+    for phase, meaning in PHASES:
+        values = sorted(result.phases.get(phase, []))
+        if not values:
+            continue
+        print(
+            f"    {phase:<14} {len(values):>7} {statistics.fmean(values):>8.2f} "
+            f"{percentile(values, 50):>7.2f} {percentile(values, 99):>7.2f}  {meaning}"
+        )
+    total = statistics.fmean(result.phases.get("act.total", [0.0]) or [0.0])
+    inner = sum(
+        statistics.fmean(result.phases.get(p, [0.0]) or [0.0]) for p in ("act.db", "act.broadcast")
+    )
+    print(f"    sync-thread queueing (act.total - db - broadcast): {total - inner:.2f} ms mean")
+    print(f"    client: {result.client_handle_ms:.3f} ms per state (decode + choose)")
+    shares = ", ".join(f"{k} {100 * v:.0f}%" for k, v in result.cpu.items())
+    print(f"    CPU (% of one core) in the window: {shares}")
+    if result.errors:
+        print(f"    errors: {dict(sorted(result.errors.items()))}")
+    print(f"    games finished in the window: {result.games_over}")
+
+
+def median_row(results: list[RunResult]) -> str:
+    def med(attr: str) -> float:
+        return statistics.median(getattr(r, attr) for r in results)
+
+    errors = statistics.median(sum(r.errors.values()) for r in results)
+    first = results[0]
+    return (
+        f"{first.tables:>6} {first.sockets:>7} {first.servers:>7} {med('actions'):>8.0f} "
+        f"{med('per_second'):>9.0f} {med('p50'):>7.1f} {med('p90'):>7.1f} {med('p99'):>7.1f} "
+        f"{med('max'):>8.1f} {errors:>6.0f}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", default="50,200,500", help="comma-separated table counts")
+    parser.add_argument("--servers", type=int, default=1, help="daphne processes")
+    parser.add_argument("--think-ms", type=float, default=0.0, help="a client's pause per move")
+    parser.add_argument("--seconds", type=float, default=20.0, help="the measured window")
+    parser.add_argument("--warmup", type=float, default=5.0, help="play before measuring")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per table count (medians)")
+    parser.add_argument(
+        "--client-procs", type=int, default=0, help="client processes (0: 1 up to 100 sockets)"
+    )
+    args = parser.parse_args(argv)
+    counts = [int(x) for x in args.tables.split(",") if x.strip()]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "durak_site.settings",
+        "DATABASE_URL": os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL),
+        "REDIS_URL": os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
+    }
+    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    ensure_database(env["DATABASE_URL"])
+    setup_django(env)
+    print(
+        f"live tables load: {args.servers} daphne server(s), 1 Celery worker, "
+        f"think {args.think_ms:g} ms, warm-up {args.warmup:g} s, window {args.seconds:g} s, "
+        f"{os.cpu_count()} CPU(s)"
+    )
+    rows: list[list[RunResult]] = []
+    with tempfile.TemporaryDirectory(prefix="loadbench-") as tmp:
+        for n in counts:
+            runs = []
+            for r in range(args.repeat):
+                print(f"run {r + 1}/{args.repeat} with {n} tables")
+                result = run_once(args, n, env, Path(tmp))
+                print(HEADER)
+                print(result.row())
+                report_where(result)
+                runs.append(result)
+            rows.append(runs)
+    print(f"\nround trip (send -> the acting client's new state); medians of {args.repeat} run(s):")
+    print(HEADER)
+    for runs in rows:
+        print(median_row(runs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
