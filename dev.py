@@ -14,6 +14,7 @@ Each command first makes sure ``.venv`` exists and holds exactly the pinned requ
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import secrets
 import signal
@@ -24,6 +25,25 @@ import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+
+
+def _load_processes():  # type: ignore[no-untyped-def]
+    """``durak_site/processes.py`` by its path: importing the package would import Celery,
+    which only the virtual environment has."""
+    path = ROOT / "durak_site" / "processes.py"
+    spec = importlib.util.spec_from_file_location("durak_processes", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_processes = _load_processes()
+asgi_command, beat_command, worker_command = (
+    _processes.asgi_command,
+    _processes.beat_command,
+    _processes.worker_command,
+)
 VENV = ROOT / ".venv"
 PY = VENV / "bin" / "python"
 REQUIREMENTS = [ROOT / "requirements.txt", ROOT / "requirements-dev.txt"]
@@ -69,9 +89,7 @@ def cmd_demo(args: list[str]) -> int:
     manage("migrate", "--noinput", "-v", "0", env=env)
     manage("demo", *args, env=env)
     say("serving on http://127.0.0.1:8000  (Ctrl-C stops)")
-    return subprocess.call(
-        [str(PY), "manage.py", "runserver", "127.0.0.1:8000", "--noreload"], cwd=ROOT, env=env
-    )
+    return subprocess.call(asgi_command(PY, "127.0.0.1", 8000), cwd=ROOT, env=env)
 
 
 def cmd_test(args: list[str]) -> int:
@@ -121,7 +139,7 @@ def cmd_bench(args: list[str]) -> int:
 
 
 def bench_live_tables(tables: str) -> int:
-    """``games.loadbench``: bot clients over real WebSockets against real daphne servers."""
+    """``games.loadbench``: bot clients over real WebSockets against real ASGI servers."""
     env = dict(os.environ)
     env.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/durak_loadbench")
     env.setdefault("REDIS_URL", "redis://127.0.0.1:6379/5")
@@ -228,36 +246,10 @@ def cmd_stack(args: list[str]) -> int:
         ensure_postgres_database(env["DATABASE_URL"])
     manage("migrate", "--noinput", "-v", "0", env=env)
     manage("demo", env=env)
-    bin_dir = VENV / "bin"
     processes = {
-        "asgi": [
-            str(bin_dir / "daphne"),
-            "-b",
-            "127.0.0.1",
-            "-p",
-            "8000",
-            "durak_site.asgi:application",
-        ],
-        "worker": [
-            str(bin_dir / "celery"),
-            "-A",
-            "durak_site",
-            "worker",
-            "-l",
-            "info",
-            "--concurrency",
-            "2",
-        ],
-        "beat": [
-            str(bin_dir / "celery"),
-            "-A",
-            "durak_site",
-            "beat",
-            "-l",
-            "info",
-            "--schedule",
-            str(ROOT / ".celerybeat-schedule"),
-        ],
+        "asgi": asgi_command(PY, "127.0.0.1", 8000),
+        "worker": [*worker_command(PY), "--concurrency", "2"],
+        "beat": beat_command(PY, ROOT / ".celerybeat-schedule"),
     }
     running = {name: subprocess.Popen(cmd, cwd=ROOT, env=env) for name, cmd in processes.items()}
     say("serving on http://127.0.0.1:8000 with a Celery worker and beat (Ctrl-C stops all)")

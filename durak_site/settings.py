@@ -39,7 +39,6 @@ else:
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
-    "daphne",  # first, so that runserver serves ASGI (HTTP + WebSocket)
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -113,6 +112,9 @@ else:
         }
     }
 USES_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+# Threads (each with its own connection) for the database calls of one ASGI process's sockets
+# (``durak_site.dbthreads``); SQLite always uses one.
+DURAK_DB_THREADS = env_int("DURAK_DB_THREADS", 8, minimum=1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer, cache, Celery --------------------------------------------------------
@@ -123,13 +125,16 @@ REDIS_MAX_CONNECTIONS = env_int("DURAK_REDIS_MAX_CONNECTIONS", 2000, minimum=10)
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # Redis pub/sub: a broadcast is one PUBLISH, pushed to each server process that has a
+            # socket at the table. The sorted-set layer (channels_redis.core) needed several
+            # round trips per message and polled for each one; on the live-table load benchmark
+            # its delivery was the servers' queue. Pub/sub delivers at most once, which is what a
+            # state push needs: every state message is complete, and a socket that missed one
+            # (a dropped Redis connection) gets the next, or asks with ``sync``.
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {
-                # redis-py 8's defaults fail under load: its pools allow 100 connections (a
-                # burst of more sockets joining, or messages in flight, in one server failed
-                # with "Too many connections"), and its 5 s read timeout equals channels_redis'
-                # 5 s BZPOPMIN, so a busy server's receive loop timed out. Either closed sockets
-                # with 1011.
+                # redis-py 8's defaults fail under load: its pools allow 100 connections (a burst
+                # of sockets joining in one server failed with "Too many connections").
                 "hosts": [
                     {
                         "address": REDIS_URL,
@@ -138,7 +143,6 @@ if REDIS_URL:
                     }
                 ],
                 "prefix": "durak:asgi",
-                "capacity": 1000,
             },
         }
     }

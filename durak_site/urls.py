@@ -16,6 +16,6 @@ urlpatterns = [
 ]
 
 if settings.DEBUG:
-    # Development servers (daphne, the browser tests) serve static files through Django;
+    # In development (dev.py demo, the browser tests) Django serves the static files;
     # production serves them with WhiteNoise (settings.MIDDLEWARE).
     urlpatterns += staticfiles_urlpatterns()

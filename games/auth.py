@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
 from django.contrib.auth.models import AnonymousUser
 
+from durak_site.dbthreads import db_async
 
-@database_sync_to_async
+
+@db_async
 def user_for_token(key: str) -> Any:
     from rest_framework.authtoken.models import Token
 

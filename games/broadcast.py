@@ -6,8 +6,8 @@ hidden card never reaches a client and no consumer has to read the database per 
 
 A consumer that calls a service from its event loop wraps the call in :func:`collected`: the
 service's broadcasts are then handed back instead of sent from the sync thread, and the consumer
-sends them itself (:func:`send_collected`) before it answers. The sync thread, which serialises
-every database call of the process, is then not held during the Redis round trips.
+sends them itself (:func:`send_collected`) before it answers. The database thread is then not
+held during the Redis round trips.
 """
 
 from __future__ import annotations
@@ -28,10 +28,6 @@ from games import timing
 
 def table_group(table_id: int) -> str:
     return f"table-{table_id}"
-
-
-def game_group(game_id: int) -> str:
-    return f"game-{game_id}"
 
 
 Pending = list[tuple[list[str], dict[str, Any]]]
@@ -68,21 +64,6 @@ def _send(group: str, message: dict[str, Any]) -> None:
         async_to_sync(layer.group_send)(group, message)
 
 
-LOG_LENGTH = 30  # the last actions every state message carries (a reconnecting client's log)
-
-
-def recent_actions(game: Any) -> list[dict[str, Any]]:
-    """The game's last logged actions, oldest first. All public: every card in an action is
-    played face up (a shown trump is shown to everyone by the rules)."""
-    from games.models import GameAction
-
-    rows = GameAction.objects.filter(game_id=game.pk).order_by("-seq")[:LOG_LENGTH]
-    return [
-        {"seq": seq, "kind": kind, **action}
-        for seq, kind, action in reversed(rows.values_list("seq", "kind", "action"))
-    ]
-
-
 def game_message(game: Any, event: str = "state") -> dict[str, Any]:
     """The group message of a game as it is now: the full truth, for consumers to redact."""
     return {
@@ -99,16 +80,17 @@ def game_message(game: Any, event: str = "state") -> dict[str, Any]:
         "seed_commitment": game.seed_commitment,
         "deadline": game.deadline.isoformat() if game.deadline else None,
         "players": game.players,
-        "actions": recent_actions(game),
+        "actions": game.log_tail,
     }
 
 
 def broadcast_on_commit(game: Any, event: str = "state") -> None:
-    """After the current transaction commits, tell every socket of the game's table."""
+    """After the current transaction commits, tell every socket of the game's table (a game
+    without a table has no sockets)."""
+    if game.table_id is None:
+        return
     message = game_message(game, event)
-    groups = [game_group(game.pk)]
-    if game.table_id is not None:
-        groups.append(table_group(game.table_id))
+    groups = [table_group(game.table_id)]
 
     def send() -> None:
         pending = getattr(_collector, "pending", None)

@@ -16,9 +16,9 @@ import time
 from typing import Any
 
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from durak_site.dbthreads import db_async
 from durak_site.errors import ServiceError
 from games import broadcast, selectors, services, timing
 from games.broadcast import game_message, table_group
@@ -54,7 +54,7 @@ class BadRequest(Exception):
 
 
 def _table_act(**kwargs: Any) -> tuple[Any, Exception | None, broadcast.Pending]:
-    """``services.table_act`` in the sync thread with its broadcasts collected (sent by the
+    """``services.table_act`` on a database thread with its broadcasts collected (sent by the
     consumer from the event loop): (outcome, error, broadcasts)."""
     started = time.perf_counter()
     with broadcast.collected() as pending:
@@ -93,7 +93,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4401)
             return
         try:
-            self.access = await database_sync_to_async(selectors.table_access)(
+            self.access = await db_async(selectors.table_access)(
                 table_id=self.table_id, user=self.user
             )
         except NotFound:
@@ -122,7 +122,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def send_current(self) -> None:
         """The current state of the table's current game (connect, ``sync``, after a refusal)."""
-        snapshot = await database_sync_to_async(_current_snapshot)(self.table_id)
+        snapshot = await db_async(_current_snapshot)(self.table_id)
         if snapshot is None:
             await self.send_json(
                 {"type": "state", "game": None, "status": "waiting", "role": self.access.role}
@@ -137,26 +137,23 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 return  # late news of an earlier game of the series
             if game_id == self.game_id and version < self.version:
                 return  # overtaken by a newer state already sent
+        # The log entries this socket has not had yet: all of the tail on connect, sync and a new
+        # game, else those after the last state sent (the page skips any it already shows).
+        log_since = self.version if not force and game_id == self.game_id else 0
         self.game_id, self.version = game_id, version
         missing = [p for p in snapshot["players"] if p not in self.names]
         if missing:
-            self.names.update(await database_sync_to_async(selectors.player_names)(missing))
+            self.names.update(await db_async(selectors.player_names)(missing))
         seat = selectors.seat_of(snapshot["players"], self.access.player_id)
-        if not timing.ENABLED:
-            await self.send_json(
-                selectors.state_message(
-                    snapshot, role=self.access.role, seat=seat, names=self.names
-                )
-            )
-            return
         started = time.perf_counter()
         message = selectors.state_message(
-            snapshot, role=self.access.role, seat=seat, names=self.names
+            snapshot, role=self.access.role, seat=seat, names=self.names, log_since=log_since
         )
         redacted = time.perf_counter()
         await self.send_json(message)
-        timing.record("redact", redacted - started)
-        timing.record("send", time.perf_counter() - redacted)
+        if timing.ENABLED:
+            timing.record("redact", redacted - started)
+            timing.record("send", time.perf_counter() - redacted)
 
     async def game_changed(self, message: dict[str, Any]) -> None:
         """Group message from ``games.broadcast``: the full truth, redacted here per viewer."""
@@ -225,7 +222,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(client_id, "not_seated", "spectators and referees cannot play")
             return
         started = time.perf_counter()
-        outcome, error, pending = await database_sync_to_async(_table_act)(
+        outcome, error, pending = await db_async(_table_act)(
             table_id=self.table_id,
             user=self.user,
             player_id=self.access.player_id,
@@ -261,7 +258,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             raise BadRequest(f"command: one of {', '.join(services.REFEREE_COMMANDS)}")
         if not isinstance(reason, str):
             raise BadRequest("reason: every referee command needs one")
-        game = await database_sync_to_async(services.table_referee)(
+        game = await db_async(services.table_referee)(
             table_id=self.table_id,
             referee=self.user,
             command=command,

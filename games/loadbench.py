@@ -5,7 +5,7 @@
 For each N it registers 2N human players (user accounts with DRF tokens) in a fresh tournament
 whose one swiss round seats them at N two-seat tables (a long ``best_of`` series per table, so
 every table keeps playing: the real Celery worker deals each next game), starts ``--servers``
-real ASGI servers (``daphne`` subprocesses; the sockets are split between them) and one Celery
+real ASGI servers (``durak_site.processes``; the sockets are split between them) and one Celery
 worker, and connects one socket per player (``?token=``). Each client plays from the ``legal``
 list of its latest state (the lowest defence, attack or throw, else take or pass; a thrower
 waits while the defender is to answer), sending the state's version and a unique id. The round
@@ -32,6 +32,7 @@ import glob
 import json
 import multiprocessing
 import os
+import random
 import secrets
 import socket
 import statistics
@@ -48,10 +49,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from durak_site.processes import asgi_command, worker_command
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/durak_loadbench"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/5"
-BIN = Path(sys.executable).parent
 CONNECT_AT_ONCE = 32  # handshakes in flight per client process
 SERIES = {"format": "best_of", "target": 99}  # far more games than a run can play
 
@@ -329,7 +331,8 @@ async def _play(sock: Any, window: tuple[float, float], think: float, stats: Cli
             legal = []
             if action is not None:
                 if think:
-                    await asyncio.sleep(think)
+                    # Spread around the mean, so that the tables do not act in lockstep.
+                    await asyncio.sleep(think * random.uniform(0.5, 1.5))
                 counter += 1
                 message = {
                     "type": "action",
@@ -445,26 +448,8 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
         "PYTHONUNBUFFERED": "1",
     }
     ports = [free_port() for _ in range(args.servers)]
-    commands = [
-        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(p), "durak_site.asgi:application"]
-        for p in ports
-    ]
-    commands.append(
-        [
-            str(BIN / "celery"),
-            "-A",
-            "durak_site",
-            "worker",
-            "-Q",
-            queue,
-            "--pool",
-            "solo",
-            "--without-gossip",
-            "--without-mingle",
-            "-l",
-            "warning",
-        ]
-    )
+    commands = [asgi_command(sys.executable, "127.0.0.1", p, quiet=True) for p in ports]
+    commands.append(worker_command(sys.executable, queue=queue, solo=True, loglevel="warning"))
     addresses = [f"127.0.0.1:{p}" for p in ports]
     urls = [
         (
@@ -544,10 +529,10 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
 
 
 PHASES = [
-    ("act.total", "service call seen by the consumer (sync-thread wait + service)"),
-    ("act.db", "  in the sync thread: queries, row lock, engine apply, insert, update, commit"),
-    ("act.broadcast", "group_send of the change through Redis, before the ack"),
-    ("layer", "group_send start -> consumer handler, per socket"),
+    ("act.total", "service call seen by the consumer (database-thread wait + service)"),
+    ("act.db", "  on a database thread: row lock, engine apply, insert, update, commit"),
+    ("act.broadcast", "publish of the change through Redis, before the ack"),
+    ("layer", "publish start -> consumer handler, per socket"),
     ("redact", "state message for one viewer (view + legal moves)"),
     ("send", "JSON encoding + frame handed to the server, per socket"),
 ]
@@ -565,10 +550,8 @@ def report_where(result: RunResult) -> None:
             f"{percentile(values, 50):>7.2f} {percentile(values, 99):>7.2f}  {meaning}"
         )
     total = statistics.fmean(result.phases.get("act.total", [0.0]) or [0.0])
-    inner = sum(
-        statistics.fmean(result.phases.get(p, [0.0]) or [0.0]) for p in ("act.db", "act.broadcast")
-    )
-    print(f"    sync-thread queueing (act.total - db - broadcast): {total - inner:.2f} ms mean")
+    db = statistics.fmean(result.phases.get("act.db", [0.0]) or [0.0])
+    print(f"    waiting for a database thread (act.total - db): {total - db:.2f} ms mean")
     print(f"    client: {result.client_handle_ms:.3f} ms per state (decode + choose)")
     shares = ", ".join(f"{k} {100 * v:.0f}%" for k, v in result.cpu.items())
     print(f"    CPU (% of one core) in the window: {shares}")
@@ -593,7 +576,7 @@ def median_row(results: list[RunResult]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", default="50,200,500", help="comma-separated table counts")
-    parser.add_argument("--servers", type=int, default=1, help="daphne processes")
+    parser.add_argument("--servers", type=int, default=1, help="ASGI server processes")
     parser.add_argument("--think-ms", type=float, default=0.0, help="a client's pause per move")
     parser.add_argument("--seconds", type=float, default=20.0, help="the measured window")
     parser.add_argument("--warmup", type=float, default=5.0, help="play before measuring")
@@ -613,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     ensure_database(env["DATABASE_URL"])
     setup_django(env)
     print(
-        f"live tables load: {args.servers} daphne server(s), 1 Celery worker, "
+        f"live tables load: {args.servers} ASGI server(s), 1 Celery worker, "
         f"think {args.think_ms:g} ms, warm-up {args.warmup:g} s, window {args.seconds:g} s, "
         f"{os.cpu_count()} CPU(s)"
     )

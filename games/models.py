@@ -21,6 +21,7 @@ class Game(models.Model):
         VOIDED = "voided", "Voided"
 
     OVER = (Status.FINISHED, Status.ADJUDICATED, Status.VOIDED)
+    LOG_TAIL = 30  # log entries kept in ``log_tail``
 
     table = models.ForeignKey(
         "tournaments.Table", null=True, blank=True, on_delete=models.CASCADE, related_name="games"
@@ -38,6 +39,10 @@ class Game(models.Model):
     bot_seats = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)
     version = models.PositiveIntegerField(default=0)  # = number of logged actions
+    # The last LOG_TAIL log entries as every viewer sees them (each card of an action is played
+    # face up): what a state message shows, kept here so that sending it needs no query. The
+    # ``GameAction`` rows are the record.
+    log_tail = models.JSONField(default=list, blank=True)
     state = models.JSONField()
     result = models.JSONField(null=True, blank=True)
     clock_seconds = models.PositiveIntegerField(default=0)  # 0: no clock

@@ -91,9 +91,17 @@ def game_visible_to(game: Game, user: Any) -> bool:
 
 
 def state_message(
-    snapshot: dict[str, Any], *, role: str, seat: int | None, names: dict[int, str]
+    snapshot: dict[str, Any],
+    *,
+    role: str,
+    seat: int | None,
+    names: dict[int, str],
+    log_since: int = 0,
 ) -> dict[str, Any]:
     """The ``state`` message for one viewer from a game snapshot (``broadcast.game_message``).
+
+    ``log`` holds the entries of the snapshot's log tail after version ``log_since`` (a socket
+    gets the whole tail once, then only what is new: the tail was most of every message).
 
     A player's view holds its own hand only, a spectator's no hand at all (both made by
     ``engine.view``); only a referee gets the whole truth (``state.to_json()``, every hand).
@@ -126,7 +134,7 @@ def state_message(
         "seed_commitment": snapshot["seed_commitment"],
         "seed": snapshot["seed"] if over else None,
         "result": snapshot["result"],
-        "log": snapshot.get("actions", []),
+        "log": [e for e in snapshot.get("actions", []) if e["seq"] > log_since],
     }
 
 

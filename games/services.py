@@ -10,6 +10,7 @@ jobs go out in ``transaction.on_commit``.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -18,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from durak_site.jobs import enqueue_on_commit
-from games import engine
+from games import engine, rows
 from games.broadcast import broadcast_on_commit
 from games.engine import Action, EngineError, GameState, Rules
 from games.engine.bots import acting_seat, make_bot, play_step
@@ -76,7 +77,7 @@ def game_create(
         state = engine.new_game(parsed, engine.rng_for_seed(seed), **(setup or {}))
     except EngineError as exc:
         raise GameError(str(exc), code=exc.code) from None
-    game = Game.objects.create(
+    game = Game(
         table=table,
         number=number,
         rules=parsed.to_dict(),
@@ -88,15 +89,17 @@ def game_create(
         state=state.to_dict(),
         clock_seconds=clock_seconds,
     )
+    _arm_clock(game)
+    game.save(force_insert=True)
     _after_change(game, event="started")
     return game
 
 
 def _lock(game_id: int) -> Game:
-    try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except Game.DoesNotExist:
-        raise NotFound(f"there is no game {game_id}") from None
+    game = rows.lock_one(Game, "id = %s", [game_id])
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    return game
 
 
 def _append(
@@ -119,17 +122,22 @@ def _append(
     except EngineError as exc:
         raise GameError(str(exc), code=exc.code) from None
     game.version += 1
+    logged = action.to_json()
+    game.log_tail = [
+        *game.log_tail[1 - Game.LOG_TAIL :],
+        {"seq": game.version, "kind": kind, **logged},
+    ]
     entry = GameAction(
         game=game,
         seq=game.version,
         seat=action.seat,
-        action=action.to_json(),
+        action=logged,
         kind=kind,
         client_id=client_id,
         user=user,
     )
     if log is None:
-        entry.save(force_insert=True)
+        rows.insert(entry)
     else:
         log.append(entry)
     return new
@@ -144,13 +152,18 @@ def _finish(game: Game, state: GameState) -> None:
     game.deadline = None
 
 
+def _arm_clock(game: Game) -> None:
+    """A fresh move deadline for an active game with a clock (the caller saves it)."""
+    if game.status == Game.Status.ACTIVE and game.clock_seconds:
+        game.deadline = timezone.now() + timedelta(seconds=game.clock_seconds)
+
+
 def _after_change(game: Game, *, event: str = "state") -> None:
-    """Common tail of every change: the clock, the broadcast and the follow-up jobs."""
+    """Common tail of every change (saved with its deadline by then): the clock job, the
+    broadcast and the follow-up jobs."""
     from games import tasks
 
     if game.status == Game.Status.ACTIVE and game.clock_seconds:
-        game.deadline = timezone.now() + timedelta(seconds=game.clock_seconds)
-        Game.objects.filter(pk=game.pk).update(deadline=game.deadline)
         enqueue_on_commit(tasks.clock_expire, game.pk, game.version, countdown=game.clock_seconds)
     broadcast_on_commit(game, event)
     if game.status == Game.Status.ACTIVE and game.bot_seats:
@@ -175,13 +188,26 @@ def game_apply_action(
     other than the game's current one is refused as stale. Locks the game row.
     """
     parsed = _parse_action(action, seat)
+    return _act(lambda: (_lock(game_id), parsed), version, client_id, user)
+
+
+def _act(
+    lock: Callable[[], tuple[Game, Action]], version: int | None, client_id: str, user: Any
+) -> Outcome:
+    """One transaction: ``lock`` locks the game row and gives the game and the parsed action,
+    then :func:`_apply_locked`. An ``IntegrityError`` after the lock can only be a concurrent
+    repeat of a known client id (the row lock serialises everything else): it is answered as
+    the repeat it is."""
+    locked: int | None = None
     try:
         with transaction.atomic():
-            return _apply_locked(_lock(game_id), parsed, version, client_id, user)
+            game, parsed = lock()
+            locked = game.pk
+            return _apply_locked(game, parsed, version, client_id, user)
     except IntegrityError:
-        # Only a repeat of a known client id can get here (the row lock serialises everything
-        # else): answer it as the repeat it is.
-        return Outcome(Game.objects.get(pk=game_id), duplicate=True)
+        if locked is None:
+            raise
+        return Outcome(Game.objects.get(pk=locked), duplicate=True)
 
 
 def _parse_action(action: Any, seat: int) -> Action:
@@ -237,16 +263,19 @@ def _store(game: Game, state: GameState) -> None:
     game.state = state.to_dict()
     if state.finished:
         _finish(game, state)
-    game.save(
-        update_fields=[
+    _arm_clock(game)
+    rows.update(
+        game,
+        [
             "state",
             "version",
+            "log_tail",
             "status",
             "result",
             "seed_revealed",
             "finished_at",
             "deadline",
-        ]
+        ],
     )
 
 
@@ -373,30 +402,19 @@ def table_act(
 
     if player_id is None:
         player_id = user_player_id(user)
-    locked: int | None = None
-    try:
-        with transaction.atomic():
-            # The current game, locked at once (one query instead of a look-up and a lock).
-            game = (
-                Game.objects.select_for_update()
-                .filter(table_id=table_id)
-                .order_by("-number", "-pk")
-                .first()
-            )
-            if game is None:
-                raise NotFound(f"table {table_id} has no game yet")
-            _check_game(game.pk, game_id)
-            seat = seat_of(game.players, player_id)
-            if seat is None:
-                raise NotSeated("you have no seat in this game: spectators cannot act")
-            parsed = _parse_action(action, seat)
-            locked = game.pk
-            return _apply_locked(game, parsed, version, client_id, user)
-    except IntegrityError:
-        if locked is None:
-            raise
-        # As in game_apply_action: a concurrent repeat of the same client id.
-        return Outcome(Game.objects.get(pk=locked), duplicate=True)
+
+    def lock() -> tuple[Game, Action]:
+        # The current game, locked at once (one query instead of a look-up and a lock).
+        game = rows.lock_one(Game, "table_id = %s", [table_id], order="number DESC, id DESC")
+        if game is None:
+            raise NotFound(f"table {table_id} has no game yet")
+        _check_game(game.pk, game_id)
+        seat = seat_of(game.players, player_id)
+        if seat is None:
+            raise NotSeated("you have no seat in this game: spectators cannot act")
+        return game, _parse_action(action, seat)
+
+    return _act(lock, version, client_id, user)
 
 
 REFEREE_COMMANDS = ("pause", "resume", "adjudicate", "void")
@@ -470,7 +488,8 @@ def game_resume(*, game_id: int, reason: str, referee: Any) -> Game:
             raise GameNotActive(f"only a paused game can be resumed; it is {game.status}")
         _referee_event(game, RefereeEvent.Kind.RESUME, reason, referee)
         game.status = Game.Status.ACTIVE
-        game.save(update_fields=["status"])
+        _arm_clock(game)
+        game.save(update_fields=["status", "deadline"])
         _after_change(game, event="resumed")
         return game
 

@@ -19,6 +19,8 @@ import pytest
 from django.conf import settings
 from hypothesis import settings as hypothesis_settings
 
+from durak_site.processes import worker_command
+
 # CI replays the same examples every run (a red build is reproducible); locally hypothesis
 # explores new ones each time.
 hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
@@ -69,24 +71,13 @@ def celery_worker(
     app.control.purge()
     log = open(ROOT / ".pytest-worker.log", "w")  # noqa: SIM115 (closed at teardown)
     worker = subprocess.Popen(
-        [
+        worker_command(
             sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "durak_site",
-            "worker",
-            "-Q",
-            queue,
-            "--pool",
-            "solo",
-            "--without-gossip",
-            "--without-mingle",
-            "-l",
-            "warning",
-            "-n",
-            f"test-{os.getpid()}@%h",
-        ],
+            queue=queue,
+            name=f"test-{os.getpid()}@%h",
+            solo=True,
+            loglevel="warning",
+        ),
         cwd=ROOT,
         env=env,
         stdout=log,
@@ -115,14 +106,18 @@ def celery_worker(
 
 @pytest.fixture(autouse=True)
 def _close_async_connections() -> Iterator[None]:
-    """Database connections opened by ``database_sync_to_async`` in an async test live in
-    asgiref's one sync thread; close them there so that the test database can be flushed and
+    """Database connections opened in an async test live in asgiref's one sync thread
+    (``database_sync_to_async``) and in the consumers' database threads
+    (``durak_site.dbthreads``); close them there so that the test database can be flushed and
     dropped (PostgreSQL refuses to drop a database that still has a session)."""
     yield
     from asgiref.sync import SyncToAsync
     from django.db import connections
 
+    from durak_site import dbthreads
+
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
+    dbthreads.close_all()
 
 
 @pytest.fixture(autouse=True)

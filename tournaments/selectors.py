@@ -104,12 +104,6 @@ def round_tables(round_: Round) -> QuerySet[Table]:
     )
 
 
-@dataclass(frozen=True)
-class FinalPlace:
-    entry_id: int
-    place: int
-
-
 def entries_by_id(ids: Iterable[int]) -> dict[int, Entry]:
     return Entry.objects.select_related("player", "team").in_bulk(list(ids))
 

@@ -1,4 +1,4 @@
-"""Real servers for end-to-end tests: ``daphne`` processes on free ports, on the test database."""
+"""Real servers for end-to-end tests: ASGI server processes on free ports, on the test database."""
 
 from __future__ import annotations
 
@@ -10,14 +10,12 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
 
+from durak_site.processes import asgi_command
 from tests.conftest import ROOT, subprocess_env, test_database_url
-
-DAPHNE = Path(sys.executable).with_name("daphne")
 
 
 def free_port() -> int:
@@ -40,13 +38,13 @@ def server_env() -> dict[str, str]:
 
 
 @contextmanager
-def daphne_server(env: dict[str, str] | None = None, timeout: float = 40) -> Iterator[str]:
-    """A ``daphne durak_site.asgi:application`` process; yields its ``host:port``."""
+def asgi_server(env: dict[str, str] | None = None, timeout: float = 40) -> Iterator[str]:
+    """The project's ASGI server process (``durak_site.processes``); yields its ``host:port``."""
     port = free_port()
-    log_path = ROOT / f".pytest-daphne-{port}.log"
+    log_path = ROOT / f".pytest-asgi-{port}.log"
     log = log_path.open("w")
     server = subprocess.Popen(
-        [str(DAPHNE), "-b", "127.0.0.1", "-p", str(port), "durak_site.asgi:application"],
+        asgi_command(sys.executable, "127.0.0.1", port),
         cwd=ROOT,
         env=env or server_env(),
         stdout=log,
@@ -57,7 +55,7 @@ def daphne_server(env: dict[str, str] | None = None, timeout: float = 40) -> Ite
         deadline = time.monotonic() + timeout
         while True:
             if server.poll() is not None:
-                raise RuntimeError(f"daphne died: see {log_path}")
+                raise RuntimeError(f"the ASGI server died: see {log_path}")
             try:
                 urllib.request.urlopen(f"http://{address}/healthz", timeout=2).close()
                 break
@@ -65,7 +63,7 @@ def daphne_server(env: dict[str, str] | None = None, timeout: float = 40) -> Ite
                 break  # it answers (503 when a part is down is still an answer)
             except OSError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"daphne did not start: see {log_path}") from None
+                    raise RuntimeError(f"the ASGI server did not start: see {log_path}") from None
                 time.sleep(0.1)
         yield address
     finally:

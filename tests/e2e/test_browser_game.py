@@ -1,5 +1,5 @@
 """A whole game in real browsers: two players click their cards on the live table page served by
-a real ``daphne`` process; a spectator's page never holds a hidden card."""
+a real ASGI server process; a spectator's page never holds a hidden card."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from django.db import connections
 
 from games.engine import GameState
 from games.models import Game, GameAction
-from tests.e2e.conftest import daphne_server
+from tests.e2e.conftest import asgi_server
 from tests.games.conftest import LiveTable, session_cookie, start_live_table
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -123,7 +123,7 @@ def test_two_players_play_a_whole_game_by_clicking_and_the_spectator_sees_no_han
 
     live: LiveTable = start_live_table(clock=600)
     cookies = [session_cookie(u) for u in live.users]
-    with daphne_server() as address:
+    with asgi_server() as address:
         # Playwright's sync API runs an event loop in this thread; the test's own reads of the
         # database (the hidden-card oracle) are plain synchronous queries.
         monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -11,7 +11,7 @@ import pytest
 from channels.db import database_sync_to_async
 from websockets.asyncio.client import connect
 
-from tests.e2e.conftest import daphne_server
+from tests.e2e.conftest import asgi_server
 from tests.games.conftest import session_cookie, start_live_table
 
 pytestmark = [pytest.mark.real_stack, pytest.mark.django_db(transaction=True)]
@@ -25,7 +25,7 @@ async def receive(sock: Any, timeout: float = 15) -> dict[str, Any]:
 async def test_a_move_on_one_server_reaches_a_spectator_on_the_other() -> None:
     live = await database_sync_to_async(start_live_table)()
     cookies = [await database_sync_to_async(session_cookie)(u) for u in live.users]
-    with daphne_server() as first, daphne_server() as second:
+    with asgi_server() as first, asgi_server() as second:
         path = f"/ws/tables/{live.table.pk}/"
         spectator = await connect(f"ws://{second}{path}", origin=f"http://{second}")
         seen = await receive(spectator)

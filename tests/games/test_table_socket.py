@@ -172,6 +172,30 @@ async def test_a_legal_action_is_acked_and_every_socket_gets_the_new_state(
         await sock.disconnect()
 
 
+async def test_a_socket_gets_the_log_once_then_only_what_is_new(live_table: LiveTable) -> None:
+    socks = [await open_socket(live_table.table.pk, live_table.user_at(s)) for s in (0, 1)]
+    states = [await s.receive_json_from(timeout=5) for s in socks]
+    assert states[0]["log"] == []
+    for version in (1, 2):
+        seat = next(s for s in (0, 1) if states[s]["legal"])
+        move = states[seat]["legal"][0]
+        await socks[seat].send_json_to(
+            {"type": "action", "id": f"l-{version}", "version": version - 1, "action": move}
+        )
+        for s in (0, 1):
+            states[s], _ = await receive_until(socks[s], is_state(version))
+            # only the entry this socket has not had yet
+            assert [e["seq"] for e in states[s]["log"]] == [version]
+    # a new socket (a reconnect) and a sync get the whole tail
+    late = await open_socket(live_table.table.pk)
+    assert [e["seq"] for e in (await late.receive_json_from(timeout=5))["log"]] == [1, 2]
+    await socks[0].send_json_to({"type": "sync"})
+    synced, _ = await receive_until(socks[0], is_state(2))
+    assert [e["seq"] for e in synced["log"]] == [1, 2]
+    for sock in (*socks, late):
+        await sock.disconnect()
+
+
 async def test_an_illegal_action_gets_the_engine_code_and_changes_nothing(
     live_table: LiveTable,
 ) -> None:

@@ -69,7 +69,7 @@ def test_embedded_defaults_when_nothing_is_set() -> None:
 def test_postgres_and_redis_from_urls() -> None:
     loaded = load(DATABASE_URL="postgres://u@db.example:5432/durak", REDIS_URL="redis://r:6379/1")
     assert loaded["db"] == "django.db.backends.postgresql"
-    assert loaded["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert loaded["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
     assert loaded["cache"].endswith("RedisCache")
     assert loaded["eager"] is False
     assert loaded["broker"] == "redis://r:6379/1"

@@ -1,0 +1,82 @@
+"""Database calls from async code (consumers, WebSocket middleware) on a bounded thread pool.
+
+Channels' ``database_sync_to_async`` runs every call of a process in asgiref's one sync thread,
+so one server process could only ever do one database call at a time: the live-table load
+benchmark (``python -m games.loadbench``) measured that single thread as the ceiling of a server
+(every action waited behind all the others' round trips to PostgreSQL). On PostgreSQL the calls
+here run on ``DURAK_DB_THREADS`` threads instead, each with its own persistent connection, so the
+round trips of different tables overlap; the row lock of a game still serialises the actions of
+one game. SQLite allows one writer at a time anyway, so there the pool has a single thread.
+
+Like ``database_sync_to_async``, each call closes the thread's old connections before and after
+(``CONN_MAX_AGE``, broken connections).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ParamSpec, TypeVar
+
+from asgiref.sync import SyncToAsync
+from channels.db import DatabaseSyncToAsync
+from django.conf import settings
+from django.db import connections
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def size() -> int:
+    return int(settings.DURAK_DB_THREADS) if settings.USES_POSTGRES else 1
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool  # noqa: PLW0603 (one pool per process, made on first use)
+    with _lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=size(), thread_name_prefix="db")
+        return _pool
+
+
+def db_async(func: Callable[P, R]) -> Callable[P, Any]:
+    """``func`` as a coroutine function that runs on the database pool (see the module doc)."""
+
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        runner: SyncToAsync = DatabaseSyncToAsync(
+            func, thread_sensitive=False, executor=_executor()
+        )
+        result: R = await runner(*args, **kwargs)
+        return result
+
+    call.__name__ = getattr(func, "__name__", "db_call")
+    call.__doc__ = func.__doc__
+    return call
+
+
+def close_all(timeout: float = 30) -> None:
+    """Close every pool thread's database connections and retire the pool (tests drop their
+    database afterwards, and PostgreSQL refuses while a session is open). The next call starts
+    a fresh pool."""
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+    if pool is None:
+        return
+    n = pool._max_workers
+    # One task per thread: each waits at the barrier, so no thread can take two.
+    barrier = threading.Barrier(n, timeout=timeout)
+
+    def close_here() -> None:
+        connections.close_all()
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait()
+
+    for future in [pool.submit(close_here) for _ in range(n)]:
+        future.result(timeout=timeout)
+    pool.shutdown(wait=True)

@@ -1,0 +1,45 @@
+"""``durak_site.dbthreads``: async code's database calls on a bounded pool of threads."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from durak_site import dbthreads
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def where_and_what(pause: float) -> tuple[str, int]:
+    time.sleep(pause)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        return threading.current_thread().name, cursor.fetchone()[0]
+
+
+async def test_calls_run_on_the_pool_and_overlap_on_postgres() -> None:
+    call = dbthreads.db_async(where_and_what)
+    started = time.monotonic()
+    results = await asyncio.gather(*(call(0.3) for _ in range(4)))
+    elapsed = time.monotonic() - started
+    assert all(value == 1 and name.startswith("db") for name, value in results)
+    if settings.USES_POSTGRES:
+        assert dbthreads.size() == settings.DURAK_DB_THREADS >= 4
+        assert len({name for name, _ in results}) == 4
+        assert elapsed < 1.0  # four 0.3 s calls side by side, not one after another
+    else:
+        assert dbthreads.size() == 1  # SQLite has one writer: one thread
+        assert elapsed >= 1.2
+
+
+async def test_close_all_retires_the_pool_and_a_new_one_follows() -> None:
+    call = dbthreads.db_async(where_and_what)
+    await call(0)
+    dbthreads.close_all()
+    name, value = await call(0)
+    assert value == 1 and name.startswith("db")
