@@ -113,8 +113,10 @@ else:
     }
 USES_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 # Threads (each with its own connection) for the database calls of one ASGI process's sockets
-# (``durak_site.dbthreads``); SQLite always uses one.
-DURAK_DB_THREADS = env_int("DURAK_DB_THREADS", 8, minimum=1)
+# (``durak_site.dbthreads``); SQLite always uses one. Two, measured: more threads only fought
+# over the GIL (the load benchmark's p99 at 200 paced tables: 2 threads 61-68 ms, 8 threads
+# 107-114 ms, at the same throughput); more capacity comes from more server processes.
+DURAK_DB_THREADS = env_int("DURAK_DB_THREADS", 2, minimum=1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer, cache, Celery --------------------------------------------------------

@@ -5,9 +5,9 @@ every consumer redacts it for its own viewer with the engine's ``view`` before s
 hidden card never reaches a client and no consumer has to read the database per change.
 
 A consumer that calls a service from its event loop wraps the call in :func:`collected`: the
-service's broadcasts are then handed back instead of sent from the sync thread, and the consumer
-sends them itself (:func:`send_collected`) before it answers. The database thread is then not
-held during the Redis round trips.
+service's broadcasts are then handed back instead of sent from the database thread, and the
+consumer sends them itself (:func:`send_collected`) before it answers. The database thread is
+then not held during the Redis round trips.
 """
 
 from __future__ import annotations

@@ -7,10 +7,11 @@ attribute test, so the instrumented code paths cost nothing measurable.
 
 Phases (per accepted action unless said otherwise):
 
-``act.total``     the consumer's await of the service call (sync thread queueing included)
-``act.db``        ``table_act`` in the sync thread: queries, row lock, engine apply, insert,
-                  update, commit (its broadcast is collected, not sent, there)
-``act.broadcast`` the consumer's ``group_send`` of the collected broadcast (Redis)
+``act.total``     the consumer's await of the service call (waiting for a database thread
+                  included)
+``act.db``        ``table_act`` on a database thread: row lock, engine apply, insert, update,
+                  commit (its broadcast is collected, not sent, there)
+``act.broadcast`` the consumer's ``group_send`` of the collected broadcast (a Redis publish)
 ``layer``         from the start of ``group_send`` to the consumer's handler (per socket)
 ``redact``        the per-viewer state message: engine view, legal moves (per socket)
 ``send``          JSON encoding and handing the frame to the server (per socket)

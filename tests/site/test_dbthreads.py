@@ -24,17 +24,18 @@ def where_and_what(pause: float) -> tuple[str, int]:
 
 async def test_calls_run_on_the_pool_and_overlap_on_postgres() -> None:
     call = dbthreads.db_async(where_and_what)
+    n = max(2, dbthreads.size())
     started = time.monotonic()
-    results = await asyncio.gather(*(call(0.3) for _ in range(4)))
+    results = await asyncio.gather(*(call(0.3) for _ in range(n)))
     elapsed = time.monotonic() - started
     assert all(value == 1 and name.startswith("db") for name, value in results)
     if settings.USES_POSTGRES:
-        assert dbthreads.size() == settings.DURAK_DB_THREADS >= 4
-        assert len({name for name, _ in results}) == 4
-        assert elapsed < 1.0  # four 0.3 s calls side by side, not one after another
+        assert dbthreads.size() == settings.DURAK_DB_THREADS >= 2
+        assert len({name for name, _ in results}) == n
+        assert elapsed < 0.3 * n - 0.1  # side by side, not one after another
     else:
         assert dbthreads.size() == 1  # SQLite has one writer: one thread
-        assert elapsed >= 1.2
+        assert elapsed >= 0.3 * n
 
 
 async def test_close_all_retires_the_pool_and_a_new_one_follows() -> None:

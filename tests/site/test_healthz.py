@@ -26,7 +26,7 @@ def test_green_on_the_configured_stack(client: Client) -> None:
 def redis_unreachable(settings: pytest.FixtureRequest) -> Iterator[None]:
     settings.CHANNEL_LAYERS = {  # type: ignore[attr-defined]
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {"hosts": [DEAD_REDIS]},
         }
     }
