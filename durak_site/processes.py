@@ -11,6 +11,11 @@ message. Any number of these processes can serve side by side on the Redis chann
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 ASGI_APP = "durak_site.asgi:application"
@@ -71,3 +76,28 @@ def worker_command(
 def beat_command(python: str | Path, schedule: str | Path) -> list[str]:
     """Celery beat, the periodic jobs of ``durak_site.celery``."""
     return [*worker_prefix(python), "beat", "-l", "info", "--schedule", str(schedule)]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_serving(address: str, proc: subprocess.Popen[bytes], timeout: float, log: str) -> None:
+    """Wait until the server ``proc`` at ``address`` answers ``/healthz`` (503, a part down, is
+    an answer too); ``RuntimeError`` naming ``log`` if it dies or does not start in time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server at {address} died at start: see {log}")
+        try:
+            urllib.request.urlopen(f"http://{address}/healthz", timeout=2).close()
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server at {address} did not start: see {log}") from None
+            time.sleep(0.1)

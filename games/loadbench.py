@@ -34,14 +34,11 @@ import multiprocessing
 import os
 import random
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -49,7 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from durak_site.processes import asgi_command, worker_command
+from durak_site.processes import asgi_command, free_port, wait_serving, worker_command
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/durak_loadbench"
@@ -129,28 +126,6 @@ def create_tables(n: int, label: str) -> list[SocketSpec]:
 
 
 # --- processes: servers, worker, CPU accounting --------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_http(address: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server at {address} died at start")
-        try:
-            urllib.request.urlopen(f"http://{address}/healthz", timeout=2).close()
-            return
-        except urllib.error.HTTPError:
-            return  # it answers
-        except OSError:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the server at {address} did not start") from None
-            time.sleep(0.1)
 
 
 @contextlib.contextmanager
@@ -463,7 +438,7 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
     ctx = multiprocessing.get_context("spawn")
     with running(commands, server_env, work) as procs:
         for address, proc in zip(addresses, procs, strict=False):
-            wait_http(address, proc)
+            wait_serving(address, proc, 60, str(work / "proc-*.log"))
         to_parent, go = ctx.Queue(), ctx.Event()
         clients = [
             ctx.Process(

@@ -624,7 +624,12 @@ def series_after_game(*, game_id: int) -> str:
         series = Series.from_dict(state)
         if game.status != Game.Status.VOIDED:
             result = engine.Result.from_json(game.result)
-            series = series.record(result, trump=GameState.from_dict(game.state).trump)
+            # Seed 004's three-player double: both hangings of the game, in order.
+            series = series.record(
+                result,
+                trump=GameState.from_dict(game.state).trump,
+                hangings=result.hangings if result.double is not None else None,
+            )
             game_ids.append(game.pk)
             table.series_state = {**series.to_dict(), "game_ids": game_ids}
             table.save(update_fields=["series_state"])
@@ -653,6 +658,8 @@ def _record_table_result(table: Any, series: Series, game_ids: list[int]) -> Non
         places = [entry[s] for s in result.places]
         fool = None if result.fool is None else entry[result.fool]
         drawn = places[-2:] if result.draw else []
+    # Each hanging names its game (the Game id, as in ``games``), so that seed 004's double and
+    # the pogony after it rank as one game (``tournaments.services._pogony_games``).
     pogony = [
         {
             "by": entry[p.by],
@@ -660,8 +667,9 @@ def _record_table_result(table: Any, series: Series, game_ids: list[int]) -> Non
             "rank": p.rank,
             "by_player": seats[p.by].player_id,
             "on_players": [seats[s].player_id for s in p.on],
+            "game": game_ids[index] if index < len(game_ids) else None,
         }
-        for p in result.pogony
+        for p, index in zip(result.pogony, result.hanging_games, strict=True)
     ]
     all_bots = all(seat.player.is_bot for seat in seats.values())
     table_record_result(

@@ -1106,20 +1106,30 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
 
 
 def _pogony_games(results: Sequence[TableResult]) -> list[RankGame]:
-    """Every game with pogony, in the order played, with players (not entries) as names."""
+    """Every game with pogony, in the order played, with players (not entries) as names.
+
+    A table result stores its series' hangings in order, each with the ``game`` it came from:
+    the hangings of one game (seed 004's three-player double, then the pogony of the second out
+    on the fool) make one :class:`RankGame`, so the ranks apply seed 004's rule. A hanging
+    without ``game`` (rows stored before it existed, a referee's entry) is a game of its own.
+    """
     games = []
     for result in results:
+        grouped: dict[Any, tuple[int, list[ScoringPogony]]] = {}
         for i, hung in enumerate(result.pogony or []):
+            hanging = ScoringPogony(
+                by=str(hung["by_player"]),
+                on=tuple(str(p) for p in hung["on_players"]),
+                rank=str(hung.get("rank", "")),
+            )
+            game = hung.get("game")
+            key = ("hanging", i) if game is None else ("game", game)
+            grouped.setdefault(key, (i, []))[1].append(hanging)
+        for first, hangings in grouped.values():
             games.append(
                 RankGame(
-                    id=f"{result.pk}:{i}",
-                    hangings=(
-                        ScoringPogony(
-                            by=str(hung["by_player"]),
-                            on=tuple(str(p) for p in hung["on_players"]),
-                            rank=str(hung.get("rank", "")),
-                        ),
-                    ),
+                    id=f"{result.pk}:{first}",
+                    hangings=tuple(hangings),
                     series=str(result.table_id),
                 )
             )

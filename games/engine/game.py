@@ -365,6 +365,7 @@ def _start(
     s.bouts = 0
     s.shown = 0
     s.emptied = ()
+    s.double_pogony = None
     s.result = None
     s.rng_state = rng_state
     s.redeals = redeals
@@ -874,6 +875,8 @@ def _end_bout(n: GameState) -> GameState:
                 out |= 1 << seat
             n.out = out
     result = _result(n, newly)
+    if result is None and newly and len(n.places) == len(newly):
+        n.double_pogony = _double_pogony(n, newly[0])
     n.taking = False
     n.passed = 0
     n.emptied = ()
@@ -902,7 +905,8 @@ def _result(n: GameState, newly: list[int]) -> Result | None:
         return None
     if not holders:
         if rules.draw:
-            return Result(n.places, None, True, None, None, setup.has_teams)
+            double = () if n.double_pogony is None else (n.double_pogony,)
+            return Result(n.places, None, True, None, None, setup.has_teams, double)
         fool = n.defender
         places = (*tuple(p for p in n.places if p != fool), fool)
     elif len(holders) == 1:
@@ -920,27 +924,51 @@ def _result(n: GameState, newly: list[int]) -> Result | None:
     if setup.has_teams:
         team_lost = tuple(s for s in range(setup.n) if setup.team[s] == setup.team[fool])
     pogony = _pogony(n, fool, newly, team_lost)
-    return Result(places, fool, False, pogony, team_lost, setup.has_teams)
+    hangings = tuple(h for h in (n.double_pogony, pogony) if h is not None)
+    return Result(places, fool, False, pogony, team_lost, setup.has_teams, hangings)
 
 
 def _pogony(
     n: GameState, fool: int, newly: list[int], team_lost: tuple[int, ...] | None
 ) -> Pogony | None:
-    setup = n.setup
-    rank = setup.pogony_rank
-    trump = setup.trump
+    """The game-ending pogony: the first seat out in the final bout that hangs them."""
+    rank = RANKS[n.setup.pogony_rank]
     for winner in newly:
-        if winner in (fool, n.defender):
-            continue
-        played = [c for c, by in zip(n.t_att, n.t_by, strict=True) if by == winner]
-        if not played or winner + TRANSFER_FLAG in n.t_by:
-            continue
-        if any(c >> 2 != rank for c in played) or all(c & 3 == trump for c in played):
-            continue
-        if len(played) < setup.rules.pogony_min_cards:
-            continue
-        return Pogony(winner, team_lost or (fool,), RANKS[rank])
+        if winner != fool and _hangs_pogony(n, winner):
+            return Pogony(winner, team_lost or (fool,), rank)
     return None
+
+
+def _double_pogony(n: GameState, first_out: int) -> Pogony | None:
+    """Seed 004's double, checked at the end of a bout that does not end the game.
+
+    In a three-player game without teams the first seat to go out, if it went out hanging
+    pogony, hangs them on both others at once ("в игре втроем один игрок может повесить погоны
+    двоим оппонентам одновременно"); the two play the game out.
+    """
+    setup = n.setup
+    if setup.n != 3 or setup.has_teams or not _hangs_pogony(n, first_out):
+        return None
+    others = tuple(seat for seat in range(3) if seat != first_out)
+    return Pogony(first_out, others, RANKS[setup.pogony_rank])
+
+
+def _hangs_pogony(n: GameState, seat: int) -> bool:
+    """True if ``seat``, out in this bout, went out hanging pogony (rules.md "Pogony").
+
+    It is not the defender and put on the table (still in ``n``) only attack/throw cards, no
+    transfer, all of the pogony rank, at least one not a trump, at least ``pogony_min_cards``.
+    """
+    setup = n.setup
+    if seat == n.defender or seat + TRANSFER_FLAG in n.t_by:
+        return False
+    played = [c for c, by in zip(n.t_att, n.t_by, strict=True) if by == seat]
+    rank = setup.pogony_rank
+    if not played or any(c >> 2 != rank for c in played):
+        return False
+    if all(c & 3 == setup.trump for c in played):
+        return False
+    return len(played) >= setup.rules.pogony_min_cards
 
 
 # --- legal actions --------------------------------------------------------------------------

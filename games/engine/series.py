@@ -53,11 +53,12 @@ series and climbs one rung per further pogony (**старшина**, прапо�
 the top rung past its end.  Hanging pogony never costs the hanger its own rank.  Seed 004's
 three-player case ("если оставшиеся два игрока уже имеют погоны, первый вышедший остается
 сержантом, игрок, которому повесили погон, повышается до старшины") is this rule applied to the
-double: the engine reports only the game-ending hanging, so the caller who saw the first one
-passes both to :meth:`Series.record` as ``hangings``; the first hanging makes both others
-сержант, the second promotes the last one to старшина while the second out stays сержант.  The
-same holds when the two remaining players wear pogony from earlier games.  (Same reading as
-``tournaments/scoring/ranks.py``.)
+double: the engine reports every hanging of a game in ``Result.hangings`` (the double, hung by
+the first out on both others mid-game, then the game-ending one), and the series counts them in
+that order; the first hanging makes both others сержант, the second promotes the last one to
+старшина while the second out stays сержант.  The same holds when the two remaining players wear
+pogony from earlier games.  A double followed by a draw (the two others run out together) keeps
+the double: both stay hung once.  (Same reading as ``tournaments/scoring/ranks.py``.)
 
 **Long durak** (длинный дурак, seed 004).  After each loss the fool lays out its next trump:
 the *k*-th loss lays out rank 7, 8, 9, T, J, Q, K, A (in general from ``max(7, lowest + 1)`` up
@@ -176,7 +177,8 @@ class SeriesGame:
 
     ``seats[g]`` is the series seat of game seat ``g``; ``result`` is the engine's result in game
     seats; ``trump`` the game's trump suit letter (long durak lays out cards of it); ``hangings``
-    overrides the result's pogony (seed 004's three-player double), None = the result's own.
+    overrides the result's own (``Result.hangings``: seed 004's three-player double, then the
+    game-ending pogony), None = the result's own.
     """
 
     seats: tuple[int, ...]
@@ -269,7 +271,8 @@ class SeriesResult:
     ``places`` first to last; ``fool`` the last place (None only for a drawn ``single``);
     ``points``/``fools``/``wins`` per seat (wins = first places in games); ``games`` every game's
     result in series seats; ``pogony`` every hanging in order; ``ranks`` per seat (None = no
-    pogony).
+    pogony); ``hanging_games`` the index in ``games`` of each hanging of ``pogony`` (seed 004's
+    double and the pogony after it share a game).
     """
 
     places: tuple[int, ...]
@@ -281,6 +284,7 @@ class SeriesResult:
     games: tuple[Result, ...]
     pogony: tuple[Pogony, ...]
     ranks: tuple[str | None, ...]
+    hanging_games: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Return a JSON-able dict.
@@ -299,6 +303,7 @@ class SeriesResult:
             "games": [g.to_json() for g in self.games],
             "pogony": [p.to_json() for p in self.pogony],
             "ranks": list(self.ranks),
+            "hanging_games": list(self.hanging_games),
         }
 
 
@@ -312,6 +317,7 @@ class _Fold:
     received: list[int]
     given: list[int]
     pogony: list[Pogony]
+    hanging_games: list[int]
     pogony_games: int
     results: list[Result]
     losses: list[int]
@@ -378,8 +384,9 @@ class Series:
         """Return the series after the next game's ``result`` (in that game's seats).
 
         ``trump`` is the game's trump suit letter (long durak lays out a card of it);
-        ``hangings`` replaces the result's pogony for seed 004's three-player double: the first
-        out on both others, then the second out on the last, in game seats.
+        ``hangings`` replaces the result's own ``Result.hangings`` (seed 004's three-player
+        double: the first out on both others, then the second out on the last, in game seats);
+        the engine fills ``Result.hangings`` itself, so None is right for its results.
 
         >>> s = Series.start(Rules(), "single").record(Result((0, 1), 1, False, None, None))
         >>> s.finished, s.result.places
@@ -515,6 +522,7 @@ class Series:
             games=tuple(fold.results),
             pogony=tuple(fold.pogony),
             ranks=self.ranks,
+            hanging_games=tuple(fold.hanging_games),
         )
 
     # --- JSON -------------------------------------------------------------------------------
@@ -681,14 +689,17 @@ def _translate(result: Result, seats: tuple[int, ...]) -> Result:
     def m(seat: int) -> int:
         return seats[seat]
 
-    pog = result.pogony
+    def hung(pog: Pogony) -> Pogony:
+        return Pogony(m(pog.by), tuple(m(o) for o in pog.on), pog.rank)
+
     return Result(
         tuple(m(p) for p in result.places),
         None if result.fool is None else m(result.fool),
         result.draw,
-        None if pog is None else Pogony(m(pog.by), tuple(m(o) for o in pog.on), pog.rank),
+        None if result.pogony is None else hung(result.pogony),
         None if result.team_lost is None else tuple(m(s) for s in result.team_lost),
         result.teams,
+        tuple(hung(h) for h in result.hangings),
     )
 
 
@@ -713,14 +724,16 @@ def _check_game(index: int, game: SeriesGame, expected: tuple[int, ...]) -> None
         raise SeriesError(f"{where}: a result without a fool must be a draw")
     if game.trump is not None and (type(game.trump) is not str or game.trump not in SUITS):
         raise SeriesError(f"{where}: trump {game.trump!r} is not a suit letter")
-    for h in _hangings(game):
+    hs = _hangings(game)
+    for h in hs:
         if not isinstance(h, Pogony) or not h.on:
             raise SeriesError(f"{where}: a hanging must be a Pogony on at least one seat")
         if any(type(s) is not int or not 0 <= s < k for s in (h.by, *h.on)) or h.by in h.on:
             raise SeriesError(f"{where}: pogony {h.to_json()} name seats outside 0-{k - 1}")
-        if len(set(h.on)) != len(h.on) or r.fool not in h.on:
+        # A draw has no fool: only a double hung before it (the two others ran out together).
+        on_fool = (len(hs) == 1 and len(h.on) == 2 and k == 3) if r.fool is None else r.fool in h.on
+        if len(set(h.on)) != len(h.on) or not on_fool:
             raise SeriesError(f"{where}: pogony {h.to_json()} must be hung on the fool")
-    hs = _hangings(game)
     if len(hs) > 1:
         first, second, *rest = hs
         if (
@@ -737,9 +750,7 @@ def _check_game(index: int, game: SeriesGame, expected: tuple[int, ...]) -> None
 
 
 def _hangings(game: SeriesGame) -> tuple[Pogony, ...]:
-    if game.hangings is not None:
-        return game.hangings
-    return () if game.result.pogony is None else (game.result.pogony,)
+    return game.result.hangings if game.hangings is None else game.hangings
 
 
 def _fold_games(series: Series) -> _Fold:
@@ -752,6 +763,7 @@ def _fold_games(series: Series) -> _Fold:
         received=[0] * n,
         given=[0] * n,
         pogony=[],
+        hanging_games=[],
         pogony_games=0,
         results=[],
         losses=[0] * n,
@@ -775,6 +787,7 @@ def _fold_games(series: Series) -> _Fold:
             for h in hangings:
                 hung = Pogony(seats[h.by], tuple(seats[o] for o in h.on), h.rank)
                 fold.pogony.append(hung)
+                fold.hanging_games.append(index)
                 fold.given[hung.by] += len(hung.on)
                 for seat in hung.on:
                     fold.received[seat] += 1

@@ -128,10 +128,11 @@ def _record_game(report: Report, state: GameState, actions: int, names: Sequence
         report.bots[names[result.fool]].fools += 1
     if result.places:
         report.bots[names[result.places[0]]].firsts += 1
-    if result.pogony is not None:
+    if result.hangings:
         report.pogony += 1
-        report.bots[names[result.pogony.by]].pogony_given += len(result.pogony.on)
-        for seat in result.pogony.on:
+    for hung in result.hangings:  # seed 004's three-player double, then the game-ending one
+        report.bots[names[hung.by]].pogony_given += len(hung.on)
+        for seat in hung.on:
             report.bots[names[seat]].pogony_received += 1
 
 

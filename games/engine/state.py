@@ -6,7 +6,8 @@ of small ints and tuples) and changes the copy.  Hands are card bitmasks (see ``
 Three JSON forms:
 
 - :meth:`GameState.to_json` -- the protocol's State S (the whole truth, hands included) plus a few
-  extra keys (``passed``, ``throwers``, ``shown``, ``bout``, ``first_defence``);
+  extra keys (``passed``, ``throwers``, ``shown``, ``bout``, ``first_defence``, the series setup,
+  ``double_pogony``);
 - :meth:`GameState.to_dict` / :meth:`GameState.from_dict` -- lossless, for storage;
 - ``view(state, seat)`` in ``game.py`` -- what one seat (or a spectator) may see.
 """
@@ -44,15 +45,30 @@ class Pogony:
         """
         return {"by": self.by, "on": list(self.on), "rank": self.rank}
 
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Pogony:
+        """Rebuild from :meth:`to_json`.
+
+        >>> Pogony.from_json({"by": 0, "on": [1, 2], "rank": "6"})
+        Pogony(by=0, on=(1, 2), rank='6')
+        """
+        return cls(int(obj["by"]), tuple(int(s) for s in obj["on"]), str(obj["rank"]))
+
 
 @dataclass(frozen=True, slots=True)
 class Result:
     """The end of a game: ``places`` from first out to last, the ``fool`` (None on a draw), ...
 
-    ``team_lost`` is the losing team's seats in team play (None on a draw or without teams).
+    ``pogony`` is the game-ending hanging (by a seat out in the final bout, on the fool or its
+    team).  ``team_lost`` is the losing team's seats in team play (None on a draw or without
+    teams).  ``hangings`` is every hanging of the game in order: seed 004's three-player double
+    (:attr:`double`, the first out on both others, hung mid-game) first, then ``pogony``; left
+    out, it is ``(pogony,)`` or ``()``.
 
     >>> Result((0, 1), 1, False, None, None).to_json()
     {'places': [0, 1], 'fool': 1, 'draw': False, 'pogony': None}
+    >>> Result((0, 1), 1, False, Pogony(0, (1,), "6"), None).hangings
+    (Pogony(by=0, on=(1,), rank='6'),)
     """
 
     places: tuple[int, ...]
@@ -61,9 +77,41 @@ class Result:
     pogony: Pogony | None
     team_lost: tuple[int, ...] | None
     teams: bool = False
+    hangings: tuple[Pogony, ...] = ()
+
+    def __post_init__(self) -> None:
+        hangings = tuple(self.hangings)
+        if not hangings and self.pogony is not None:
+            hangings = (self.pogony,)
+        elif self.pogony is not None and hangings[-1] != self.pogony:
+            raise BadRequest("result: the game-ending pogony must be the last hanging")
+        object.__setattr__(self, "hangings", hangings)
+
+    @property
+    def double(self) -> Pogony | None:
+        """Seed 004's three-player double (the first out on both others), or None.
+
+        >>> double = Pogony(0, (1, 2), "6")
+        >>> r = Result((0, 1, 2), 2, False, Pogony(1, (2,), "6"), None, hangings=(
+        ...     double, Pogony(1, (2,), "6")))
+        >>> r.double == double, Result((0, 1, 2), 2, False, None, None).double
+        (True, None)
+        """
+        hangings = self.hangings
+        if hangings and hangings[0] != self.pogony:
+            return hangings[0]
+        return None
 
     def to_json(self) -> dict[str, Any]:
-        """Return the protocol's result object (``team_lost`` only in team play)."""
+        """Return the protocol's result object.
+
+        ``team_lost`` only in team play; ``hangings`` only after a three-player double, so every
+        other result keeps the protocol's shape.
+
+        >>> r = Result((0, 1, 2), 1, False, None, None, hangings=(Pogony(0, (1, 2), "6"),))
+        >>> r.to_json()["hangings"], "hangings" in Result((0, 1), 1, False, None, None).to_json()
+        ([{'by': 0, 'on': [1, 2], 'rank': '6'}], False)
+        """
         out: dict[str, Any] = {
             "places": list(self.places),
             "fool": self.fool,
@@ -72,11 +120,13 @@ class Result:
         }
         if self.teams:
             out["team_lost"] = None if self.team_lost is None else list(self.team_lost)
+        if self.double is not None:
+            out["hangings"] = [h.to_json() for h in self.hangings]
         return out
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Result:
-        """Rebuild a result from :meth:`to_json`.
+        """Rebuild a result from :meth:`to_json` (``hangings`` may be missing).
 
         >>> r = Result((0, 1), 1, False, Pogony(0, (1,), "6"), None)
         >>> Result.from_json(r.to_json()) == r
@@ -84,13 +134,15 @@ class Result:
         """
         pog = obj["pogony"]
         team_lost = obj.get("team_lost")
+        hangings = obj.get("hangings") or ()
         return cls(
             tuple(obj["places"]),
             obj["fool"],
             bool(obj["draw"]),
-            None if pog is None else Pogony(pog["by"], tuple(pog["on"]), pog["rank"]),
+            None if pog is None else Pogony.from_json(pog),
             None if team_lost is None else tuple(team_lost),
             "team_lost" in obj,
+            tuple(Pogony.from_json(h) for h in hangings),
         )
 
 
@@ -231,7 +283,9 @@ class GameState:
     top first), ``discard`` (count), ``attacker`` (the bout's opener), ``defender``, the table as
     three parallel tuples ``t_att``/``t_def`` (-1 = not covered)/``t_by`` (seat that played the
     attack card, ``+TRANSFER_FLAG`` for a transfer), ``taking``, ``passed`` and ``throwers``
-    (seat bitmasks), ``out`` (bitmask) and ``places`` (going-out order), ``result``.
+    (seat bitmasks), ``out`` (bitmask) and ``places`` (going-out order), ``double_pogony``
+    (seed 004's three-player double, hung by the first out on both others mid-game; public),
+    ``result``.
     """
 
     __slots__ = (
@@ -239,6 +293,7 @@ class GameState:
         "bouts",
         "defender",
         "discard",
+        "double_pogony",
         "emptied",
         "first_defence",
         "hands",
@@ -280,6 +335,7 @@ class GameState:
     bouts: int
     shown: int
     emptied: tuple[int, ...]
+    double_pogony: Pogony | None
     result: Result | None
     rng_state: Any
     redeals: int
@@ -307,6 +363,7 @@ class GameState:
         new.bouts = self.bouts
         new.shown = self.shown
         new.emptied = self.emptied
+        new.double_pogony = self.double_pogony
         new.result = self.result
         new.rng_state = self.rng_state
         new.redeals = self.redeals
@@ -367,6 +424,8 @@ class GameState:
             "pogony_rank": RANKS[setup.pogony_rank],
             "throw_caps": [None if c == NO_CAP else c for c in setup.throw_caps],
             "removed": [CARD_NAMES[c] for c in cards_of(setup.removed)],
+            # Seed 004's three-player double, hung in the open while the game goes on.
+            "double_pogony": None if self.double_pogony is None else self.double_pogony.to_json(),
             "result": None if self.result is None else self.result.to_json(),
         }
 
@@ -401,6 +460,7 @@ class GameState:
             "bouts": self.bouts,
             "shown": self._seats(self.shown),
             "emptied": list(self.emptied),
+            "double_pogony": None if self.double_pogony is None else self.double_pogony.to_json(),
             "result": None if self.result is None else self.result.to_json(),
             "rng_state": _rng_to_json(self.rng_state),
             "redeals": self.redeals,
@@ -442,6 +502,8 @@ class GameState:
             s.bouts = int(obj["bouts"])
             s.shown = _seat_mask(obj["shown"])
             s.emptied = tuple(int(p) for p in obj["emptied"])
+            double = obj.get("double_pogony")  # absent in states stored before it existed
+            s.double_pogony = None if double is None else Pogony.from_json(double)
             s.result = None if obj["result"] is None else Result.from_json(obj["result"])
             s.rng_state = _rng_from_json(obj["rng_state"])
             s.redeals = int(obj["redeals"])

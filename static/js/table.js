@@ -67,6 +67,7 @@
       $("connection").textContent = T.reconnecting;
       $("connection").className = "connection lost";
       root.dataset.status = "disconnected";
+      renderReferee();
       if (event.code >= 4400 && event.code < 4500) return; // refused: retrying will not help
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 8000);
@@ -97,9 +98,14 @@
       state = message;
       delete root.dataset.pending;
       render();
+    } else if (message.type === "ack" && rulings.delete(message.id)) {
+      $("referee-reason").value = "";
+      sayReferee(T.refereeDone, false);
     } else if (message.type === "error") {
+      const text = T.refused + ": " + (T["error" + cap(message.code)] || message.message);
+      if (rulings.delete(message.id)) return sayReferee(text, true);
       delete root.dataset.pending;
-      say(T.refused + ": " + message.message, true);
+      say(text, true);
     }
   }
 
@@ -187,6 +193,7 @@
     root.dataset.seat = state.seat === null || state.seat === undefined ? "" : String(state.seat);
     $("game-status").textContent = T["status" + cap(state.status)] || state.status;
     $("game-status").className = "badge status-" + state.status;
+    renderReferee();
     if (!state.game) return;
     $("game-number").textContent = T.game + " " + state.number;
     const view = state.view;
@@ -207,13 +214,14 @@
   function renderOpponents(view) {
     const box = $("opponents");
     box.replaceChildren();
-    const n = view.hand_sizes.length;
-    for (let seat = 0; seat < n; seat += 1) {
+    // A referee's view is the whole state: every hand, and no separate list of sizes.
+    const sizes = view.hand_sizes || view.hands.map((hand) => hand.length);
+    for (let seat = 0; seat < sizes.length; seat += 1) {
       if (state.role === "player" && seat === state.seat) continue;
       const el = document.createElement("div");
       el.className = "opponent";
       el.dataset.seat = seat;
-      el.dataset.handSize = view.hand_sizes[seat];
+      el.dataset.handSize = sizes[seat];
       const head = document.createElement("div");
       head.className = "opponent-name";
       head.textContent = seatName(seat);
@@ -223,10 +231,10 @@
       // A referee is sent every hand; anyone else only the sizes (the server never sends more).
       const cards = view.hands ? view.hands[seat] : null;
       if (cards) cards.forEach((c) => hand.append(cardEl(c, "small")));
-      else for (let i = 0; i < Math.min(view.hand_sizes[seat], 12); i += 1) hand.append(backEl());
+      else for (let i = 0; i < Math.min(sizes[seat], 12); i += 1) hand.append(backEl());
       const count = document.createElement("div");
       count.className = "count";
-      count.textContent = view.hand_sizes[seat] + " " + T.cards;
+      count.textContent = sizes[seat] + " " + T.cards;
       el.append(hand, count);
       box.append(el);
     }
@@ -337,7 +345,8 @@
     line(T.places + ": " + result.places.map((s, i) => i + 1 + ". " + seatName(s)).join(", "));
     if (result.draw || result.fool === null) line(T.draw, "draw");
     else line(T.fool + ": " + seatName(result.fool), "fool");
-    const pogony = result.pogony ? [].concat(result.pogony) : [];
+    // "hangings" (only after a three-player double) lists every hanging of the game in order.
+    const pogony = result.hangings || (result.pogony ? [].concat(result.pogony) : []);
     pogony.forEach((p) => {
       const on = p.on.map(seatName).join(", ");
       line(T.pogony + " (" + p.rank + "): " + seatName(p.by) + " " + T.pogonyOn + " " + on, "pogony");
@@ -397,6 +406,122 @@
     clock.classList.toggle("urgent", left <= 10);
   }
 
+  // --- the referee's panel (markup only on a referee's page, shown when the socket agrees) ---
+
+  const panel = $("referee");
+  const rulings = new Set(); // ids of referee commands still waiting for their answer
+  const ALLOWED = {
+    pause: ["active"],
+    resume: ["paused"],
+    void: ["active", "paused"],
+    adjudicate: ["active", "paused"],
+  };
+  let rulingFor = null; // the game and players the place selects were built for
+
+  function sayReferee(text, isError) {
+    const el = $("referee-message");
+    el.textContent = text || "";
+    el.className = "message" + (isError ? " error" : "");
+  }
+
+  function renderReferee() {
+    if (!panel) return;
+    panel.hidden = !state || state.role !== "referee";
+    if (panel.hidden) return;
+    const online = ws !== null && ws.readyState === WebSocket.OPEN;
+    panel.querySelectorAll("button[data-command]").forEach((btn) => {
+      const allowed = ALLOWED[btn.dataset.command] || [];
+      btn.disabled = !online || !state.game || !allowed.includes(state.status);
+    });
+    buildRuling();
+  }
+
+  function option(value, text) {
+    const el = document.createElement("option");
+    el.value = value;
+    el.textContent = text;
+    return el;
+  }
+
+  function placeSelects() {
+    return Array.from($("ruling-places").querySelectorAll("select"));
+  }
+
+  // One select per place, seat i in place i at first; the choices stay across state messages
+  // of the same game and are rebuilt for a new game.
+  function buildRuling() {
+    const key = state.game ? state.game + ":" + names().join("\n") : null;
+    if (key === rulingFor) return;
+    rulingFor = key;
+    const list = $("ruling-places");
+    const fool = $("ruling-fool");
+    list.replaceChildren();
+    fool.replaceChildren(option("", T.nobody));
+    names().forEach((_, seat) => {
+      const li = document.createElement("li");
+      const label = document.createElement("label");
+      const select = document.createElement("select");
+      select.dataset.place = seat;
+      names().forEach((__, s) => select.append(option(s, seatName(s))));
+      select.value = select.dataset.value = String(seat);
+      select.addEventListener("change", () => movePlace(select));
+      label.append(T.place + " " + (seat + 1) + " ", select);
+      li.append(label);
+      list.append(li);
+      fool.append(option(seat, seatName(seat)));
+    });
+  }
+
+  // Choosing a seat for a place swaps it with the place that held it: always one place a seat.
+  function movePlace(select) {
+    const other = placeSelects().find((s) => s !== select && s.value === select.value);
+    if (other) other.value = other.dataset.value = select.dataset.value;
+    select.dataset.value = select.value;
+  }
+
+  function ruling() {
+    const places = placeSelects().map((s) => Number(s.value));
+    const foolValue = $("ruling-fool").value;
+    const fool = foolValue === "" ? null : Number(foolValue);
+    if (new Set(places).size !== places.length) return { problem: T.placesOnce };
+    if (fool !== null && fool !== places[places.length - 1]) return { problem: T.foolLast };
+    return { places: places, fool: fool };
+  }
+
+  if (panel) {
+    $("referee-form").addEventListener("submit", (event) => event.preventDefault());
+    // The fool is the last of the places: naming one moves that seat there.
+    $("ruling-fool").addEventListener("change", () => {
+      const seat = $("ruling-fool").value;
+      const selects = placeSelects();
+      const last = selects[selects.length - 1];
+      if (seat === "" || !last || last.value === seat) return;
+      last.value = seat;
+      movePlace(last);
+    });
+    panel.querySelectorAll("button[data-command]").forEach((btn) =>
+      btn.addEventListener("click", () => {
+        const reason = $("referee-reason").value.trim();
+        if (!reason) {
+          $("referee-reason").focus();
+          return sayReferee(T.reasonNeeded, true);
+        }
+        const message = { type: "referee", command: btn.dataset.command, reason: reason };
+        if (btn.dataset.command === "adjudicate") {
+          const chosen = ruling();
+          if (chosen.problem) return sayReferee(chosen.problem, true);
+          message.places = chosen.places;
+          message.fool = chosen.fool;
+        }
+        counter += 1;
+        message.id = "r" + Date.now().toString(36) + "-" + counter;
+        rulings.add(message.id);
+        sayReferee("", false);
+        send(message);
+      }),
+    );
+  }
+
   // --- wiring -------------------------------------------------------------------------------
 
   $("btn-take").addEventListener("click", () => {
@@ -419,17 +544,6 @@
     const a = selected && actionsFor(selected).find((x) => x.type === "show_trump");
     if (a) play(a);
   });
-  const referee = $("referee");
-  if (referee) {
-    referee.querySelectorAll("button[data-command]").forEach((btn) =>
-      btn.addEventListener("click", () => {
-        const reason = $("referee-reason").value.trim();
-        if (!reason) return say(T.reasonNeeded, true);
-        counter += 1;
-        send({ type: "referee", id: "r" + counter, command: btn.dataset.command, reason: reason });
-      }),
-    );
-  }
   setInterval(tick, 500);
   connect();
 })();

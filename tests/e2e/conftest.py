@@ -1,27 +1,32 @@
-"""Real servers for end-to-end tests: ASGI server processes on free ports, on the test database."""
+"""Real servers for end-to-end tests: ASGI server processes on free ports, on the test database;
+and Debian's chromium driven by Playwright on the pages they serve."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
+import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 
-from durak_site.processes import asgi_command
+from durak_site.processes import asgi_command, free_port, wait_serving
 from tests.conftest import ROOT, subprocess_env, test_database_url
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def server_env() -> dict[str, str]:
@@ -52,19 +57,7 @@ def asgi_server(env: dict[str, str] | None = None, timeout: float = 40) -> Itera
     )
     address = f"127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"the ASGI server died: see {log_path}")
-            try:
-                urllib.request.urlopen(f"http://{address}/healthz", timeout=2).close()
-                break
-            except urllib.error.HTTPError:
-                break  # it answers (503 when a part is down is still an answer)
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the ASGI server did not start: see {log_path}") from None
-                time.sleep(0.1)
+        wait_serving(address, server, timeout, str(log_path))
         yield address
     finally:
         server.terminate()
@@ -75,3 +68,69 @@ def asgi_server(env: dict[str, str] | None = None, timeout: float = 40) -> Itera
             server.wait()
         log.close()
         log_path.unlink(missing_ok=True)
+
+
+@contextmanager
+def closing_connections() -> Iterator[None]:
+    """Playwright runs the test body with a context of its own, and Django keeps a connection
+    per context: close the ones opened there, or the test database cannot be dropped."""
+    try:
+        yield
+    finally:
+        connections.close_all()
+
+
+@contextmanager
+def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Debian's chromium, headless, through Playwright's sync API (a ``Browser``)."""
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the test's own reads of the
+    # database are plain synchronous queries.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as pw, closing_connections():
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_table(
+    browser: Any,
+    address: str,
+    table_id: int,
+    *,
+    cookie: str | None = None,
+    locale: str | None = None,
+    errors: list[str] | None = None,
+) -> Any:
+    """A table page in a browser context of its own (``cookie``: ``sessionid=...`` of a user;
+    ``locale``: the browser's language, else chromium's default), once its first state message
+    has been rendered. ``errors`` collects the page's uncaught JavaScript errors."""
+    base = f"http://{address}"
+    context = browser.new_context(**({"locale": locale} if locale else {}))
+    if cookie is not None:
+        name, value = cookie.split("=", 1)
+        context.add_cookies([{"name": name, "value": value, "url": base}])
+    page = context.new_page()
+    if errors is not None:
+        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+    page.goto(f"{base}/tables/{table_id}/")
+    page.wait_for_function("document.getElementById('live').dataset.version !== ''")
+    return page
+
+
+def wait_version_change(page: Any, old: str) -> None:
+    page.wait_for_function(
+        "old => document.getElementById('live').dataset.version !== old", arg=old, timeout=10_000
+    )
+
+
+def wait_status(page: Any, status: str) -> None:
+    """Until the page shows the game in ``status`` (its ``#live[data-status]``)."""
+    page.wait_for_function(
+        "s => document.getElementById('live').dataset.status === s", arg=status, timeout=10_000
+    )

@@ -5,29 +5,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connections
 
 from games.engine import GameState
 from games.models import Game, GameAction
-from tests.e2e.conftest import asgi_server
+from tests.e2e.conftest import CHROMIUM, asgi_server, chromium, open_table, wait_version_change
 from tests.games.conftest import LiveTable, session_cookie, start_live_table
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SUITS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
 OVER = {"finished", "adjudicated", "voided"}
 
@@ -46,16 +33,6 @@ READ_PAGE = """() => {
   const buttons = [...document.querySelectorAll(".controls button[data-legal]")].map((b) => b.id);
   return {version: live.dataset.version, status: live.dataset.status, hand, buttons};
 }"""
-
-
-@contextmanager
-def closing_connections() -> Iterator[None]:
-    """Playwright runs the test body with a context of its own, and Django keeps a connection
-    per context: close the ones opened there, or the test database cannot be dropped."""
-    try:
-        yield
-    finally:
-        connections.close_all()
 
 
 def card_texts(card: str) -> list[str]:
@@ -109,89 +86,67 @@ def click(page: Any, move: tuple[str, ...]) -> None:
         page.click(f"#{move[1]}")
 
 
-def wait_version_change(page: Any, old: str) -> None:
-    page.wait_for_function(
-        "old => document.getElementById('live').dataset.version !== old", arg=old, timeout=10_000
-    )
-
-
 @pytest.mark.usefixtures("eager_jobs")
 def test_two_players_play_a_whole_game_by_clicking_and_the_spectator_sees_no_hand(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
     live: LiveTable = start_live_table(clock=600)
     cookies = [session_cookie(u) for u in live.users]
-    with asgi_server() as address:
-        # Playwright's sync API runs an event loop in this thread; the test's own reads of the
-        # database (the hidden-card oracle) are plain synchronous queries.
-        monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with asgi_server() as address, chromium(monkeypatch) as browser:
         base = f"http://{address}"
-        url = f"{base}/tables/{live.table.pk}/"
-        with sync_playwright() as pw, closing_connections():
-            browser = pw.chromium.launch(
-                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-            )
-            pages = []
-            for n, cookie in enumerate(cookies):
-                # one player's browser asks for Russian (the default), the other for English
-                context = browser.new_context(locale="ru-RU" if n == 0 else "en-US")
-                name, value = cookie.split("=", 1)
-                context.add_cookies([{"name": name, "value": value, "url": base}])
-                pages.append(context.new_page())
-            spectator = browser.new_context().new_page()
-            for page in (*pages, spectator):
-                page.goto(url)
-                page.wait_for_function("document.getElementById('live').dataset.version !== ''")
-            assert pages[0].locator("#hand .card").count() == 6
-            assert spectator.locator("#live").get_attribute("data-role") == "spectator"
-            assert_spectator_sees_no_hidden_card(spectator, live.game.pk)
+        # one player's browser asks for Russian (the default), the other for English
+        pages = [
+            open_table(browser, address, live.table.pk, cookie=cookie, locale=locale)
+            for cookie, locale in zip(cookies, ("ru-RU", "en-US"), strict=True)
+        ]
+        spectator = open_table(browser, address, live.table.pk)
+        assert pages[0].locator("#hand .card").count() == 6
+        assert spectator.locator("#live").get_attribute("data-role") == "spectator"
+        assert_spectator_sees_no_hidden_card(spectator, live.game.pk)
 
-            steps = 0
-            while True:
-                offers = [page.evaluate(READ_PAGE) for page in pages]
-                if all(o["status"] in OVER for o in offers):
-                    break
-                moves = [choose(o) for o in offers]
-                seat = next((s for s in (0, 1) if moves[s]), None)
-                if seat is None:  # a state is still on its way: wait for it
-                    pages[0].wait_for_timeout(50)
-                    continue
-                steps += 1
-                assert steps < 300, "the game does not end"
-                click(pages[seat], moves[seat])
-                wait_version_change(pages[seat], offers[seat]["version"])
-                if steps == 6 and os.environ.get("DURAK_SCREENSHOTS"):
-                    folder = Path(os.environ["DURAK_SCREENSHOTS"])
-                    pages[seat].screenshot(path=str(folder / "mid-player.png"), full_page=True)
-                    spectator.screenshot(path=str(folder / "mid-spectator.png"), full_page=True)
-                if steps % 5 == 0:
-                    spectator.wait_for_function(
-                        "v => document.getElementById('live').dataset.version === v",
-                        arg=pages[seat].evaluate("document.getElementById('live').dataset.version"),
-                    )
-                    assert_spectator_sees_no_hidden_card(spectator, live.game.pk)
-
-            # the end: the result with the fool, and the seed with its check, on every page
-            game = Game.objects.get(pk=live.game.pk)
-            assert game.status == Game.Status.FINISHED and steps > 5
-            for page in (*pages, spectator):
-                page.wait_for_function("!document.getElementById('result').hidden")
-                assert page.locator("#seed").inner_text() == game.seed
-                href = page.locator("#verify-link").get_attribute("href")
-                assert href == f"/games/{game.pk}/verify"
-            fool = game.result["fool"]
-            result_text = pages[0].locator("#result-body").inner_text()
-            if fool is not None:
-                assert live.players[fool].display_name in result_text
-            assert_spectator_sees_no_hidden_card(spectator, live.game.pk)
-            assert pages[0].locator("#log li").count() >= min(steps, 30)
-            verify = pages[0].request.get(f"{base}{href}").json()
-            assert verify["commitment_ok"] and verify["replay_ok"]
-            if os.environ.get("DURAK_SCREENSHOTS"):
+        steps = 0
+        while True:
+            offers = [page.evaluate(READ_PAGE) for page in pages]
+            if all(o["status"] in OVER for o in offers):
+                break
+            moves = [choose(o) for o in offers]
+            seat = next((s for s in (0, 1) if moves[s]), None)
+            if seat is None:  # a state is still on its way: wait for it
+                pages[0].wait_for_timeout(50)
+                continue
+            steps += 1
+            assert steps < 300, "the game does not end"
+            click(pages[seat], moves[seat])
+            wait_version_change(pages[seat], offers[seat]["version"])
+            if steps == 6 and os.environ.get("DURAK_SCREENSHOTS"):
                 folder = Path(os.environ["DURAK_SCREENSHOTS"])
-                pages[0].screenshot(path=str(folder / "player.png"), full_page=True)
-                spectator.screenshot(path=str(folder / "spectator.png"), full_page=True)
-            browser.close()
+                pages[seat].screenshot(path=str(folder / "mid-player.png"), full_page=True)
+                spectator.screenshot(path=str(folder / "mid-spectator.png"), full_page=True)
+            if steps % 5 == 0:
+                spectator.wait_for_function(
+                    "v => document.getElementById('live').dataset.version === v",
+                    arg=pages[seat].evaluate("document.getElementById('live').dataset.version"),
+                )
+                assert_spectator_sees_no_hidden_card(spectator, live.game.pk)
+
+        # the end: the result with the fool, and the seed with its check, on every page
+        game = Game.objects.get(pk=live.game.pk)
+        assert game.status == Game.Status.FINISHED and steps > 5
+        for page in (*pages, spectator):
+            page.wait_for_function("!document.getElementById('result').hidden")
+            assert page.locator("#seed").inner_text() == game.seed
+            href = page.locator("#verify-link").get_attribute("href")
+            assert href == f"/games/{game.pk}/verify"
+        fool = game.result["fool"]
+        result_text = pages[0].locator("#result-body").inner_text()
+        if fool is not None:
+            assert live.players[fool].display_name in result_text
+        assert_spectator_sees_no_hidden_card(spectator, live.game.pk)
+        assert pages[0].locator("#log li").count() >= min(steps, 30)
+        verify = pages[0].request.get(f"{base}{href}").json()
+        assert verify["commitment_ok"] and verify["replay_ok"]
+        if os.environ.get("DURAK_SCREENSHOTS"):
+            folder = Path(os.environ["DURAK_SCREENSHOTS"])
+            pages[0].screenshot(path=str(folder / "player.png"), full_page=True)
+            spectator.screenshot(path=str(folder / "spectator.png"), full_page=True)
     assert re.fullmatch(r"[0-9a-f]{64}", game.seed_commitment)

@@ -14,6 +14,7 @@ from games.engine import (
     Action,
     EngineError,
     GameState,
+    Result,
     Rules,
     apply,
     is_legal,
@@ -135,3 +136,11 @@ def test_any_seeded_game_ends_with_a_consistent_result(
     result = state.result
     assert result is not None and sorted(result.places) == list(range(players))
     assert result.draw == (result.fool is None)
+    # seed 004's double: only with three players, by the first out on both others, first in order
+    double = result.double
+    if double is not None:
+        assert players == 3 and double.by == result.places[0]
+        assert double.on == tuple(seat for seat in range(3) if seat != double.by)
+        assert result.hangings[0] == double and len(result.hangings) <= 2
+    assert result.hangings == tuple(h for h in (double, result.pogony) if h is not None)
+    assert Result.from_json(json.loads(json.dumps(result.to_json()))) == result

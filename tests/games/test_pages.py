@@ -115,6 +115,35 @@ def test_russian_by_default_and_english_on_request(live_table: LiveTable) -> Non
     assert ">Take<" in english and 'data-your-move="Your move"' in english
 
 
+def test_only_a_referees_page_carries_the_referee_controls(
+    live_table: LiveTable, referee: Any
+) -> None:
+    url = f"/tables/{live_table.table.pk}/"
+    for outsider in (client_for(), client_for(live_table.user_at(0))):
+        html = outsider.get(url).content.decode()
+        assert 'id="referee"' not in html and 'data-command="pause"' not in html
+    html = client_for(referee).get(url).content.decode()
+    # hidden until the socket confirms the role (the server checks every command again)
+    assert '<section id="referee" class="referee-panel" hidden' in html
+    for command in ("pause", "resume", "void", "adjudicate"):
+        assert f'id="btn-{command}" class="btn' in html and f'data-command="{command}"' in html
+    assert 'id="ruling-places"' in html and 'id="ruling-fool"' in html
+
+
+def test_the_referee_controls_speak_russian_and_english(
+    live_table: LiveTable, referee: Any
+) -> None:
+    url = f"/tables/{live_table.table.pk}/"
+    russian = client_for(referee).get(url).content.decode()
+    assert "Управление судьи" in russian and ">Вынести решение<" in russian
+    assert 'data-reason-needed="Сначала укажите причину"' in russian
+    assert 'data-fool-last="Дурак занимает последнее место"' in russian
+    assert 'data-error-game_not_active="Невозможно в текущем состоянии партии"' in russian
+    english = client_for(referee, language="en").get(url).content.decode()
+    assert "Referee controls" in english and ">Adjudicate<" in english
+    assert 'data-nobody="nobody (a draw)"' in english
+
+
 # --- /tournaments/<slug>/ ------------------------------------------------------------------------
 
 

@@ -27,9 +27,12 @@ The reading of seed 004 chosen here:
   both", the narrative of the passage; a player who came in with a rank from earlier games simply
   climbs one rung per pogony, like everyone else. A game is a list of hangings in the order they
   happened.
-- The engine reports at most one hanging per game (winner on the fool or the fool's team); the
-  two-at-once game is given as two hangings. A player may be hung twice in one game only there:
-  three players, the first hanging on two, the second by one of those two on the other.
+- The engine reports every hanging of a game in order (``Result.hangings``): the game-ending one
+  (winner on the fool or the fool's team) and, before it, the two-at-once double, so that game
+  is given as two hangings (a table result stores each with its ``game``, and
+  ``tournaments.services._pogony_games`` groups them back). A player may be hung twice in one
+  game only there: three players, the first hanging on two, the second by one of those two on
+  the other.
 
 So rank = ladder[received - 1]: the function is a pure fold over the games, idempotent by
 construction, and a league's ranks are the same fold over all its games.
