@@ -8,8 +8,14 @@ here run on ``DURAK_DB_THREADS`` threads instead, each with its own persistent c
 round trips of different tables overlap; the row lock of a game still serialises the actions of
 one game. SQLite allows one writer at a time anyway, so there the pool has a single thread.
 
-Like ``database_sync_to_async``, each call closes the thread's old connections before and after
-(``CONN_MAX_AGE``, broken connections).
+After each call the thread's connections get Django's end-of-request treatment (closed if a
+query failed and the connection no longer works, if a transaction was left open, or past
+``CONN_MAX_AGE``), but no per-request health check: with ``CONN_HEALTH_CHECKS`` Django would send
+a ``SELECT 1`` before the first query of every call, one round trip in six of a live action, for
+about 8% fewer actions per second on the load benchmark. A connection that died while idle (a
+database restart) therefore fails one call, which changes nothing (its transaction never
+committed) and reaches the client as an error; the failure closes it, and the next call connects
+afresh.
 """
 
 from __future__ import annotations
@@ -21,7 +27,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
 
 from asgiref.sync import SyncToAsync
-from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import connections
 
@@ -44,13 +49,27 @@ def _executor() -> ThreadPoolExecutor:
         return _pool
 
 
+def _after_call() -> None:
+    for conn in connections.all(initialized_only=True):
+        conn.close_if_unusable_or_obsolete()
+        if conn.connection is not None:
+            # Used by this call, or checked just now after an error: no SELECT 1 next time.
+            conn.health_check_done = True
+
+
+class _PoolCall(SyncToAsync):
+    def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().thread_handler(loop, *args, **kwargs)
+        finally:
+            _after_call()
+
+
 def db_async(func: Callable[P, R]) -> Callable[P, Any]:
     """``func`` as a coroutine function that runs on the database pool (see the module doc)."""
 
     async def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        runner: SyncToAsync = DatabaseSyncToAsync(
-            func, thread_sensitive=False, executor=_executor()
-        )
+        runner = _PoolCall(func, thread_sensitive=False, executor=_executor())
         result: R = await runner(*args, **kwargs)
         return result
 
