@@ -1,7 +1,8 @@
 """ASGI entry point: Django for HTTP, Channels for WebSockets (live tables).
 
-Served by uvicorn (the command line is in ``durak_site.processes``); any number of such
-processes can run side by side on the Redis channel layer.
+Served by uvicorn through ``durak_site.server`` (the command line is in
+``durak_site.processes``); any number of such processes can run side by side on the Redis
+channel layer.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-ASGI_APP = "durak_site.asgi:application"
+ASGI_APP = "durak_site.server:application"
 
 
 def asgi_command(python: str | Path, host: str, port: int, *, quiet: bool = False) -> list[str]:

@@ -94,6 +94,8 @@ if DATABASE_URL:
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # Fail fast instead of hanging a request or a worker on a dead database.
         DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
+        # Requests and jobs check a reused connection first; the live tables' database threads
+        # skip the check (durak_site.dbthreads says why).
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 else:
     DATABASES = {
