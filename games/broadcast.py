@@ -12,7 +12,6 @@ then not held during the Redis round trips.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -30,13 +29,13 @@ def table_group(table_id: int) -> str:
     return f"table-{table_id}"
 
 
-Pending = list[tuple[list[str], dict[str, Any]]]
+Pending = list[tuple[str, dict[str, Any]]]
 _collector = threading.local()
 
 
 @contextmanager
 def collected() -> Iterator[Pending]:
-    """Collect the broadcasts of the changes committed in this thread (``(groups, message)``
+    """Collect the broadcasts of the changes committed in this thread (``(group, message)``
     pairs, in commit order) instead of sending them; see :func:`send_collected`."""
     previous = getattr(_collector, "pending", None)
     pending: Pending = []
@@ -48,14 +47,14 @@ def collected() -> Iterator[Pending]:
 
 
 async def send_collected(pending: Pending) -> None:
-    """Send collected broadcasts in order (the groups of one message at once)."""
+    """Send collected broadcasts in order."""
     layer = get_channel_layer()
     if layer is None:
         return
-    for groups, message in pending:
+    for group, message in pending:
         if timing.ENABLED:
             message["sent_at"] = time.time()
-        await asyncio.gather(*(layer.group_send(group, message) for group in groups))
+        await layer.group_send(group, message)
 
 
 def _send(group: str, message: dict[str, Any]) -> None:
@@ -90,16 +89,15 @@ def broadcast_on_commit(game: Any, event: str = "state") -> None:
     if game.table_id is None:
         return
     message = game_message(game, event)
-    groups = [table_group(game.table_id)]
+    group = table_group(game.table_id)
 
     def send() -> None:
         pending = getattr(_collector, "pending", None)
         if pending is not None:
-            pending.append((groups, message))
+            pending.append((group, message))
             return
         if timing.ENABLED:
             message["sent_at"] = time.time()
-        for group in groups:
-            _send(group, message)
+        _send(group, message)
 
     transaction.on_commit(send)
