@@ -4,7 +4,8 @@
     python3 dev.py demo     the service with a demo on the embedded defaults (127.0.0.1:8000)
     python3 dev.py test     the test suite (add pytest arguments after it)
     python3 dev.py stack    the full stack on PostgreSQL + Redis: ASGI, Celery worker and beat
-    python3 dev.py lint     ruff (lint + format check) and mypy
+                            (--host 127.0.0.1 --port 8000)
+    python3 dev.py lint     ruff (lint + format check), mypy, the import contracts
     python3 dev.py bench    the benchmarks (prints figures)
 
 Each command first makes sure ``.venv`` exists and holds exactly the pinned requirements
@@ -13,21 +14,27 @@ Each command first makes sure ``.venv`` exists and holds exactly the pinned requ
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import hashlib
 import importlib.util
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
+import types
 import venv
+from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent
 
 
-def _load_processes():  # type: ignore[no-untyped-def]
+def _load_processes() -> types.ModuleType:
     """``durak_site/processes.py`` by its path: importing the package would import Celery,
     which only the virtual environment has."""
     path = ROOT / "durak_site" / "processes.py"
@@ -105,7 +112,8 @@ def cmd_lint(args: list[str]) -> int:
     steps = [
         [str(PY), "-m", "ruff", "check", "."],
         [str(PY), "-m", "ruff", "format", "--check", "."],
-        [str(PY), "-m", "mypy", "games/engine", "tournaments/pairing", "tournaments/scoring"],
+        [str(PY), "-m", "mypy"],  # the files and strictness are in pyproject.toml
+        [str(VENV / "bin" / "lint-imports")],  # the layering contracts in .importlinter
     ]
     worst = 0
     for step in steps:
@@ -115,8 +123,8 @@ def cmd_lint(args: list[str]) -> int:
 
 
 def cmd_bench(args: list[str]) -> int:
-    """Engine and pairing benchmarks, then a simulated tournament and the live-table load on
-    PostgreSQL + Redis.
+    """The ``bench`` package: engine and pairing, then a simulated tournament and the live-table
+    load on PostgreSQL + Redis (skipped with a message when those are unreachable).
 
     ``python3 dev.py bench --players 1024`` sets the tournament's size (default 1024);
     ``--tables 50,200`` the load benchmark's table counts; ``--skip-tournament`` runs only the
@@ -129,43 +137,38 @@ def cmd_bench(args: list[str]) -> int:
     if "--tables" in args:
         tables = args[args.index("--tables") + 1]
     worst = 0
-    for module in ("games.engine.bench", "tournaments.pairing.bench"):
-        say(f"python -m {module}")
-        worst = max(worst, subprocess.call([str(PY), "-m", module], cwd=ROOT))
+    for module in ("bench.engine", "bench.pairing"):
+        worst = max(worst, run_bench([module]))
     if "--skip-tournament" in args:
         return worst
-    worst = max(worst, bench_tournament(players))
-    return max(worst, bench_live_tables(tables))
-
-
-def bench_live_tables(tables: str) -> int:
-    """``games.loadbench``: bot clients over real WebSockets against real ASGI servers."""
-    env = dict(os.environ)
-    env.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/durak_loadbench")
-    env.setdefault("REDIS_URL", "redis://127.0.0.1:6379/5")
     down = [
         name
-        for name, url in (("PostgreSQL", env["DATABASE_URL"]), ("Redis", env["REDIS_URL"]))
+        for name, url in (
+            ("PostgreSQL", os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)),
+            ("Redis", os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)),
+        )
         if not reachable(url)
     ]
     if down:
-        say(f"skipping the live-table load benchmark: {' and '.join(down)} unreachable")
-        return 0
-    worst = 0
+        say(f"skipping the tournament and live-table benchmarks: {' and '.join(down)} unreachable")
+        return worst
+    # Each of these two has its own default database and Redis number (see its docstring).
+    worst = max(worst, run_bench(["bench.tournament", "--players", players]))
     # Saturated (every client answers at once: the servers' throughput), then at a player's pace
     # on two server processes (the round-trip target: p99 under 100 ms at 200 tables).
     for extra in ([], ["--servers", "2", "--think-ms", "2000"]):
-        command = ["-m", "games.loadbench", "--tables", tables, "--seconds", "10", *extra]
-        say("python " + " ".join(command))
-        worst = max(worst, subprocess.call([str(PY), *command], cwd=ROOT, env=env))
+        command = ["bench.live_tables", "--tables", tables, "--seconds", "10", *extra]
+        worst = max(worst, run_bench(command))
     return worst
+
+
+def run_bench(command: list[str]) -> int:
+    say("python -m " + " ".join(command))
+    return subprocess.call([str(PY), "-m", *command], cwd=ROOT)
 
 
 def reachable(url: str) -> bool:
     """Whether something listens at the host and port of ``url``."""
-    import socket
-    from urllib.parse import urlsplit
-
     parts = urlsplit(url)
     default = 5432 if parts.scheme.startswith("postgres") else 6379
     try:
@@ -173,59 +176,6 @@ def reachable(url: str) -> bool:
             return True
     except OSError:
         return False
-
-
-def bench_tournament(players: str) -> int:
-    """A full tournament of bots in 3 stages with ONE real worker process on PostgreSQL + Redis."""
-    env = dict(os.environ)
-    env.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/durak_bench")
-    env.setdefault("REDIS_URL", DEFAULT_REDIS_URL)
-    env["DURAK_CELERY_QUEUE"] = f"bench-{secrets.token_hex(4)}"
-    ensure_postgres_database(env["DATABASE_URL"])
-    manage("migrate", "--noinput", "-v", "0", env=env)
-    worker = subprocess.Popen(
-        [
-            str(VENV / "bin" / "celery"),
-            "-A",
-            "durak_site",
-            "worker",
-            "-l",
-            "warning",
-            "-Q",
-            env["DURAK_CELERY_QUEUE"],
-            "--concurrency",
-            "1",
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    plan = "swiss:4:3:top=256,swiss:4:2:top=64,knockout:4:2"
-    say(f"simulate_tournament --players {players} --plan {plan} (1 worker process)")
-    started = time.monotonic()
-    try:
-        code = subprocess.call(
-            [
-                str(PY),
-                "manage.py",
-                "simulate_tournament",
-                "--players",
-                players,
-                "--plan",
-                plan,
-                "--no-progress",
-                "--top",
-                "3",
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-    finally:
-        worker.terminate()
-        worker.wait(timeout=30)
-    say(f"tournament of {players} players: {time.monotonic() - started:.1f} s wall time")
-    return code
 
 
 def ensure_postgres_database(url: str) -> None:
@@ -242,44 +192,92 @@ def ensure_postgres_database(url: str) -> None:
 
 
 def cmd_stack(args: list[str]) -> int:
+    """Migrate, start the Celery worker and beat, seed the demo while they run (its jobs need the
+    worker), then serve. Ctrl-C, SIGTERM or SIGHUP stops every child; so does the exit of any
+    of them, or a demo that fails (its exit code is returned)."""
+    parser = argparse.ArgumentParser(prog="dev.py stack")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    options = parser.parse_args(args)
     env = dict(os.environ)
     env.setdefault("DATABASE_URL", DEFAULT_DATABASE_URL)
     env.setdefault("REDIS_URL", DEFAULT_REDIS_URL)
     env["PYTHONUNBUFFERED"] = "1"
+    address = f"{options.host}:{options.port}"
     say(f"database {env['DATABASE_URL']}, redis {env['REDIS_URL']}")
-    if env["DATABASE_URL"].startswith("postgres"):
-        ensure_postgres_database(env["DATABASE_URL"])
-    manage("migrate", "--noinput", "-v", "0", env=env)
-    manage("demo", env=env)
-    processes = {
-        "asgi": asgi_command(PY, "127.0.0.1", 8000),
-        "worker": [*worker_command(PY), "--concurrency", "2"],
-        "beat": beat_command(PY, ROOT / ".celerybeat-schedule"),
-    }
-    running = {name: subprocess.Popen(cmd, cwd=ROOT, env=env) for name, cmd in processes.items()}
-    say("serving on http://127.0.0.1:8000 with a Celery worker and beat (Ctrl-C stops all)")
-    exit_code = 0
+    running: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start(name: str, command: list[str]) -> subprocess.Popen[bytes]:
+        # A process group of its own, so that stopping it also reaches its children (the
+        # worker's pool processes) and a terminal's Ctrl-C reaches only dev.py, which stops
+        # everything in order.
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, process_group=0)
+        running[name] = proc
+        say(f"{name} started (pid {proc.pid})")
+        return proc
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _interrupt)
     try:
-        while True:
-            for name, proc in running.items():
-                if proc.poll() is not None:
-                    say(f"{name} exited with {proc.returncode}; stopping the others")
-                    exit_code = proc.returncode or 1
-                    raise KeyboardInterrupt
-            time.sleep(0.5)
+        if env["DATABASE_URL"].startswith("postgres"):
+            ensure_postgres_database(env["DATABASE_URL"])
+        manage("migrate", "--noinput", "-v", "0", env=env)
+        start("worker", [*worker_command(PY), "--concurrency", "2"])
+        start("beat", beat_command(PY, ROOT / f".celerybeat-schedule-{options.port}"))
+        demo = start("demo", [str(PY), "manage.py", "demo", "--base-url", f"http://{address}"])
+        code = watch(running, until=demo)
+        del running["demo"]
+        if code != 0:
+            say(f"the demo did not finish (exit {code}); stopping")
+            return code
+        start("asgi", asgi_command(PY, options.host, options.port))
+        say(f"serving on http://{address} with a Celery worker and beat (Ctrl-C stops all)")
+        return watch(running)
     except KeyboardInterrupt:
-        pass
+        say("stopping")
+        return 0
     finally:
-        for proc in running.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        deadline = time.time() + 15
-        for proc in running.values():
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.time()))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-    return exit_code
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)  # a second signal must not cut the stop short
+        stop(running.values())
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def watch(
+    running: dict[str, subprocess.Popen[bytes]], until: subprocess.Popen[bytes] | None = None
+) -> int:
+    """Wait until ``until`` exits (its exit code) or, without it, until any process exits; a
+    process other than ``until`` that exits is an error."""
+    while True:
+        if until is not None and until.poll() is not None:
+            return until.returncode
+        for name, proc in running.items():
+            if proc is not until and proc.poll() is not None:
+                say(f"{name} exited with {proc.returncode}; stopping the others")
+                return proc.returncode or 1
+        time.sleep(0.5)
+
+
+def stop(procs: Iterable[subprocess.Popen[bytes]], grace: float = 15.0) -> None:
+    """SIGTERM to each process, up to ``grace`` seconds for all to exit, then SIGKILL to
+    whatever is left in their process groups (a killed worker's pool processes included)."""
+    procs = list(procs)
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            say(f"pid {proc.pid} did not stop in {grace:.0f} s: killing it")
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left in it
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 COMMANDS = {

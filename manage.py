@@ -4,11 +4,12 @@
 import os
 import sys
 
+from django.core.management import execute_from_command_line
+
 
 def main() -> None:
+    # Read when a command first needs the settings, not on import.
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
-    from django.core.management import execute_from_command_line
-
     execute_from_command_line(sys.argv)
 
 

@@ -20,5 +20,5 @@ app.autodiscover_tasks()
 # triggers the same idempotent job on an event, and the sweep catches a lost trigger.
 app.conf.beat_schedule = {
     "heartbeat": {"task": "durak_site.tasks.heartbeat", "schedule": 60.0},
-    "sweep-rounds": {"task": "tournaments.sweep_rounds", "schedule": 60.0},
+    "rounds-sweep": {"task": "tournaments.rounds_sweep", "schedule": 60.0},
 }

@@ -1,28 +1,24 @@
 """Database calls from async code (consumers, WebSocket middleware) on a bounded thread pool.
 
-Channels' ``database_sync_to_async`` runs every call of a process in asgiref's one sync thread,
-so one server process could only ever do one database call at a time: the live-table load
-benchmark (``python -m games.loadbench``) measured that single thread as the ceiling of a server
-(every action waited behind all the others' round trips to PostgreSQL). On PostgreSQL the calls
-here run on ``DURAK_DB_THREADS`` threads instead, each with its own persistent connection, so the
-round trips of different tables overlap; the row lock of a game still serialises the actions of
-one game. SQLite allows one writer at a time anyway, so there the pool has a single thread.
+Channels' ``database_sync_to_async`` runs every call of a process on one sync thread, which makes
+one database call at a time the ceiling of a server. Here, on PostgreSQL, the calls run on
+``DURAK_DB_THREADS`` threads, each with its own persistent connection, so the round trips of
+different tables overlap; the row lock of a game still serialises the actions of one game.
+SQLite allows one writer at a time, so there the pool has a single thread.
 
 After each call the thread's connections get Django's end-of-request treatment (closed if a
 query failed and the connection no longer works, if a transaction was left open, or past
-``CONN_MAX_AGE``), but no per-request health check: with ``CONN_HEALTH_CHECKS`` Django would send
-a ``SELECT 1`` before the first query of every call, one round trip in six of a live action, for
-about 8% fewer actions per second on the load benchmark. A connection that died while idle (a
-database restart) therefore fails one call, which changes nothing (its transaction never
-committed) and reaches the client as an error; the failure closes it, and the next call connects
-afresh.
+``CONN_MAX_AGE``), but no per-call health check (a ``SELECT 1`` before every call). A connection
+that died while idle therefore fails one call, which changes nothing (its transaction never
+committed) and reaches the client as an error; the failure closes it, and the next call
+connects afresh. The measurements behind both choices: ``docs/performance.md``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
 
@@ -54,18 +50,20 @@ def _after_call() -> None:
         conn.close_if_unusable_or_obsolete()
         if conn.connection is not None:
             # Used by this call, or checked just now after an error: no SELECT 1 next time.
-            conn.health_check_done = True
+            # (django-stubs lacks this attribute of every connection, Django >= 4.1.)
+            conn.health_check_done = True  # type: ignore[attr-defined]
 
 
-class _PoolCall(SyncToAsync):
+class _PoolCall(SyncToAsync[P, R]):
     def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            return super().thread_handler(loop, *args, **kwargs)
+            # asgiref leaves thread_handler unannotated
+            return super().thread_handler(loop, *args, **kwargs)  # type: ignore[no-untyped-call]
         finally:
             _after_call()
 
 
-def db_async(func: Callable[P, R]) -> Callable[P, Any]:
+def db_async(func: Callable[P, R]) -> Callable[P, Coroutine[Any, Any, R]]:
     """``func`` as a coroutine function that runs on the database pool (see the module doc)."""
 
     async def call(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -20,7 +20,7 @@ class ServiceError(Exception):
     """
 
     code = "invalid"
-    http_status = status.HTTP_400_BAD_REQUEST
+    http_status: int = status.HTTP_400_BAD_REQUEST
 
     def __init__(self, message: str, *, code: str | None = None) -> None:
         super().__init__(message)

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET
 from durak_site.celery import app as celery_app
 from durak_site.tasks import BEAT_KEY
 
-PROBE_TIMEOUT = 2.0
+PROBE_TIMEOUT = 2  # seconds (kombu takes whole seconds)
 
 
 def check_database() -> str:
@@ -37,7 +37,7 @@ async def _channel_round_trip() -> None:
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("no channel layer configured")
-    channel = await layer.new_channel("healthz.")
+    channel = await layer.new_channel()
     token = uuid.uuid4().hex
     await layer.send(channel, {"type": "healthz.ping", "token": token})
     message = await layer.receive(channel)

@@ -1,12 +1,15 @@
 """The command lines of the service's processes, in one place for ``dev.py``, the tests and the
-load benchmark: the ASGI server and the Celery worker. Standard library only (``dev.py`` runs
+benchmarks: the ASGI server, the Celery worker and beat. Standard library only (``dev.py`` runs
 outside the virtual environment).
 
-The ASGI server is uvicorn with uvloop, httptools and the ``websockets`` protocol: on the
-live-table load benchmark (``python -m games.loadbench``) it served about a quarter more actions
-per second per process than daphne at the same CPU. WebSocket compression is off: a state
-message is about 1 KB, and deflating every frame was one of the server's largest costs per
-message. Any number of these processes can serve side by side on the Redis channel layer.
+The ASGI server is uvicorn with uvloop, httptools and uvicorn's ``websockets-sansio`` WebSocket
+protocol (the ``websockets`` package's sans-I/O core on uvicorn's own transport): not uvicorn's
+legacy ``websockets`` protocol, which is deprecated and warns at every start, and not ``wsproto``,
+which would be one more dependency. A server start prints no deprecation warning. uvicorn was
+chosen over daphne on the live-table load benchmark (``python -m bench.live_tables``), and a
+change of server or protocol here is judged on it. WebSocket compression is off: a state message
+is about 1 KB, and deflating every frame was one of the server's largest costs per message. Any
+number of these processes can serve side by side on the Redis channel layer.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ def asgi_command(python: str | Path, host: str, port: int, *, quiet: bool = Fals
         "--http",
         "httptools",
         "--ws",
-        "websockets",
+        "websockets-sansio",
         "--ws-per-message-deflate",
         "false",
         "--lifespan",

@@ -2,12 +2,10 @@
 ``durak_site.asgi`` plus tuning for a long-running server process that code importing the
 application (the tests' communicators) should not get.
 
-Garbage collection: the live-table load benchmark's slowest round trips were the collector's
-full passes over everything the process holds (Django, the URL and model registries, hundreds
-of consumers). Everything alive after start-up is moved out of the collector's sight
-(``gc.freeze``), and collections run less often. Measured at 200 tables at a player's pace on
-two servers, alternating runs: p99 43 and 69 ms with this, 118 and 166 ms without. Reference
-cycles are still collected, just in larger batches.
+Garbage collection: everything alive after start-up is moved out of the collector's sight
+(``gc.freeze``), and collections run less often, so that a full pass over everything the process
+holds (Django, the URL and model registries, hundreds of consumers) does not stall the sockets.
+Reference cycles are still collected, in larger batches. Measured in ``docs/performance.md``.
 """
 
 from __future__ import annotations

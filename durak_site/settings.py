@@ -10,8 +10,10 @@ Redis channel layer and cache, Celery broker and results on Redis with real work
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
+import django_stubs_ext
 
 from durak_site.env import (
     EnvError,
@@ -22,6 +24,10 @@ from durak_site.env import (
     env_str,
     env_url,
 )
+
+# Django's generic classes take their model at runtime as they do for mypy
+# (``admin.ModelAdmin[Tournament]``); the stubs alone only teach mypy.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -115,9 +121,8 @@ else:
     }
 USES_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 # Threads (each with its own connection) for the database calls of one ASGI process's sockets
-# (``durak_site.dbthreads``); SQLite always uses one. Two, measured: more threads only fought
-# over the GIL (the load benchmark's p99 at 200 paced tables: 2 threads 61-68 ms, 8 threads
-# 107-114 ms, at the same throughput); more capacity comes from more server processes.
+# (``durak_site.dbthreads``); SQLite always uses one. More threads only fight over the GIL
+# (``docs/performance.md``): more capacity comes from more server processes.
 DURAK_DB_THREADS = env_int("DURAK_DB_THREADS", 2, minimum=1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -126,13 +131,13 @@ REDIS_URL = env_url("REDIS_URL", ("redis", "rediss"))
 # Per server process, for the channel layer's connection pool.
 REDIS_MAX_CONNECTIONS = env_int("DURAK_REDIS_MAX_CONNECTIONS", 2000, minimum=10)
 
+CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             # Redis pub/sub: a broadcast is one PUBLISH, pushed to each server process that has a
-            # socket at the table. The sorted-set layer (channels_redis.core) needed several
-            # round trips per message and polled for each one; on the live-table load benchmark
-            # its delivery was the servers' queue. Pub/sub delivers at most once, which is what a
+            # socket at the table (the sorted-set layer's polling was the servers' queue:
+            # ``docs/performance.md``). Pub/sub delivers at most once, which is what a
             # state push needs: every state message is complete, and a socket that missed one
             # (a dropped Redis connection) gets the next, or asks with ``sync``.
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",

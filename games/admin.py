@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from games import models
 
 
-class ActionInline(admin.TabularInline):
+class ActionInline(admin.TabularInline[models.GameAction, models.Game]):
     model = models.GameAction
     extra = 0
     can_delete = False
     readonly_fields = ["seq", "seat", "action", "kind", "client_id", "user", "created_at"]
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest, obj: models.Game | None = None) -> bool:
         return False
 
 
 @admin.register(models.Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(admin.ModelAdmin[models.Game]):
     list_display = ["__str__", "table", "number", "status", "version", "created_at"]
     list_filter = ["status"]
     # The seed is secret until the game ends: not shown here either.
@@ -28,7 +29,7 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.RefereeEvent)
-class RefereeEventAdmin(admin.ModelAdmin):
+class RefereeEventAdmin(admin.ModelAdmin[models.RefereeEvent]):
     list_display = ["game", "kind", "reason", "referee", "at_version", "created_at"]
     list_filter = ["kind"]
     readonly_fields = [f.name for f in models.RefereeEvent._meta.fields]

@@ -23,6 +23,7 @@ from durak_site.errors import ServiceError
 from games import broadcast, selectors, services, timing
 from games.broadcast import game_message, table_group
 from games.errors import Forbidden, NotFound
+from games.hooks import PLAYER, REFEREE
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +164,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     # --- client -> server ---------------------------------------------------------------------
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+    async def receive(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any
+    ) -> None:
         raw = text_data.encode("utf-8") if text_data is not None else (bytes_data or b"")
         allowed = self.bucket.take()
         message: Any = None
@@ -218,7 +221,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             raise BadRequest("action: an object such as {'type': 'take'}")
         if "seat" in action:
             raise BadRequest("action: no 'seat' (the seat is the connection's)")
-        if self.access.role != selectors.PLAYER:
+        if self.access.role != PLAYER:
             await self.send_error(client_id, "not_seated", "spectators and referees cannot play")
             return
         started = time.perf_counter()
@@ -250,7 +253,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def on_referee(self, message: dict[str, Any]) -> None:
         client_id = message.get("id")
-        if self.access.role != selectors.REFEREE:
+        if self.access.role != REFEREE:
             await self.send_error(client_id, "forbidden", "only a referee can do that")
             return
         command, reason = message.get("command"), message.get("reason")

@@ -21,10 +21,6 @@ class GameNotActive(Conflict):
     code = "game_not_active"
 
 
-class NotYourSeat(Forbidden):
-    code = "not_your_seat"
-
-
 class NotSeated(Forbidden):
     """An action from a connection whose user has no seat in the table's current game."""
 
@@ -44,7 +40,6 @@ __all__ = [
     "GameNotActive",
     "NotFound",
     "NotSeated",
-    "NotYourSeat",
     "SeedSecret",
     "StaleVersion",
 ]

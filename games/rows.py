@@ -1,11 +1,10 @@
 """The statements of a live action in plain SQL: lock and read a game, append a log entry, store
 the game. Everything else goes through the ORM.
 
-Why: the live-table load benchmark (``python -m games.loadbench``) found the ORM's own work per
-query (compiling the query, building the model) to be most of an action's CPU on the reference
-machine, 1-3 ms for each of these statements against about 0.2 ms for the same statement sent
-as it is. So they are built once per model and backend, from the models' own metadata (table
-and column names), and every value goes through its field's own conversion both ways
+Why: the ORM's own work per query (compiling the query, building the model) was most of an
+action's CPU (``docs/performance.md``). These statements are built once per model and backend,
+from the models' own metadata (table and column names), and every value goes through its
+field's own conversion both ways
 (``pre_save`` and ``get_db_prep_save`` on the way in; the backend's and the field's converters
 on the way out): a row read or written here is what the ORM would read or write.
 """

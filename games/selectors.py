@@ -3,58 +3,19 @@ the state message each viewer gets (redacted by the engine, never by hand)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from games import engine
+from games import engine, hooks
 from games.engine import GameState
 from games.errors import Forbidden, NotFound
+from games.hooks import PLAYER, REFEREE, TableAccess
 from games.models import Game
-
-PLAYER, SPECTATOR, REFEREE = "player", "spectator", "referee"
-
-
-@dataclass(frozen=True)
-class TableAccess:
-    """What a connection is at a table: its role and, for a seated player, its Player id.
-
-    The game seat is not stored here: it changes from game to game of a series (``Game.players``
-    lists the player of each game seat), so it is looked up per game with :func:`seat_of`.
-    """
-
-    table_id: int
-    role: str
-    player_id: int | None = None
-
-
-def user_player_id(user: Any) -> int | None:
-    from tournaments.models import Player
-
-    if user is None or not user.is_authenticated:
-        return None
-    return Player.objects.filter(user=user).values_list("pk", flat=True).first()
 
 
 def table_access(*, table_id: int, user: Any) -> TableAccess:
-    """The role of ``user`` at a table: a seated player, else a referee (staff), else a
-    spectator (anyone, also anonymous) if the tournament is public.
-
-    Raises ``NotFound`` for a table that does not exist and ``Forbidden`` for an outsider of a
-    non-public tournament.
-    """
-    from tournaments.models import Seat, Table
-
-    table = Table.objects.select_related("round__stage__tournament").filter(pk=table_id).first()
-    if table is None:
-        raise NotFound(f"there is no table {table_id}")
-    player_id = user_player_id(user)
-    if player_id is not None and Seat.objects.filter(table=table, player_id=player_id).exists():
-        return TableAccess(table_id, PLAYER, player_id)
-    if user is not None and user.is_authenticated and user.is_staff:
-        return TableAccess(table_id, REFEREE)
-    if not table.round.stage.tournament.is_public:
-        raise Forbidden("this tournament is private: only its players and referees can watch")
-    return TableAccess(table_id, SPECTATOR)
+    """The role of ``user`` at a table (``games.hooks.Tables.access``): ``NotFound`` for no such
+    table, ``Forbidden`` for an outsider of a private event."""
+    return hooks.tables().access(table_id=table_id, user=user)
 
 
 def table_current_game(table_id: int) -> Game | None:
@@ -73,10 +34,7 @@ def seat_of(players: list[Any], player_id: int | None) -> int | None:
 
 
 def player_names(player_ids: list[Any]) -> dict[int, str]:
-    from tournaments.models import Player
-
-    ids = [p for p in player_ids if isinstance(p, int)]
-    return dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name"))
+    return hooks.tables().player_names(p for p in player_ids if isinstance(p, int))
 
 
 def game_visible_to(game: Game, user: Any) -> bool:
@@ -136,9 +94,3 @@ def state_message(
         "result": snapshot["result"],
         "log": [e for e in snapshot.get("actions", []) if e["seq"] > log_since],
     }
-
-
-def table_with_tournament(table_id: int) -> Any:
-    from tournaments.models import Table
-
-    return Table.objects.select_related("round__stage__tournament").get(pk=table_id)

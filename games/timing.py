@@ -2,7 +2,7 @@
 
 Off unless ``DURAK_TIMING`` names a file prefix: then each process appends lines
 ``<unix time> <phase> <milliseconds>`` to ``<prefix>.<pid>`` (buffered, flushed about once a
-second and at exit), and ``games.loadbench`` aggregates them. When off, :func:`record` is one
+second and at exit), and ``bench.live_tables`` aggregates them. When off, :func:`record` is one
 attribute test, so the instrumented code paths cost nothing measurable.
 
 Phases (per accepted action unless said otherwise):

@@ -4,5 +4,4 @@ from games import views
 
 urlpatterns = [
     path("games/<int:game_id>/verify", views.game_verify, name="game-verify"),
-    path("tables/<int:table_id>/", views.table_page, name="table"),
 ]

@@ -1,19 +1,16 @@
-"""Pages and JSON endpoints of the games layer: the live table page and the fairness check.
+"""JSON endpoints of the games layer: the fairness check of a finished game.
 
-Thin: check who may see it (``games.selectors``), call one service, render.
+Thin: check who may see it (``games.selectors``), call one service, answer.
+The live table page is the tournaments app's (``tournaments.views.table_page``).
 """
 
 from __future__ import annotations
 
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
 from durak_site.errors import ServiceError, error_body
 from games import selectors, services
-from games.errors import Forbidden, NotFound
 from games.models import Game
 
 
@@ -28,22 +25,3 @@ def game_verify(request: HttpRequest, game_id: int) -> JsonResponse:
         return JsonResponse(services.game_verify_deal(game=game))
     except ServiceError as exc:
         return JsonResponse(exc.as_dict(), status=exc.http_status)
-
-
-@require_GET
-def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
-    """``/tables/<id>/``: the live table; the page fills itself over the table's WebSocket."""
-    try:
-        access = selectors.table_access(table_id=table_id, user=request.user)
-    except NotFound:
-        raise Http404("no such table") from None
-    except Forbidden:
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        raise PermissionDenied("this tournament is private") from None
-    table = selectors.table_with_tournament(table_id)
-    return render(
-        request,
-        "games/table.html",
-        {"table": table, "tournament": table.round.stage.tournament, "role": access.role},
-    )

@@ -1,5 +1,11 @@
 """The usual cast and the real parts the suite starts itself.
 
+The cast, shared by every suite: ``referee`` (staff), ``outsider`` (logged in, no seat, no
+rights: must be refused), ``players`` (two humans), ``bot_players`` (sixteen bots), ``game`` (a
+dealt game of the two ``players``, no table), ``open_tournament`` (the bots registered for a
+swiss then knockout event) and ``live_table`` (a started two-seat tournament, its game in play).
+The scenes behind them, for tests that need a variant, are in ``tests/builders.py``.
+
 ``real_stack`` tests need PostgreSQL + Redis (``DATABASE_URL`` and ``REDIS_URL`` set, as in
 ``.ci/run``); on the embedded defaults they are skipped with that reason.
 """
@@ -12,14 +18,25 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from asgiref.sync import SyncToAsync
 from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import connection, connections
 from hypothesis import settings as hypothesis_settings
+from pytest_django import DjangoDbBlocker, Settings
 
+from durak_site import dbthreads
+from durak_site.celery import app
 from durak_site.processes import worker_command
+from durak_site.tasks import ping
+from games import services as game_services
+from games.models import Game
+from tests.builders import GAME_SEED, LiveTable, make_tournament, start_live_table
+from tests.factories import BotPlayerFactory, PlayerFactory, RefereeFactory, UserFactory
+from tournaments.models import Player, Tournament
 
 # CI replays the same examples every run (a red build is reproducible); locally hypothesis
 # explores new ones each time.
@@ -47,26 +64,19 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def test_database_url() -> str:
+def run_database_url() -> str:
     """DATABASE_URL pointing at the database pytest-django created for this run."""
-    from django.db import connection
-
     url = urlsplit(os.environ["DATABASE_URL"])
     return url._replace(path="/" + connection.settings_dict["NAME"]).geturl()
 
 
 @pytest.fixture(scope="session")
-def celery_worker(
-    django_db_setup: None, django_db_blocker: pytest.FixtureRequest
-) -> Iterator[None]:
+def celery_worker(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
     """A real Celery worker process on the test database and this run's own queue."""
     if not REAL_STACK:
         pytest.skip("a real worker needs REDIS_URL and DATABASE_URL")
-    from durak_site.celery import app
-    from durak_site.tasks import ping
-
-    with django_db_blocker.unblock():  # type: ignore[attr-defined]
-        env = subprocess_env(DATABASE_URL=test_database_url())
+    with django_db_blocker.unblock():
+        env = subprocess_env(DATABASE_URL=run_database_url())
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
     app.control.purge()
     log = open(ROOT / ".pytest-worker.log", "w")  # noqa: SIM115 (closed at teardown)
@@ -111,55 +121,68 @@ def _close_async_connections() -> Iterator[None]:
     (``durak_site.dbthreads``); close them there so that the test database can be flushed and
     dropped (PostgreSQL refuses to drop a database that still has a session)."""
     yield
-    from asgiref.sync import SyncToAsync
-    from django.db import connections
-
-    from durak_site import dbthreads
-
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
     dbthreads.close_all()
 
 
 @pytest.fixture(autouse=True)
-def fast_password_hashing(settings: Any) -> None:
+def fast_password_hashing(settings: Settings) -> None:
     # The real hasher is slow on purpose; tests only need passwords to round-trip.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-# --- the usual cast -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def referee(db: None):  # type: ignore[no-untyped-def]
-    from tests.factories import RefereeFactory
-
-    return RefereeFactory()
-
-
-@pytest.fixture
-def outsider(db: None):  # type: ignore[no-untyped-def]
-    """A logged-in user with no seat and no staff rights: must be refused."""
-    from tests.factories import UserFactory
-
-    return UserFactory(username="outsider")
-
-
-@pytest.fixture
-def bot_players(db: None):  # type: ignore[no-untyped-def]
-    from tests.factories import BotPlayerFactory
-
-    return BotPlayerFactory.create_batch(16)
 
 
 @pytest.fixture
 def eager_jobs() -> Iterator[None]:
     """Run jobs in-process for this test, whatever the configuration (a real worker is tested
     separately)."""
-    from durak_site.celery import app
-
     saved = app.conf.task_always_eager
     app.conf.task_always_eager = True
     try:
         yield
     finally:
         app.conf.task_always_eager = saved
+
+
+# --- the usual cast -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def referee(db: None) -> User:
+    """Staff: the referee panel, every hand at a live table, the referee's commands."""
+    return RefereeFactory.create()
+
+
+@pytest.fixture
+def outsider(db: None) -> User:
+    """A logged-in user with no seat and no staff rights: must be refused."""
+    return UserFactory.create(username="outsider")
+
+
+@pytest.fixture
+def players(db: None) -> list[Player]:
+    """Two human players, each with a user to log in as."""
+    return PlayerFactory.create_batch(2)
+
+
+@pytest.fixture
+def bot_players(db: None) -> list[Player]:
+    """Sixteen bots: a whole field for the default swiss then knockout plan."""
+    return BotPlayerFactory.create_batch(16)
+
+
+@pytest.fixture
+def game(players: list[Player]) -> Game:
+    """A game of the two ``players`` dealt from ``GAME_SEED`` (standard rules, no table)."""
+    return game_services.game_create(rules={}, players=[p.pk for p in players], seed=GAME_SEED)
+
+
+@pytest.fixture
+def open_tournament(bot_players: list[Player]) -> Tournament:
+    """The sixteen bots registered for a swiss then knockout event that has not started."""
+    return make_tournament(bot_players)
+
+
+@pytest.fixture
+def live_table(eager_jobs: None) -> LiveTable:
+    """A started public two-seat tournament of two humans: its table and game in play."""
+    return start_live_table()

@@ -1,6 +1,6 @@
 """Worker that plays random 2-player games of the PyPI package ``durakgame`` (a peer engine).
 
-Run by ``python -m games.engine.bench --vs-durakgame`` with *another* interpreter, one that has
+Run by ``python -m bench.engine --vs-durakgame`` with *another* interpreter, one that has
 ``durakgame`` installed (it is not a requirement of this project)::
 
     python3 -m venv .bench-venv && .bench-venv/bin/pip install durakgame==1.0.4
@@ -45,7 +45,7 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
 
 def play_one(seed: int, limit: float) -> dict[str, Any]:
     """Play one random game of ``durakgame`` with ``seed``; stop it after ``limit`` seconds."""
-    import durakgame
+    import durakgame  # noqa: PLC0415 (optional: only the comparison venv has it)
 
     random.seed(seed)
     moves = 0
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         cap = args.mem_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     signal.signal(signal.SIGALRM, _alarm)
-    import durakgame  # noqa: F401  (imported once, before the first timed game)
+    import durakgame  # noqa: F401, PLC0415 (optional; imported once, before the first timed game)
 
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115

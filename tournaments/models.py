@@ -49,7 +49,9 @@ class Team(models.Model):
     """Two or three partners who sit at alternate seats of a team table."""
 
     name = models.CharField(max_length=80)
-    members = models.ManyToManyField(Player, through="TeamMember", related_name="teams")
+    members: models.ManyToManyField[Player, TeamMember] = models.ManyToManyField(
+        Player, through="TeamMember", related_name="teams"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

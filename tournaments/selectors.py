@@ -147,7 +147,8 @@ def current_stage(tournament: Tournament) -> Stage | None:
     stages = list(tournament.stages.order_by("order"))
     running = [s for s in stages if s.status == Stage.Status.RUNNING]
     started = [s for s in stages if s.status != Stage.Status.PENDING]
-    return (running or started[-1:] or stages[:1] or [None])[0]
+    candidates = running or started[-1:] or stages[:1]
+    return candidates[0] if candidates else None
 
 
 def tournament_overview(*, slug: str, user: Any) -> TournamentOverview | None:
@@ -190,3 +191,7 @@ def public_tournaments(limit: int = 30) -> list[tuple[str, list[Tournament]]]:
     ]
     rows = Tournament.objects.filter(is_public=True, status__in=order).order_by("-created_at")
     return [(status, list(rows.filter(status=status)[:limit])) for status in order]
+
+
+def table_with_tournament(table_id: int) -> Table:
+    return Table.objects.select_related("round__stage__tournament").get(pk=table_id)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from games.errors import Forbidden, NotFound
+from games.selectors import table_access
 from tournaments import selectors
 
 
@@ -23,3 +27,23 @@ def tournament_page(request: HttpRequest, slug: str) -> HttpResponse:
 def home(request: HttpRequest) -> HttpResponse:
     """The front page: public tournaments, running ones first."""
     return render(request, "site/home.html", {"groups": selectors.public_tournaments()})
+
+
+@require_GET
+def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    """``/tables/<id>/``: the live table; the page fills itself over the table's WebSocket
+    (``games.consumers``)."""
+    try:
+        access = table_access(table_id=table_id, user=request.user)
+    except NotFound:
+        raise Http404("no such table") from None
+    except Forbidden:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        raise PermissionDenied("this tournament is private") from None
+    table = selectors.table_with_tournament(table_id)
+    return render(
+        request,
+        "games/table.html",
+        {"table": table, "tournament": table.round.stage.tournament, "role": access.role},
+    )

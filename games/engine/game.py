@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -123,8 +124,6 @@ def new_seed() -> str:
     >>> len(new_seed())
     32
     """
-    import secrets
-
     return secrets.token_hex(16)
 
 

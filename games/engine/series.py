@@ -22,61 +22,8 @@ every game's engine result with its seat map); points, ranks, pogony, laid-out c
 eliminations are a fold over the games, so :meth:`Series.from_dict` replays them and a stored
 series can never disagree with itself.
 
-Readings (where ``rules.md`` is silent the seeds decide; ``seeds/004_*.txt`` for ranks and long
-durak, ``tournaments.md`` for points):
-
-**Formats.** ``single``: one game; the series result is the game's (a draw stays a draw, no
-fool).  ``best_of`` N: at most N games; a game gives ``k - 1 - place`` points to each of its k
-seats (the tournament default: k - 1 for the first out ... 0 for the fool); on a draw the two last
-places (the last attacker and the last defender, who ran out together) share their points.  The
-series stops early once no other seat can reach the leader's points any more.  ``first_to`` P:
-games until a seat has at least P points.  Places in ``best_of``/``first_to``: most points; then
-fewer fool results; then the better place in the last game, then the game before, ...; then the
-lower seat.  ``target`` is ignored by ``single`` and ``long``.
-
-**First attacker.** The first game: the engine's lowest-trump rule.  Later games: the base
-rules' ``next_game_first`` (``from_under_fool``: the fool's left neighbour; ``onto_fool``: its
-right neighbour, who attacks the fool; ``winner``: the first player out), through the engine's
-``next_game_attacker`` while the seating is unchanged.  After a draw (no fool) the lowest-trump
-rule decides again.  In long durak, if the fool was just eliminated, its left (right) neighbour
-among the seats still in attacks.
-
-**Pogony.** The series' pogony card rank is the deck's lowest rank (6 in 36 cards) and moves up
-one rank after each game with pogony (seed 004: "в следующей игре могут вешаться семерки,
-восьмерки и так далее").  In seed 004's three-player double (the first out hangs pogony on both
-others, who play on, and the second out hangs pogony on the last) both hangings use the same
-card rank: the rank moves once per game.  Past the ace no pogony can be hung ("по возможности");
-the engine is still told ``"A"`` and any pogony it reports is then not counted.
-
-**Ranks.** A seat receives the first rank of the ladder (**сержант**) on its first pogony of the
-series and climbs one rung per further pogony (**старшина**, прапорщик, лейтенант, ...), staying on
-the top rung past its end.  Hanging pogony never costs the hanger its own rank.  Seed 004's
-three-player case ("если оставшиеся два игрока уже имеют погоны, первый вышедший остается
-сержантом, игрок, которому повесили погон, повышается до старшины") is this rule applied to the
-double: the engine reports every hanging of a game in ``Result.hangings`` (the double, hung by
-the first out on both others mid-game, then the game-ending one), and the series counts them in
-that order; the first hanging makes both others сержант, the second promotes the last one to
-старшина while the second out stays сержант.  The same holds when the two remaining players wear
-pogony from earlier games.  A double followed by a draw (the two others run out together) keeps
-the double: both stay hung once.  (Same reading as ``tournaments/scoring/ranks.py``.)
-
-**Long durak** (длинный дурак, seed 004).  After each loss the fool lays out its next trump:
-the *k*-th loss lays out rank 7, 8, 9, T, J, Q, K, A (in general from ``max(7, lowest + 1)`` up
-to the ace, so T..A with 24 cards).  The card's suit is the trump of the game just lost (pass
-``trump=`` to :meth:`Series.record`); if that card already lies before another seat, or no trump
-is given, the first free suit in the order S C D H after it; if all four lie out, the loss is
-counted without a card.  A laid-out card is out of the deck (``removed``) while its owner is in the
-series; the newest laid-out cards go back into the deck if the remaining deck could not deal the
-hands.  From the ten on the fool is *dealt* fewer cards (T 5, J 4, Q 3, K 2, A 1, never more
-than ``hand_size``) and at most that many attack cards may be played against it in one bout
-(``throw_caps``); it draws from the stock as usual (the seeds reduce the deal, not the draws).  A
-fool who loses with the ace laid out is eliminated, and its laid-out cards go back into the deck.
-The series ends when one seat is left; places are that seat, then the others in reverse order of
-elimination; the series fool is the first eliminated.  A draw lays out nothing.  Since
-``Rules.players`` is fixed per game, a later game seats only the seats still in: the series seats
-still in, in clockwise order, become game seats 0, 1, ... (:attr:`NextGame.seats` maps them
-back) and the game's rules are the base rules with ``players`` = that number.  Team play has no
-long durak.
+The formats, the first attacker of later games, the pogony card rank, ranks and long durak
+follow the readings in ``docs/readings.md`` ("Series at a table").
 """
 
 from __future__ import annotations
@@ -103,6 +50,8 @@ __all__ = [
     "SeriesResult",
     "long_deal_size",
     "parse_format",
+    "pogony_card_rank",
+    "rank_for",
 ]
 
 FORMATS = ("single", "best_of", "first_to", "long")
@@ -120,6 +69,32 @@ DEFAULT_LADDER: tuple[str, ...] = (
     "генерал",
 )
 """The rank ladder: seed 004 names the first two; the rest follows the army (configurable)."""
+
+
+def rank_for(received: int, ladder: Sequence[str] = DEFAULT_LADDER) -> str | None:
+    """The rank after ``received`` pogony: none, сержант, старшина, ..., capped at the top.
+
+    >>> rank_for(0), rank_for(1), rank_for(2), rank_for(99)
+    (None, 'сержант', 'старшина', 'генерал')
+    """
+    if received <= 0:
+        return None
+    return ladder[min(received, len(ladder)) - 1]
+
+
+def pogony_card_rank(games_with_pogony: int, deck_size: int = 36) -> str | None:
+    """The card rank of the next pogony of a series (rules.md): 6, then 7, 8, ... (36 cards).
+
+    ``None`` once the ranks run out past the ace (seed 004: "по возможности", where possible).
+
+    >>> pogony_card_rank(0), pogony_card_rank(1), pogony_card_rank(0, deck_size=24)
+    ('6', '7', '9')
+    >>> pogony_card_rank(8), pogony_card_rank(9)
+    ('A', None)
+    """
+    index = lowest_rank(deck_size) + games_with_pogony
+    return RANKS[index] if index < len(RANKS) else None
+
 
 _SEVEN = RANKS.index("7")
 _TEN = RANKS.index("T")
@@ -471,10 +446,7 @@ class Series:
         >>> Series.start(Rules(), "single").ranks
         (None, None)
         """
-        ladder = self.ladder
-        return tuple(
-            None if r <= 0 else ladder[min(r, len(ladder)) - 1] for r in self._fold.received
-        )
+        return tuple(rank_for(r, self.ladder) for r in self._fold.received)
 
     @property
     def pogony_rank(self) -> str:
@@ -483,13 +455,12 @@ class Series:
         >>> Series.start(Rules(deck_size=24), "single").pogony_rank
         '9'
         """
-        index = lowest_rank(self.rules.deck_size) + self._fold.pogony_games
-        return RANKS[min(index, _ACE)]
+        return pogony_card_rank(self._fold.pogony_games, self.rules.deck_size) or "A"
 
     @property
     def pogony_exhausted(self) -> bool:
         """True once a pogony was hung with aces: no further pogony count in this series."""
-        return lowest_rank(self.rules.deck_size) + self._fold.pogony_games > _ACE
+        return pogony_card_rank(self._fold.pogony_games, self.rules.deck_size) is None
 
     @property
     def laid_out(self) -> tuple[tuple[str, ...], ...]:

@@ -17,7 +17,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import CARD_NAMES, RANK_MASKS, RANKS, SUITS, cards_of, parse_card, parse_rank
+from .cards import (
+    BEATERS,
+    CARD_NAMES,
+    RANK_MASKS,
+    RANKS,
+    SUITS,
+    cards_of,
+    lowest_rank,
+    parse_card,
+    parse_rank,
+)
 from .errors import BadRequest
 from .rules import Rules
 
@@ -205,8 +215,6 @@ class Setup:
         removed: int = 0,
         forced_attacker: int | None = None,
     ) -> None:
-        from .cards import BEATERS, lowest_rank
-
         n = rules.players
         self.rules = rules
         self.n = n

@@ -8,14 +8,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.conf import settings
 from django.db import connection, connections
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from durak_site.processes import asgi_command, free_port, wait_serving
-from tests.conftest import ROOT, subprocess_env, test_database_url
+from tests.conftest import ROOT, run_database_url, subprocess_env
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -35,7 +35,7 @@ def server_env() -> dict[str, str]:
     env = subprocess_env(CELERY_TASK_ALWAYS_EAGER="1", DJANGO_DEBUG="1")
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     if settings.USES_POSTGRES:
-        env["DATABASE_URL"] = test_database_url()
+        env["DATABASE_URL"] = run_database_url()
     else:
         env.pop("DATABASE_URL", None)
         env["DURAK_SQLITE_PATH"] = str(connection.settings_dict["NAME"])
@@ -81,10 +81,8 @@ def closing_connections() -> Iterator[None]:
 
 
 @contextmanager
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """Debian's chromium, headless, through Playwright's sync API (a ``Browser``)."""
-    from playwright.sync_api import sync_playwright
-
+def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
+    """Debian's chromium, headless, through Playwright's sync API."""
     # Playwright's sync API runs an event loop in this thread; the test's own reads of the
     # database are plain synchronous queries.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -99,19 +97,19 @@ def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 def open_table(
-    browser: Any,
+    browser: Browser,
     address: str,
     table_id: int,
     *,
     cookie: str | None = None,
     locale: str | None = None,
     errors: list[str] | None = None,
-) -> Any:
+) -> Page:
     """A table page in a browser context of its own (``cookie``: ``sessionid=...`` of a user;
     ``locale``: the browser's language, else chromium's default), once its first state message
     has been rendered. ``errors`` collects the page's uncaught JavaScript errors."""
     base = f"http://{address}"
-    context = browser.new_context(**({"locale": locale} if locale else {}))
+    context = browser.new_context(locale=locale)
     if cookie is not None:
         name, value = cookie.split("=", 1)
         context.add_cookies([{"name": name, "value": value, "url": base}])
@@ -123,13 +121,13 @@ def open_table(
     return page
 
 
-def wait_version_change(page: Any, old: str) -> None:
+def wait_version_change(page: Page, old: str) -> None:
     page.wait_for_function(
         "old => document.getElementById('live').dataset.version !== old", arg=old, timeout=10_000
     )
 
 
-def wait_status(page: Any, status: str) -> None:
+def wait_status(page: Page, status: str) -> None:
     """Until the page shows the game in ``status`` (its ``#live[data-status]``)."""
     page.wait_for_function(
         "s => document.getElementById('live').dataset.status === s", arg=status, timeout=10_000

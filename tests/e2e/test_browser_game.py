@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Page
 
 from games.engine import GameState
 from games.models import Game, GameAction
+from tests.builders import LiveTable, session_cookie, start_live_table
 from tests.e2e.conftest import CHROMIUM, asgi_server, chromium, open_table, wait_version_change
-from tests.games.conftest import LiveTable, session_cookie, start_live_table
 
 SUITS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
 OVER = {"finished", "adjudicated", "voided"}
@@ -53,7 +54,7 @@ def hidden_cards(game_id: int) -> set[str]:
     return hands - public
 
 
-def assert_spectator_sees_no_hidden_card(page: Any, game_id: int) -> None:
+def assert_spectator_sees_no_hidden_card(page: Page, game_id: int) -> None:
     assert page.locator("#hand .card").count() == 0
     assert page.locator(".mini-hand .card:not(.back)").count() == 0
     html = page.content()
@@ -76,7 +77,7 @@ def choose(offer: dict[str, Any]) -> tuple[str, ...] | None:
     return None
 
 
-def click(page: Any, move: tuple[str, ...]) -> None:
+def click(page: Page, move: tuple[str, ...]) -> None:
     if move[0] == "defend":
         page.click(f'#table .card[data-card="{move[1]}"]')
         page.click(f'#hand .card[data-card="{move[2]}"]')
@@ -86,6 +87,7 @@ def click(page: Any, move: tuple[str, ...]) -> None:
         page.click(f"#{move[1]}")
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("eager_jobs")
 def test_two_players_play_a_whole_game_by_clicking_and_the_spectator_sees_no_hand(
     monkeypatch: pytest.MonkeyPatch,
@@ -110,13 +112,14 @@ def test_two_players_play_a_whole_game_by_clicking_and_the_spectator_sees_no_han
             if all(o["status"] in OVER for o in offers):
                 break
             moves = [choose(o) for o in offers]
-            seat = next((s for s in (0, 1) if moves[s]), None)
-            if seat is None:  # a state is still on its way: wait for it
+            ready = [(s, m) for s, m in enumerate(moves) if m is not None]
+            if not ready:  # a state is still on its way: wait for it
                 pages[0].wait_for_timeout(50)
                 continue
+            seat, move = ready[0]
             steps += 1
             assert steps < 300, "the game does not end"
-            click(pages[seat], moves[seat])
+            click(pages[seat], move)
             wait_version_change(pages[seat], offers[seat]["version"])
             if steps == 6 and os.environ.get("DURAK_SCREENSHOTS"):
                 folder = Path(os.environ["DURAK_SCREENSHOTS"])
@@ -137,6 +140,7 @@ def test_two_players_play_a_whole_game_by_clicking_and_the_spectator_sees_no_han
             assert page.locator("#seed").inner_text() == game.seed
             href = page.locator("#verify-link").get_attribute("href")
             assert href == f"/games/{game.pk}/verify"
+        assert game.result is not None
         fool = game.result["fool"]
         result_text = pages[0].locator("#result-body").inner_text()
         if fool is not None:

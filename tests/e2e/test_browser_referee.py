@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page
 
 from games.models import Game, RefereeEvent
+from tests.builders import session_cookie, start_live_table
 from tests.e2e.conftest import CHROMIUM, asgi_server, chromium, open_table, wait_status
-from tests.games.conftest import session_cookie, start_live_table
 
 pytestmark = [
     pytest.mark.browser,
@@ -24,24 +25,26 @@ OFFERED = """() => [...document.querySelectorAll('#referee button[data-command]'
   .filter((b) => !b.disabled).map((b) => b.dataset.command).sort()"""
 
 
-def offered(page: Any) -> list[str]:
-    return page.evaluate(OFFERED)
+def offered(page: Page) -> list[str]:
+    commands: list[str] = page.evaluate(OFFERED)
+    return commands
 
 
-def referee_says(page: Any, text: str) -> None:
+def referee_says(page: Page, text: str) -> None:
     page.wait_for_function(
         "t => document.getElementById('referee-message').textContent.includes(t)", arg=text
     )
 
 
-def command(page: Any, name: str, reason: str) -> None:
+def command(page: Page, name: str, reason: str) -> None:
     page.fill("#referee-reason", reason)
     page.click(f"#btn-{name}")
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("eager_jobs")
 def test_a_referee_pauses_resumes_and_adjudicates_from_the_page(
-    monkeypatch: pytest.MonkeyPatch, referee: Any
+    monkeypatch: pytest.MonkeyPatch, referee: User
 ) -> None:
     live = start_live_table()
     errors: list[str] = []
@@ -131,6 +134,7 @@ def test_a_referee_pauses_resumes_and_adjudicates_from_the_page(
 
     game = Game.objects.get(pk=live.game.pk)
     assert game.status == Game.Status.ADJUDICATED
+    assert game.result is not None
     assert (game.result["places"], game.result["fool"]) == ([1, 0], 0)
     reasons = list(
         RefereeEvent.objects.filter(game=game).order_by("pk").values_list("kind", "reason")

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import Page
 
 from games import engine
 from games.models import Game
+from tests.builders import session_cookie, start_live_table
 from tests.e2e.conftest import CHROMIUM, asgi_server, chromium, open_table
-from tests.games.conftest import session_cookie, start_live_table
 
 pytestmark = [
     pytest.mark.browser,
@@ -18,7 +19,7 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
 ]
 
-TRANSFER_RULES = {
+TRANSFER_RULES: dict[str, Any] = {
     "variant": "transfer",
     "transfer_first_bout": True,  # the situation is set up on the first bout
     "transfer_two_players": True,  # a 2-seat table: the transfer goes back to the attacker
@@ -60,22 +61,24 @@ def label(card: str) -> str:
     return ("10" if card[0] == "T" else card[0]) + "♠♣♦♥"["SCDH".index(card[1])]
 
 
-def wait_version(page: Any, expected: int) -> None:
+def wait_version(page: Page, expected: int) -> None:
     page.wait_for_function(
         "v => document.getElementById('live').dataset.version === v", arg=str(expected)
     )
 
 
-def table_cards(page: Any) -> list[str]:
-    return page.evaluate(
+def table_cards(page: Page) -> list[str]:
+    cards: list[str] = page.evaluate(
         "[...document.querySelectorAll('#table .pair .attack')].map((el) => el.dataset.card)"
     )
+    return cards
 
 
-def log_lines(page: Any) -> list[str]:
+def log_lines(page: Page) -> list[str]:
     return page.locator("#log li").all_inner_texts()
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("eager_jobs")
 def test_a_transfer_and_a_shown_trump_by_clicking_reach_every_page(
     monkeypatch: pytest.MonkeyPatch,
@@ -125,7 +128,7 @@ def test_a_transfer_and_a_shown_trump_by_clicking_reach_every_page(
 
         # when the attacker, now defending, picks the trump Z and clicks "Show trump"
         card = attacker.locator(f'#hand .card[data-card="{z}"]')
-        assert "show_trump" in card.get_attribute("data-legal").split()
+        assert "show_trump" in (card.get_attribute("data-legal") or "").split()
         card.click()
         attacker.click("#btn-show-trump:enabled")
 

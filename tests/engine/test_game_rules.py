@@ -19,6 +19,7 @@ from games.engine import (
     LimitExceeded,
     NotYourTurn,
     RankNotOnTable,
+    Result,
     Rules,
     TransferNotAllowed,
     apply,
@@ -451,8 +452,6 @@ def test_teams_next_defender_is_next_opponent() -> None:
 
 
 def test_next_game_attacker() -> None:
-    from games.engine import Result
-
     result = Result((0, 2, 1), 1, False, None, None)
     assert next_game_attacker(Rules(players=3), result) == 2
     assert next_game_attacker(Rules(players=3, next_game_first="onto_fool"), result) == 0

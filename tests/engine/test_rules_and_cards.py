@@ -22,7 +22,7 @@ from games.engine.errors import (
     TransferNotAllowed,
 )
 
-MODULES = ["__init__", "actions", "cards", "errors", "game", "protocol", "rules", "state", "bench"]
+MODULES = ["__init__", "actions", "cards", "errors", "game", "protocol", "rules", "series", "state"]
 
 
 @pytest.mark.parametrize("name", MODULES)

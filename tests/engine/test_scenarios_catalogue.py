@@ -36,6 +36,7 @@ def _scenarios() -> list[tuple[str, dict[str, Any]]]:
 
 
 @pytest.mark.skipif(not CHECK.is_file(), reason=f"{CHECK} is absent (shared/ not beside the repo)")
+@pytest.mark.slow
 def test_every_scenario_passes_check_py() -> None:
     proc = subprocess.run(
         [sys.executable, str(CHECK), "-v", str(SCENARIOS)],

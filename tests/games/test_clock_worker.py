@@ -13,14 +13,15 @@ from django.db import transaction
 
 from games import engine, services
 from games.models import Game, GameAction
-from tests.factories import PlayerFactory
+from tournaments.models import Player
 
 pytestmark = [pytest.mark.real_stack, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.mark.usefixtures("celery_worker")
-def test_the_worker_makes_an_absent_defender_take_without_any_server() -> None:
-    players = PlayerFactory.create_batch(2)
+def test_the_worker_makes_an_absent_defender_take_without_any_server(
+    players: list[Player],
+) -> None:
     # One transaction: the clock job of the deal (version 0) then finds the game moved on.
     with transaction.atomic():
         game = services.game_create(

@@ -6,18 +6,14 @@ import threading
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import close_old_connections
 
 from games import engine, services
 from games.errors import GameError, GameNotActive, StaleVersion
 from games.models import Game, GameAction, RefereeEvent
+from tests.builders import GAME_SEED
 from tests.factories import PlayerFactory
-
-
-@pytest.fixture
-def game(db: None) -> Game:
-    players = PlayerFactory.create_batch(2)
-    return services.game_create(rules={}, players=[p.pk for p in players], seed="fixed-seed-1")
 
 
 def opening(game: Game) -> dict[str, Any]:
@@ -28,7 +24,7 @@ def opening(game: Game) -> dict[str, Any]:
 
 
 def test_the_seed_commitment_is_published_and_the_seed_kept_secret(game: Game) -> None:
-    assert game.seed_commitment == engine.seed_commitment("fixed-seed-1")
+    assert game.seed_commitment == engine.seed_commitment(GAME_SEED)
     assert not game.seed_revealed
     with pytest.raises(GameError) as refused:
         services.game_verify_deal(game=game)
@@ -106,9 +102,7 @@ def test_a_repeated_client_id_is_answered_again_never_applied_twice(game: Game) 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_actions_racing_for_one_version_exactly_one_wins() -> None:
-    players = PlayerFactory.create_batch(2)
-    game = services.game_create(rules={}, players=[p.pk for p in players], seed="race")
+def test_two_actions_racing_for_one_version_exactly_one_wins(game: Game) -> None:
     state = services.load_state(game)
     choices = engine.legal_actions(state, state.attacker)[:2]
     barrier = threading.Barrier(2)
@@ -151,7 +145,7 @@ def test_the_clock_makes_an_absent_defender_take(game: Game) -> None:
     assert services.game_clock_expire(game_id=game.pk, version=1).version == after.version
 
 
-def test_referee_controls_need_a_reason_and_are_logged(game: Game, referee: Any) -> None:
+def test_referee_controls_need_a_reason_and_are_logged(game: Game, referee: User) -> None:
     with pytest.raises(GameError, match="needs a reason"):
         services.game_pause(game_id=game.pk, reason="  ", referee=referee)
     services.game_pause(game_id=game.pk, reason="спор за столом", referee=referee)

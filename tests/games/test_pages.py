@@ -5,27 +5,26 @@ from __future__ import annotations
 
 import json
 from io import StringIO
-from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
 
 from games import engine, services
-from tests.factories import UserFactory
-from tests.games.conftest import LiveTable, start_live_table
+from tests.builders import LiveTable, start_live_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("eager_jobs")]
 
 
-def client_for(user: Any = None, language: str | None = None) -> Client:
+def client_for(user: User | None = None, language: str | None = None) -> Client:
     client = Client(headers={"accept-language": language} if language else {})
     if user is not None:
         client.force_login(user)
     return client
 
 
-def adjudicate(live: LiveTable, referee: Any) -> None:
+def adjudicate(live: LiveTable, referee: User) -> None:
     services.game_adjudicate(
         game_id=live.game.pk, places=[1, 0], fool=0, reason="тест", referee=referee
     )
@@ -43,7 +42,7 @@ def test_verify_keeps_the_seed_secret_while_the_game_is_in_play(live_table: Live
 
 
 def test_verify_reveals_and_checks_the_deal_once_the_game_is_over(
-    live_table: LiveTable, referee: Any
+    live_table: LiveTable, referee: User
 ) -> None:
     adjudicate(live_table, referee)
     response = client_for().get(f"/games/{live_table.game.pk}/verify")
@@ -65,12 +64,14 @@ def test_verify_of_a_missing_game_is_404(db: None) -> None:
         call_command("verify_game", "987654")
 
 
-def test_a_private_games_check_is_for_its_players_and_referees_only(referee: Any) -> None:
+def test_a_private_games_check_is_for_its_players_and_referees_only(
+    referee: User, outsider: User
+) -> None:
     live = start_live_table(is_public=False)
     adjudicate(live, referee)
     url = f"/games/{live.game.pk}/verify"
     assert client_for().get(url).status_code == 404
-    assert client_for(UserFactory(username="nosy")).get(url).status_code == 404
+    assert client_for(outsider).get(url).status_code == 404
     assert client_for(live.user_at(0)).get(url).status_code == 200
     assert client_for(referee).get(url).status_code == 200
 
@@ -93,12 +94,14 @@ def test_the_table_page_serves_players_and_spectators(live_table: LiveTable) -> 
         assert f'data-card="{card}"' not in html
 
 
-def test_the_table_page_refuses_outsiders_of_a_private_tournament(referee: Any) -> None:
+def test_the_table_page_refuses_outsiders_of_a_private_tournament(
+    referee: User, outsider: User
+) -> None:
     live = start_live_table(is_public=False)
     url = f"/tables/{live.table.pk}/"
     anonymous = client_for().get(url)
     assert anonymous.status_code == 302 and "/admin/login/" in anonymous["Location"]
-    assert client_for(UserFactory(username="nosy")).get(url).status_code == 403
+    assert client_for(outsider).get(url).status_code == 403
     assert client_for(live.user_at(1)).get(url).status_code == 200
     assert 'data-role="referee"' in client_for(referee).get(url).content.decode()
 
@@ -116,7 +119,7 @@ def test_russian_by_default_and_english_on_request(live_table: LiveTable) -> Non
 
 
 def test_only_a_referees_page_carries_the_referee_controls(
-    live_table: LiveTable, referee: Any
+    live_table: LiveTable, referee: User
 ) -> None:
     url = f"/tables/{live_table.table.pk}/"
     for outsider in (client_for(), client_for(live_table.user_at(0))):
@@ -131,7 +134,7 @@ def test_only_a_referees_page_carries_the_referee_controls(
 
 
 def test_the_referee_controls_speak_russian_and_english(
-    live_table: LiveTable, referee: Any
+    live_table: LiveTable, referee: User
 ) -> None:
     url = f"/tables/{live_table.table.pk}/"
     russian = client_for(referee).get(url).content.decode()
@@ -148,7 +151,7 @@ def test_the_referee_controls_speak_russian_and_english(
 
 
 def test_the_tournament_page_links_the_current_tables_and_shows_standings(
-    live_table: LiveTable, referee: Any
+    live_table: LiveTable, referee: User
 ) -> None:
     url = f"/tournaments/{live_table.tournament.slug}/"
     html = client_for().get(url).content.decode()
@@ -159,9 +162,9 @@ def test_the_tournament_page_links_the_current_tables_and_shows_standings(
     assert 'class="standings"' in html
 
 
-def test_a_private_tournament_page_is_hidden_from_outsiders() -> None:
+def test_a_private_tournament_page_is_hidden_from_outsiders(outsider: User) -> None:
     live = start_live_table(is_public=False)
     url = f"/tournaments/{live.tournament.slug}/"
     assert client_for().get(url).status_code == 404
-    assert client_for(UserFactory(username="nosy")).get(url).status_code == 404
+    assert client_for(outsider).get(url).status_code == 404
     assert client_for(live.user_at(0)).get(url).status_code == 200

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
 from django.db import transaction
 from django.utils import timezone
 
 from games import rows, services
 from games.models import Game, GameAction
-from tests.factories import PlayerFactory
-
-
-@pytest.fixture
-def game(db: None) -> Game:
-    players = PlayerFactory.create_batch(2)
-    return services.game_create(rules={}, players=[p.pk for p in players], seed="rows-seed")
 
 
 def field_values(obj: Game | GameAction) -> dict[str, object]:

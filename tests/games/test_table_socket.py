@@ -8,22 +8,61 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 
+from durak_site.asgi import application
 from games import consumers
 from games.models import Game, GameAction, RefereeEvent
-from tests.factories import RefereeFactory, UserFactory
-from tests.games.conftest import LiveTable, open_socket, receive_until, start_live_table
+from tests.builders import LiveTable, session_cookie, start_live_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+ORIGIN = "http://testserver"
+Message = dict[str, Any]
 
-def is_state(version: int | None = None, game: int | None = None) -> Any:
-    def pred(m: dict[str, Any]) -> bool:
+
+async def open_socket(
+    table_id: int,
+    user: User | None = None,
+    *,
+    token: str | None = None,
+    origin: str = ORIGIN,
+    expect: bool = True,
+) -> WebsocketCommunicator:
+    """A connected socket (``expect``: the handshake must succeed and the first state come)."""
+    headers = [(b"origin", origin.encode())]
+    if user is not None:
+        cookie = await database_sync_to_async(session_cookie)(user)
+        headers.append((b"cookie", cookie.encode()))
+    path = f"/ws/tables/{table_id}/" + (f"?token={token}" if token else "")
+    comm = WebsocketCommunicator(application, path, headers=headers)
+    if expect:
+        connected, code = await comm.connect(timeout=10)
+        assert connected, f"refused with {code}"
+    return comm
+
+
+async def receive_until(
+    comm: WebsocketCommunicator, pred: Callable[[Message], bool], timeout: float = 10
+) -> tuple[Message, list[Message]]:
+    """Receive until a message matches ``pred``: (that message, every message received)."""
+    seen: list[Message] = []
+    while True:
+        message = await comm.receive_json_from(timeout=timeout)
+        seen.append(message)
+        if pred(message):
+            return message, seen
+
+
+def is_state(version: int | None = None, game: int | None = None) -> Callable[[Message], bool]:
+    def pred(m: Message) -> bool:
         return (
             m["type"] == "state"
             and (version is None or m["version"] == version)
@@ -33,11 +72,11 @@ def is_state(version: int | None = None, game: int | None = None) -> Any:
     return pred
 
 
-def is_type(kind: str) -> Any:
+def is_type(kind: str) -> Callable[[Message], bool]:
     return lambda m: m["type"] == kind
 
 
-def without_seat(action: dict[str, Any]) -> dict[str, Any]:
+def without_seat(action: Message) -> Message:
     return {k: v for k, v in action.items() if k != "seat"}
 
 
@@ -51,17 +90,7 @@ def logged_actions(game_id: int) -> int:
     return GameAction.objects.filter(game_id=game_id).count()
 
 
-@pytest.fixture
-def referee_user(db: None) -> Any:
-    return RefereeFactory()
-
-
-@pytest.fixture
-def outsider_user(db: None) -> Any:
-    return UserFactory(username="outsider")
-
-
-async def attacker_socket(live: LiveTable) -> tuple[Any, dict[str, Any], int]:
+async def attacker_socket(live: LiveTable) -> tuple[WebsocketCommunicator, Message, int]:
     """Sockets of both players; returns the attacker's socket, its first state and its seat."""
     socks = [await open_socket(live.table.pk, live.user_at(s)) for s in (0, 1)]
     states = [await s.receive_json_from(timeout=5) for s in socks]
@@ -74,12 +103,12 @@ async def attacker_socket(live: LiveTable) -> tuple[Any, dict[str, Any], int]:
 
 
 async def test_each_role_gets_its_own_first_state(
-    live_table: LiveTable, referee_user: Any, outsider_user: Any
+    live_table: LiveTable, referee: User, outsider: User
 ) -> None:
     player = await open_socket(live_table.table.pk, live_table.user_at(1))
     spectator = await open_socket(live_table.table.pk)  # anonymous: the tournament is public
-    logged_in_spectator = await open_socket(live_table.table.pk, outsider_user)
-    referee = await open_socket(live_table.table.pk, referee_user)
+    logged_in_spectator = await open_socket(live_table.table.pk, outsider)
+    referee_sock = await open_socket(live_table.table.pk, referee)
     mine = await player.receive_json_from(timeout=5)
     assert (mine["role"], mine["seat"], len(mine["view"]["hand"])) == ("player", 1, 6)
     assert mine["players"] == [p.display_name for p in live_table.players]
@@ -88,9 +117,9 @@ async def test_each_role_gets_its_own_first_state(
         seen = await sock.receive_json_from(timeout=5)
         assert (seen["role"], seen["seat"], seen["view"]["hand"]) == ("spectator", None, None)
         assert "hands" not in seen["view"] and seen["legal"] == []
-    full = await referee.receive_json_from(timeout=5)
+    full = await referee_sock.receive_json_from(timeout=5)
     assert full["role"] == "referee" and [len(h) for h in full["view"]["hands"]] == [6, 6]
-    for sock in (player, spectator, logged_in_spectator, referee):
+    for sock in (player, spectator, logged_in_spectator, referee_sock):
         await sock.disconnect()
 
 
@@ -113,13 +142,13 @@ async def test_a_foreign_origin_is_refused_at_the_handshake(live_table: LiveTabl
 
 @pytest.mark.usefixtures("eager_jobs")
 async def test_a_private_tournament_admits_only_its_players_and_referees(
-    referee_user: Any, outsider_user: Any
+    referee: User, outsider: User
 ) -> None:
     live = await database_sync_to_async(start_live_table)(is_public=False)
-    for user in (None, outsider_user):
+    for user in (None, outsider):
         comm = await open_socket(live.table.pk, user, expect=False)
         assert await comm.connect(timeout=5) == (False, 4403)
-    for user in (live.user_at(0), referee_user):
+    for user in (live.user_at(0), referee):
         comm = await open_socket(live.table.pk, user)
         assert (await comm.receive_json_from(timeout=5))["type"] == "state"
         await comm.disconnect()
@@ -257,9 +286,9 @@ async def test_a_repeated_client_id_is_acked_again_and_applied_once(
 
 
 async def test_outsiders_and_referees_cannot_act(
-    live_table: LiveTable, outsider_user: Any, referee_user: Any
+    live_table: LiveTable, outsider: User, referee: User
 ) -> None:
-    for user in (outsider_user, None, referee_user):
+    for user in (outsider, None, referee):
         sock = await open_socket(live_table.table.pk, user)
         state = await sock.receive_json_from(timeout=5)
         # even naming a seat is refused: the seat is never the client's to choose
@@ -349,28 +378,30 @@ async def test_a_flood_is_rate_limited_and_the_connection_survives(
 
 
 async def test_referee_commands_over_the_socket_need_staff_and_a_reason(
-    live_table: LiveTable, referee_user: Any, outsider_user: Any
+    live_table: LiveTable, referee: User, outsider: User
 ) -> None:
     table = live_table.table.pk
     player = await open_socket(table, live_table.user_at(0))
-    outsider = await open_socket(table, outsider_user)
-    referee = await open_socket(table, referee_user)
-    for sock in (player, outsider, referee):
+    outsider_sock = await open_socket(table, outsider)
+    referee_sock = await open_socket(table, referee)
+    for sock in (player, outsider_sock, referee_sock):
         await sock.receive_json_from(timeout=5)
     # not a referee: forbidden, whoever asks
-    for sock in (player, outsider):
+    for sock in (player, outsider_sock):
         await sock.send_json_to({"type": "referee", "id": "r", "command": "pause", "reason": "x"})
         assert (await sock.receive_json_from(timeout=5))["code"] == "forbidden"
     # a referee without a reason is refused
-    await referee.send_json_to({"type": "referee", "id": "r0", "command": "pause", "reason": " "})
-    assert (await referee.receive_json_from(timeout=5))["code"] == "reason_required"
-    await referee.send_json_to({"type": "referee", "id": "r0", "command": "pause"})
-    assert (await referee.receive_json_from(timeout=5))["code"] == "bad_request"
+    await referee_sock.send_json_to(
+        {"type": "referee", "id": "r0", "command": "pause", "reason": " "}
+    )
+    assert (await referee_sock.receive_json_from(timeout=5))["code"] == "reason_required"
+    await referee_sock.send_json_to({"type": "referee", "id": "r0", "command": "pause"})
+    assert (await referee_sock.receive_json_from(timeout=5))["code"] == "bad_request"
     # pause: the player sees the game paused and cannot act
-    await referee.send_json_to(
+    await referee_sock.send_json_to(
         {"type": "referee", "id": "r1", "command": "pause", "reason": "спор"}
     )
-    await receive_until(referee, is_type("ack"))
+    await receive_until(referee_sock, is_type("ack"))
     paused, _ = await receive_until(player, lambda m: m.get("status") == "paused")
     assert paused["legal"] == []
     await player.send_json_to(
@@ -378,11 +409,11 @@ async def test_referee_commands_over_the_socket_need_staff_and_a_reason(
     )
     assert (await player.receive_json_from(timeout=5))["code"] == "game_not_active"
     # resume, then adjudicate: the result and the seed reach the player
-    await referee.send_json_to(
+    await referee_sock.send_json_to(
         {"type": "referee", "id": "r2", "command": "resume", "reason": "разобрались"}
     )
     await receive_until(player, lambda m: m.get("status") == "active")
-    await referee.send_json_to(
+    await referee_sock.send_json_to(
         {
             "type": "referee",
             "id": "r3",
@@ -398,19 +429,19 @@ async def test_referee_commands_over_the_socket_need_staff_and_a_reason(
         lambda: list(RefereeEvent.objects.values_list("kind", "reason"))
     )()
     assert kinds == [("pause", "спор"), ("resume", "разобрались"), ("adjudicate", "игрок ушёл")]
-    for sock in (player, outsider, referee):
+    for sock in (player, outsider_sock, referee_sock):
         await sock.disconnect()
 
 
 async def test_a_voided_game_is_redealt_and_the_sockets_follow_the_table(
-    live_table: LiveTable, referee_user: Any
+    live_table: LiveTable, referee: User
 ) -> None:
     table = live_table.table.pk
     players = [await open_socket(table, live_table.user_at(s)) for s in (0, 1)]
-    referee = await open_socket(table, referee_user)
+    referee_sock = await open_socket(table, referee)
     first = [await p.receive_json_from(timeout=5) for p in players]
-    await referee.receive_json_from(timeout=5)
-    await referee.send_json_to(
+    await referee_sock.receive_json_from(timeout=5)
+    await referee_sock.send_json_to(
         {"type": "referee", "id": "v", "command": "void", "reason": "карта упала"}
     )
     # every socket moves on to the table's new game, the players each at their seat in it
@@ -423,7 +454,7 @@ async def test_a_voided_game_is_redealt_and_the_sockets_follow_the_table(
     # and a reconnect (or sync) returns the current game
     late = await open_socket(table)
     assert (await late.receive_json_from(timeout=5))["number"] == 2
-    for sock in (*players, referee, late):
+    for sock in (*players, referee_sock, late):
         await sock.disconnect()
 
 
@@ -463,7 +494,7 @@ def hand_fields(obj: Any) -> list[Any]:
 
 
 async def test_a_whole_game_spectators_and_opponents_never_see_a_hidden_card(
-    live_table: LiveTable, referee_user: Any, monkeypatch: pytest.MonkeyPatch
+    live_table: LiveTable, referee: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The moves go out as fast as the server answers: a long game can outrun the per-socket
     # rate limit (tested on its own above), which is not what this test is about.
@@ -471,11 +502,11 @@ async def test_a_whole_game_spectators_and_opponents_never_see_a_hidden_card(
     table = live_table.table.pk
     players = [await open_socket(table, live_table.user_at(s)) for s in (0, 1)]
     spectator = await open_socket(table)
-    referee = await open_socket(table, referee_user)  # the oracle: the full truth per version
+    referee_sock = await open_socket(table, referee)  # the oracle: the full truth per version
     latest = [await p.receive_json_from(timeout=5) for p in players]
     received: dict[str, list[dict[str, Any]]] = {"0": [], "1": [], "spectator": []}
     received["spectator"].append(await spectator.receive_json_from(timeout=5))
-    first = await referee.receive_json_from(timeout=5)
+    first = await referee_sock.receive_json_from(timeout=5)
     truth = {0: first["view"]}
     logs = {0: first["log"]}  # every card in a logged action was played face up
     received["0"].append(latest[0])
@@ -490,7 +521,7 @@ async def test_a_whole_game_spectators_and_opponents_never_see_a_hidden_card(
             {"type": "action", "id": f"m{steps}", "version": version, "action": move}
         )
         version += 1
-        full, _ = await receive_until(referee, is_state(version))
+        full, _ = await receive_until(referee_sock, is_state(version))
         truth[version] = full["view"]
         logs[version] = full["log"]
         for key, sock in (("0", players[0]), ("1", players[1]), ("spectator", spectator)):
@@ -523,5 +554,5 @@ async def test_a_whole_game_spectators_and_opponents_never_see_a_hidden_card(
             for value in hand_fields(message):
                 assert value is None or set(value) == own, (key, v, value)
             assert not (strings_in(message) & hidden), (key, v, strings_in(message) & hidden)
-    for sock in (*players, spectator, referee):
+    for sock in (*players, spectator, referee_sock):
         await sock.disconnect()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import time
 from collections.abc import Iterator
 
 from hypothesis import given, settings
@@ -21,7 +20,7 @@ from tournaments.pairing import (
     repeat_free_seating,
     repeat_pairs,
 )
-from tournaments.pairing.bench import simulate_history
+from tournaments.pairing.simulate import simulate_history
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -323,14 +322,13 @@ def test_score_groups_stay_together_in_a_plain_case() -> None:
     assert pairing.tables[1].score_group == 0.0
 
 
-def test_ten_thousand_players_fast_and_without_repeats() -> None:
+def test_ten_thousand_players_seated_without_repeats() -> None:
+    # (how long the pairing takes is a figure of ``python -m bench.pairing``, not a test)
     entries, history = simulate_history(10_000, 4, 3, random.Random(10_000))
-    start = time.perf_counter()
     pairing = pair_swiss(entries, history, table_size=4, rng=random.Random(1))
-    elapsed = time.perf_counter() - start
+    ids = [e.id for e in entries]
+    check_seating(pairing, ids, 4)
     assert repeat_pairs(pairing, history) == 0
     # an independent seating exists too (the premise of "avoidable")
-    ids = [e.id for e in entries]
     free = repeat_free_seating(ids, history, balanced_table_sizes(len(ids), 4), random.Random(0))
     assert free is not None
-    assert elapsed < 2.0, f"took {elapsed:.2f}s"

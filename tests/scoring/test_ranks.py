@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.engine.series import pogony_card_rank
 from tournaments.scoring import (
     DEFAULT_LADDER,
     Pogony,
@@ -14,9 +15,7 @@ from tournaments.scoring import (
     TableResult,
     compute_ranks,
     effective_results,
-    pogony_card_rank,
     rank_for,
-    series_ranks,
 )
 
 PLAYERS = ["ann", "bob", "cid", "dan"]
@@ -85,15 +84,14 @@ def test_seed_004_three_players_both_hung_then_the_first_out_hangs_the_last() ->
             Pogony(by="bob", on=("cid",), rank="6"),
         ),
     )
-    # when the series is folded
-    state = series_ranks([game])
+    # when the game is folded
+    players = compute_ranks([game]).players
     # then bob "stays сержант", cid "is promoted to старшина", and the next pogony are sevens
-    players = state.table.players
+    # (the card rank moves once per game with pogony, not per hanging)
     assert players["bob"].rank == "сержант"
     assert players["cid"].rank == "старшина"
     assert (players["ann"].given, players["bob"].given) == (2, 1)
-    assert state.next_card_rank == "7"
-    assert state.games_with_pogony == 1
+    assert pogony_card_rank(1) == "7"
 
 
 THREE = ("ann", "bob", "cid")
@@ -134,7 +132,7 @@ def test_pogony_card_rank_climbs_per_game_from_the_lowest_of_the_deck() -> None:
         "6", "7", "8", "9", "T", "J", "Q", "K", "A", None,
     ]  # fmt: skip
     assert pogony_card_rank(0, deck_size=52) == "2"
-    with pytest.raises(RankError):
+    with pytest.raises(KeyError):
         pogony_card_rank(0, deck_size=40)
 
 

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.contrib import admin
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from games import services as game_services
-from tests.factories import PlayerFactory
+from games.models import Game
+from tests.builders import GAME_SEED
 
 
 @pytest.mark.django_db
-def test_an_outsider_is_sent_to_the_login(client: Client, outsider: Any) -> None:
+def test_an_outsider_is_sent_to_the_login(client: Client, outsider: User) -> None:
     client.force_login(outsider)
     response = client.get(reverse("admin:tournaments_tournament_changelist"))
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
 
 
 @pytest.mark.django_db
-def test_every_registered_page_renders_for_a_referee(client: Client, referee: Any) -> None:
+def test_every_registered_page_renders_for_a_referee(client: Client, referee: User) -> None:
     client.force_login(referee)
     for model in admin.site._registry:
         meta = model._meta
@@ -30,12 +29,8 @@ def test_every_registered_page_renders_for_a_referee(client: Client, referee: An
 
 
 @pytest.mark.django_db
-def test_the_game_page_never_shows_the_seed(client: Client, referee: Any) -> None:
-    players = PlayerFactory.create_batch(2)
-    game = game_services.game_create(
-        rules={}, players=[p.pk for p in players], seed="tajna-sekretnaya-7"
-    )
+def test_the_game_page_never_shows_the_seed(client: Client, referee: User, game: Game) -> None:
     client.force_login(referee)
     page = client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
     assert game.seed_commitment in page
-    assert "tajna-sekretnaya-7" not in page
+    assert GAME_SEED not in page

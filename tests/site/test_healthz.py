@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from django.test import Client
+from pytest_django import Settings
 
 from durak_site.celery import app as celery_app
 
@@ -23,8 +24,8 @@ def test_green_on_the_configured_stack(client: Client) -> None:
 
 
 @pytest.fixture
-def redis_unreachable(settings: pytest.FixtureRequest) -> Iterator[None]:
-    settings.CHANNEL_LAYERS = {  # type: ignore[attr-defined]
+def redis_unreachable(settings: Settings) -> Iterator[None]:
+    settings.CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {"hosts": [DEAD_REDIS]},

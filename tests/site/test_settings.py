@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import subprocess
 import sys
+from typing import TypedDict
 
 import pytest
 
@@ -29,8 +31,6 @@ CLEAR = (
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    import os
-
     base = {k: v for k, v in os.environ.items() if k not in CLEAR}
     base["DJANGO_SETTINGS_MODULE"] = "durak_site.settings"
     return subprocess.run(
@@ -43,10 +43,22 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def load(**env: str) -> dict[str, object]:
+class Loaded(TypedDict):
+    """What ``PROBE`` prints: the settings as loaded from the environment."""
+
+    db: str
+    layer: str
+    cache: str
+    eager: bool
+    broker: str
+    debug: bool
+
+
+def load(**env: str) -> Loaded:
     done = run_python(PROBE, **env)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    loaded: Loaded = json.loads(done.stdout)
+    return loaded
 
 
 def production_env() -> dict[str, str]:
@@ -110,6 +122,4 @@ def test_production_settings_pass_check_deploy() -> None:
 
 
 def run_env_without_urls() -> dict[str, str]:
-    import os
-
     return {k: v for k, v in os.environ.items() if k not in CLEAR}

@@ -14,10 +14,12 @@ import pytest
 from games import services as game_services
 from games.engine import Action, Rules, from_deal
 from games.models import Game
+from tests.builders import make_tournament
 from tests.factories import PlayerFactory
-from tests.tournaments.conftest import make_tournament
 from tournaments import services
 from tournaments.models import RankRecord, Round, Table, TableResult
+from tournaments.scoring.ranks import compute_ranks
+from tournaments.services.awards import _pogony_games
 
 THREE_SEATS = [
     {"format": "swiss", "table_size": 3, "rounds": 1, "series": {"format": "first_to", "target": 4}}
@@ -62,7 +64,7 @@ def test_a_three_player_series_with_a_double_ends_with_seed_004s_ranks(eager_job
         [["7S"], ["8S", "9H"], ["8C", "9C"]],
         ["0 attack 7S", "1 defend 8S 7S", "2 pass", "1 attack 9H", "2 take"],
     )
-    assert game_services.series_after_game(game_id=first.pk) == "next game"
+    assert services.table_after_game(game_id=first.pk) == "next game"
     second = Game.objects.filter(table=table).order_by("-number").first()
     assert second is not None and second.pk != first.pk
     # from under the fool (seat 2): seat 0 attacks; still the sixes, nobody hung yet
@@ -74,11 +76,12 @@ def test_a_three_player_series_with_a_double_ends_with_seed_004s_ranks(eager_job
         [["6S"], ["7S", "6H"], ["8C", "9C"]],
         ["0 attack 6S", "1 defend 7S 6S", "2 pass", "1 attack 6H", "2 take"],
     )
+    assert second.result is not None
     assert second.result["hangings"] == [
         {"by": 0, "on": [1, 2], "rank": "6"},
         {"by": 1, "on": [2], "rank": "6"},
     ]
-    assert game_services.series_after_game(game_id=second.pk) == "table finished"
+    assert services.table_after_game(game_id=second.pk) == "table finished"
     # then the series and the table result know both hangings, as one game
     table.refresh_from_db()
     assert table.series_state["games"][1]["hangings"] == second.result["hangings"]
@@ -110,9 +113,6 @@ def hanging(by: int, on: list[int], rank: str, **extra: Any) -> dict[str, Any]:
 
 
 def test_hangings_of_one_game_rank_as_one_game() -> None:
-    from tournaments.scoring.ranks import compute_ranks
-    from tournaments.services import _pogony_games
-
     rows = [
         stored(1, [hanging(10, [20], "6", game=101), hanging(30, [20], "7", game=102)]),
         stored(2, [hanging(10, [20, 30], "8", game=201), hanging(20, [30], "8", game=201)]),
@@ -129,8 +129,6 @@ def test_hangings_of_one_game_rank_as_one_game() -> None:
 
 
 def test_rows_stored_without_the_game_key_rank_each_hanging_alone() -> None:
-    from tournaments.services import _pogony_games
-
     rows = [stored(3, [hanging(10, [20], "6"), hanging(30, [20], "7")])]
     games = _pogony_games(rows)
     assert [(g.id, len(g.hangings)) for g in games] == [("3:0", 1), ("3:1", 1)]

@@ -1,41 +1,40 @@
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from tests.factories import BotPlayerFactory
-from tests.tournaments.conftest import SWISS_THEN_KNOCKOUT
+from tests.builders import SWISS_THEN_KNOCKOUT
 from tournaments import services
 from tournaments.errors import RegistrationError, StateError
-from tournaments.models import Entry
+from tournaments.models import Entry, Player, Tournament
 
 
 @pytest.mark.django_db
-def test_registering_twice_is_refused_and_changes_nothing(open_tournament: Any) -> None:
-    player = open_tournament.entries.first().player
+def test_registering_twice_is_refused_and_changes_nothing(open_tournament: Tournament) -> None:
+    entry = open_tournament.entries.first()
+    assert entry is not None
+    player = entry.player
     with pytest.raises(RegistrationError, match="already registered"):
         services.entry_register(tournament=open_tournament, player=player)
     assert open_tournament.entries.filter(player=player).count() == 1
 
 
 @pytest.mark.django_db
-def test_registration_closed_in_draft_and_when_full() -> None:
+def test_registration_closed_in_draft_and_when_full(bot_players: list[Player]) -> None:
     tournament = services.tournament_create(
         name="Малый", stages=[{"format": "swiss", "table_size": 2, "rounds": 1}], max_entries=2
     )
     with pytest.raises(RegistrationError, match="registration is closed"):
-        services.entry_register(tournament=tournament, player=BotPlayerFactory())
+        services.entry_register(tournament=tournament, player=bot_players[0])
     services.tournament_open_registration(tournament=tournament)
-    services.entry_register(tournament=tournament, player=BotPlayerFactory())
-    services.entry_register(tournament=tournament, player=BotPlayerFactory())
+    services.entry_register(tournament=tournament, player=bot_players[1])
+    services.entry_register(tournament=tournament, player=bot_players[2])
     with pytest.raises(RegistrationError, match="full"):
-        services.entry_register(tournament=tournament, player=BotPlayerFactory())
+        services.entry_register(tournament=tournament, player=bot_players[3])
     assert tournament.entries.count() == 2
 
 
 @pytest.mark.django_db
-def test_check_in_withdraw_and_disqualify(bot_players: list[Any]) -> None:
+def test_check_in_withdraw_and_disqualify(bot_players: list[Player]) -> None:
     tournament = services.tournament_create(
         name="С отметкой", stages=SWISS_THEN_KNOCKOUT, check_in_required=True
     )
@@ -59,7 +58,7 @@ def test_check_in_withdraw_and_disqualify(bot_players: list[Any]) -> None:
 
 
 @pytest.mark.django_db
-def test_a_team_event_takes_teams_of_its_size(bot_players: list[Any]) -> None:
+def test_a_team_event_takes_teams_of_its_size(bot_players: list[Player]) -> None:
     tournament = services.tournament_create(
         name="Пары",
         team_size=2,

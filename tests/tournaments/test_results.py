@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 
+from tests.builders import make_tournament
 from tests.factories import PlayerFactory
-from tests.tournaments.conftest import make_tournament
 from tournaments import selectors, services
 from tournaments.errors import ResultError, StateError
-from tournaments.models import Round, Table, TableResult
+from tournaments.models import Player, Round, Table, TableResult
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def human_table(db: None, eager_jobs: None) -> Table:
     services.tournament_start(tournament=tournament)
     round_ = Round.objects.get(stage__tournament=tournament, number=1)
     services.round_pair(round_id=round_.pk)
-    return Table.objects.filter(round=round_).order_by("number").first()
+    return Table.objects.filter(round=round_).order_by("number")[0]
 
 
 def seated(table: Table) -> list[int]:
@@ -45,7 +45,7 @@ def test_a_result_for_an_entry_not_at_the_table_is_refused(human_table: Table) -
 
 
 def test_a_correction_needs_a_referee_and_a_reason_and_keeps_the_history(
-    human_table: Table, referee: Any
+    human_table: Table, referee: User
 ) -> None:
     entries = seated(human_table)
     first = services.table_record_result(table=human_table, places=entries, fool=entries[-1])
@@ -79,7 +79,7 @@ def test_pairing_a_round_twice_is_refused_for_a_referee(human_table: Table) -> N
     assert Table.objects.count() == tables
 
 
-def test_a_provisional_prize_pool_during_registration(bot_players: list[Any]) -> None:
+def test_a_provisional_prize_pool_during_registration(bot_players: list[Player]) -> None:
     tournament = make_tournament(bot_players, payout_structure=["60", "40"], guarantee="2000")
     pool = services.prize_pool_compute(tournament_id=tournament.pk)
     assert not pool.final

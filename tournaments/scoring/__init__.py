@@ -47,11 +47,8 @@ from tournaments.scoring.ranks import (
     RankChange,
     RankGame,
     RankTable,
-    SeriesRanks,
     compute_ranks,
-    pogony_card_rank,
     rank_for,
-    series_ranks,
 )
 from tournaments.scoring.ratings import (
     DEFAULT_LEAGUE_SCALE,
@@ -96,7 +93,6 @@ __all__ = [
     "RatingError",
     "ScoringConfig",
     "ScoringError",
-    "SeriesRanks",
     "StandingRow",
     "TableResult",
     "TournamentPlaces",
@@ -107,12 +103,10 @@ __all__ = [
     "distribute",
     "effective_results",
     "league_table",
-    "pogony_card_rank",
     "prize_pool",
     "rank_for",
     "rate",
     "rated_table",
     "result_points",
-    "series_ranks",
     "standings",
 ]

@@ -1,27 +1,8 @@
 """Points per table result and standings with configured tie-breaks (tournaments.md, "Scoring").
 
-Readings chosen where tournaments.md is silent:
-
-- **Points by place**: a table of ``k`` entries scores by a table of ``k`` values, first out first;
-  the default is ``k-1, k-2, ..., 0`` (the fool scores 0). A configured table must be non-negative
-  and non-increasing: a worse place never scores more.
-- **Shared places** split the sum of their points equally, exactly (``Fraction``): on a draw the
-  drawn entries share the last places; in team play with individual entries (``team_lost``) the
-  winners share the top places and the losers the bottom ones (a 2x2 game at 3/2/1/0 gives 5/2
-  to each winner and 1/2 to each loser).
-- **Pogony penalty**: ``fool_pogony_penalty`` is subtracted from every entry the pogony were hung
-  on, so a fool's score may go below zero.
-- **Byes** score ``bye_points`` (default 0; the stage sets it). A bye is no opponent, no first place
-  and no fool result, and adds nothing to Buchholz.
-- **First places** count outright wins only: first out alone, or on the winning side of a team
-  game. Sharing first place in a two-player draw is not a win.
-- **Fool results** count being the fool, or being on the losing team of a team game.
-- **Buchholz** is the sum, over every non-bye table played, of each opponent's final points.
-- **Head-to-head** is computed inside the group still tied when it is reached: for every table where
-  two members of the group met, the one who finished ahead gets 1 and, sharing a place, 1/2 each.
-- **Seeded random draw** always closes the order: a SHA-256 of the seed and the entry, so the same
-  seed gives the same order on every run, and an entry's draw does not move when others join.
-- ``points`` is ranked first unless the configuration places it elsewhere.
+Exact (``Fraction``) and deterministic (a seeded draw closes every order). The readings
+(points by place, shared places, pogony penalty, byes, Buchholz, head-to-head, the draw) are
+in ``docs/readings.md`` ("Points and tie-breaks").
 
 >>> cfg = ScoringConfig()
 >>> result = TableResult(id="t1", places=("ann", "bob", "cid"), fool="cid")

@@ -1,30 +1,8 @@
 """The prize pool (призовой фонд) and its payouts, exactly, in a named currency (tournaments.md).
 
-Seed 000 calls the tournament a contest "for a total prize pool formed by everyone taking part";
-tournaments.md fixes the arithmetic. Readings chosen where it is silent:
-
-- **Money** is ``Decimal`` in a :class:`Currency` with an ISO 4217 minor-unit exponent (RUB 2,
-  JPY 0, KWD 3, ...; any other code with an explicit exponent). Every amount passed in must be a
-  whole number of minor units; the arithmetic runs in integer minor units, so nothing is lost.
-- **Pool** = paid entry fees (+ re-entries and add-ons, only where enabled; a payment of a kind
-  that is not enabled is refused rather than silently dropped) − rake. The **rake** is
-  ``rake_percent`` of the gross, **rounded down** to the minor unit: the fraction of a kopek goes to
-  the players, never to the organiser. Then the pool is **raised to the guaranteed minimum**.
-- **Payout structure**: explicit percentages by place that sum to exactly 100, or the default:
-  ``ceil(15% of the field)`` places paid (at least 1), place ``i`` weighted ``1/i`` (harmonic) and
-  normalised, e.g. 2 paid places get 2/3 and 1/3 of the pool, 3 get 6/11, 3/11, 2/11.
-- **Fewer entries than paid places**: the shares of the places that exist are scaled up to the
-  whole pool (nobody can collect the prize of a place nobody finished in).
-- **Ties** (final places in competition ranking: 1, 2, 2, 4) share the sum of the places they cover
-  equally.
-- **Rounding**: each place group's exact amount is rounded down to the minor unit and the pool's
-  remaining units go to the group holding 1st place; inside a group the units that do not divide
-  evenly go one each to its first members in the order given (pass entries in standings order, so
-  the tie-break draw decides who gets the odd kopek). So payouts add up to the pool exactly and
-  tied entries differ by at most one minor unit.
-- **Provisional vs final**: :func:`compute_prizes` without ``final_places`` shows the payout by
-  place for the current field (registration open); with them it awards entries. Same inputs, same
-  answer.
+Exact: amounts are ``Decimal`` in whole minor units of a :class:`Currency`, and the payouts add
+up to the pool exactly. The readings (rake rounding, guarantee, default structure, ties, odd
+units) are in ``docs/readings.md`` ("The prize pool and payouts").
 
 >>> rub = currency("RUB")
 >>> rules = PoolRules(currency=rub, rake_percent=Decimal("10"))

@@ -1,17 +1,21 @@
 """Prepare the demo: an admin login (printed), a finished tournament and one in progress.
 
 The finished one is played by bots with ``simulate_tournament``; in the one in progress the
-admin has a seat, so its table waits for a person to play in the browser.
+admin has a seat, so its table waits for a person to play in the browser. With real Celery
+workers (``REDIS_URL``) both need a running worker: the command waits for the finished event and
+its jobs, then for the admin's seat, at most ``--timeout`` seconds in all, and otherwise fails
+(exit 1) naming what did not happen.
 """
 
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tournaments import services
 from tournaments.models import Player, Seat, Tournament
@@ -27,12 +31,26 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--no-simulation", action="store_true", help="only the admin login")
         parser.add_argument("--players", type=int, default=32)
+        parser.add_argument(
+            "--base-url", default="http://127.0.0.1:8000", help="where the site is served"
+        )
+        parser.add_argument(
+            "--timeout", type=float, default=300.0, help="seconds to wait for the jobs, in all"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        user = self._admin()
+        user = self._admin(options["base_url"].rstrip("/"))
         if options["no_simulation"]:
             return
-        if not Tournament.objects.filter(name=FINISHED_NAME).exists():
+        deadline = time.monotonic() + options["timeout"]
+        # A demo event left unfinished by an interrupted run is cancelled and played afresh.
+        for stale in Tournament.objects.filter(name=FINISHED_NAME).exclude(
+            status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED]
+        ):
+            services.tournament_cancel(tournament=stale)
+        if not Tournament.objects.filter(
+            name=FINISHED_NAME, status=Tournament.Status.FINISHED
+        ).exists():
             self.stdout.write("Playing a finished demo tournament with bots...")
             call_command(
                 "simulate_tournament",
@@ -41,22 +59,36 @@ class Command(BaseCommand):
                 plan="swiss:4:2:top=8,knockout:4:2",
                 no_progress=True,
                 top=3,
+                timeout=options["timeout"],
                 stdout=self.stdout,
             )
         live = Tournament.objects.filter(name=LIVE_NAME).first() or self._live(user)
-        seat = (
-            Seat.objects.filter(table__round__stage__tournament=live, player__user=user)
-            .select_related("table")
-            .order_by("-table__round__number")
-            .first()
-        )
         self.stdout.write(self.style.SUCCESS(f"Tournament in progress: /tournaments/{live.slug}/"))
-        if seat is not None:
-            self.stdout.write(
-                self.style.SUCCESS(f"Your seat (log in as {DEMO_ADMIN}): /tables/{seat.table_id}/")
-            )
+        seat = self._wait_for_seat(live, user, deadline, options["timeout"])
+        self.stdout.write(
+            self.style.SUCCESS(f"Your seat (log in as {DEMO_ADMIN}): /tables/{seat.table_id}/")
+        )
 
-    def _admin(self) -> Any:
+    def _wait_for_seat(self, live: Tournament, user: Any, deadline: float, timeout: float) -> Seat:
+        """The admin's seat in the live event, once its pairing job has run (at once when jobs
+        are eager)."""
+        while True:
+            seat = (
+                Seat.objects.filter(table__round__stage__tournament=live, player__user=user)
+                .select_related("table")
+                .order_by("-table__round__number")
+                .first()
+            )
+            if seat is not None:
+                return seat
+            if time.monotonic() > deadline:
+                raise CommandError(
+                    f"{LIVE_NAME}: its first round was not paired within {timeout:.0f} s "
+                    "(is a Celery worker running?)"
+                )
+            time.sleep(0.25)
+
+    def _admin(self, base_url: str) -> Any:
         user_model = get_user_model()
         password = secrets.token_urlsafe(9)
         user, created = user_model.objects.get_or_create(
@@ -68,8 +100,7 @@ class Command(BaseCommand):
         verb = "created" if created else "reset"
         self.stdout.write(
             self.style.SUCCESS(
-                f"Admin login {verb}: http://127.0.0.1:8000/admin/  "
-                f"user {DEMO_ADMIN!r}  password {password!r}"
+                f"Admin login {verb}: {base_url}/admin/  user {DEMO_ADMIN!r}  password {password!r}"
             )
         )
         return user

@@ -14,15 +14,16 @@ workers with ``REDIS_URL`` (start them first, e.g. ``python3 dev.py stack``).
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections
 from tqdm import tqdm
 
-from durak_site.celery import app as celery_app
 from durak_site.errors import ServiceError
 from tournaments import services
 from tournaments.models import Entry, Payout, PrizePool, RankRecord, Table, Tournament
@@ -97,12 +98,16 @@ class Command(BaseCommand):
         parser.add_argument("--rake", default="10")
         parser.add_argument("--currency", default="RUB")
         parser.add_argument("--bots", default="heuristic,random", help="bot kinds, dealt in turn")
-        parser.add_argument("--timeout", type=float, default=3600.0)
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            default=3600.0,
+            help="seconds for the whole tournament and the jobs after its end (exit 1 past it)",
+        )
         parser.add_argument("--no-progress", action="store_true")
         parser.add_argument("--top", type=int, default=8, help="standings rows to print")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        import json
 
         count = options["players"]
         if count < 2:
@@ -175,20 +180,33 @@ class Command(BaseCommand):
             if time.monotonic() > deadline:
                 bar.close()
                 raise CommandError(
-                    f"not finished after {options['timeout']:.0f} s (status {status})"
+                    f"{tournament.name} not finished after {options['timeout']:.0f} s "
+                    f"(status {status}, {done} of {total} tables finished)"
                 )
             time.sleep(0.25)
         bar.close()
-        if not celery_app.conf.task_always_eager:
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
             self._wait_for_final_jobs(tournament, deadline)
 
     def _wait_for_final_jobs(self, tournament: Tournament, deadline: float) -> None:
-        """The end of a tournament starts the prize, rank and rating jobs; wait for all three."""
-        while time.monotonic() < deadline:
+        """The end of a tournament starts the prize, rank and rating jobs; wait for all three
+        (``CommandError`` naming the missing ones at the deadline)."""
+        while True:
             fresh = Tournament.objects.get(pk=tournament.pk)
-            pool = PrizePool.objects.filter(tournament=fresh, final=True).exists()
-            if pool and fresh.ranks_computed_at and fresh.ratings_applied_at:
+            missing = []
+            if not PrizePool.objects.filter(tournament=fresh, final=True).exists():
+                missing.append("the final prize pool")
+            if fresh.ranks_computed_at is None:
+                missing.append("the ranks")
+            if fresh.ratings_applied_at is None:
+                missing.append("the ratings")
+            if not missing:
                 return
+            if time.monotonic() > deadline:
+                raise CommandError(
+                    f"{tournament.name} finished, but these jobs did not within the timeout: "
+                    + ", ".join(missing)
+                )
             time.sleep(0.25)
 
     def _report(self, tournament: Tournament, elapsed: float, top: int) -> None:

@@ -1,6 +1,6 @@
 """Speed of the engine under random legal play.
 
-    python -m games.engine.bench [--games N] [--seed S] [--[no-]vs-durakgame]
+    python -m bench.engine [--games N] [--seed S] [--[no-]vs-durakgame]
 
 For 2, 4 and 6 players in ``throw_in`` and ``transfer``: full random games per second, where
 every step lists the legal actions of every seat still in and applies a random one; then the
@@ -37,9 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .game import apply, legal_actions, new_game
-from .rules import Rules
-from .state import GameState
+from games.engine import GameState, Rules, apply, legal_actions, new_game
 
 __all__ = [
     "CONFIGS",
@@ -142,7 +140,7 @@ def bench_config(variant: str, players: int, games: int, seed: int) -> dict[str,
 
 # --- comparison with the PyPI package `durakgame` ---------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "tools" / "durakgame_driver.py"
 """The worker script, run by the durakgame interpreter (it never imports this package)."""
 GRACE_S = 2.0

@@ -1,6 +1,6 @@
 """Load benchmark of the live tables: N two-player tables of bot clients over real WebSockets.
 
-    python -m games.loadbench --tables 50,200,500 [--servers 1] [--think-ms 0] [--seconds 20]
+    python -m bench.live_tables --tables 50,200,500 [--servers 1] [--think-ms 0] [--seconds 20]
 
 For each N it registers 2N human players (user accounts with DRF tokens) in a fresh tournament
 whose one swiss round seats them at N two-seat tables (a long ``best_of`` series per table, so
@@ -46,6 +46,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import psycopg
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Origin
+
 from durak_site.processes import asgi_command, free_port, wait_serving, worker_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,8 +64,6 @@ SERIES = {"format": "best_of", "target": 99}  # far more games than a run can pl
 
 
 def ensure_database(url: str) -> None:
-    import psycopg
-
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
     admin = parts._replace(path="/postgres").geturl()
@@ -71,10 +74,10 @@ def ensure_database(url: str) -> None:
 
 def setup_django(env: dict[str, str]) -> None:
     os.environ.update(env)
-    import django
+    import django  # noqa: PLC0415 (only once the environment above is set)
 
     django.setup()
-    from django.core.management import call_command
+    from django.core.management import call_command  # noqa: PLC0415 (after django.setup())
 
     call_command("migrate", "--noinput", verbosity=0)
 
@@ -87,12 +90,12 @@ class SocketSpec:
 
 def create_tables(n: int, label: str) -> list[SocketSpec]:
     """A running tournament of 2N human players at N two-seat tables: one socket spec each."""
-    from django.contrib.auth import get_user_model
-    from django.db import transaction
-    from rest_framework.authtoken.models import Token
+    from django.contrib.auth import get_user_model  # noqa: PLC0415 (after django.setup())
+    from django.db import transaction  # noqa: PLC0415 (after django.setup())
+    from rest_framework.authtoken.models import Token  # noqa: PLC0415 (after django.setup())
 
-    from tournaments import services
-    from tournaments.models import Round, Seat
+    from tournaments import services  # noqa: PLC0415 (after django.setup())
+    from tournaments.models import Round, Seat  # noqa: PLC0415 (after django.setup())
 
     User = get_user_model()
     with transaction.atomic():
@@ -267,12 +270,10 @@ def client_process(
 
 
 async def opener(url: str, origin: str, gate: asyncio.Semaphore) -> Any:
-    from websockets.asyncio.client import connect
-
     async with gate:
         for _attempt in range(3):
             try:
-                return await connect(url, origin=origin, open_timeout=60, max_queue=None)
+                return await connect(url, origin=Origin(origin), open_timeout=60, max_queue=None)
             except Exception:
                 await asyncio.sleep(0.5)
     return None
@@ -280,8 +281,6 @@ async def opener(url: str, origin: str, gate: asyncio.Semaphore) -> Any:
 
 async def player(sock: Any, window: tuple[float, float], think: float, stats: ClientStats) -> None:
     """One client: act on each new state with legal moves, time each action's round trip."""
-    from websockets.exceptions import ConnectionClosed
-
     try:
         await _play(sock, window, think, stats)
     except ConnectionClosed as exc:
@@ -402,7 +401,7 @@ def read_timing(prefix: str, window: tuple[float, float]) -> dict[str, list[floa
 
 
 def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) -> RunResult:
-    from django.db import connections
+    from django.db import connections  # noqa: PLC0415 (after django.setup())
 
     label = f"{n}-{secrets.token_hex(3)}"
     started = time.monotonic()
@@ -537,7 +536,7 @@ def report_where(result: RunResult) -> None:
 
 def median_row(results: list[RunResult]) -> str:
     def med(attr: str) -> float:
-        return statistics.median(getattr(r, attr) for r in results)
+        return statistics.median(float(getattr(r, attr)) for r in results)
 
     errors = statistics.median(sum(r.errors.values()) for r in results)
     first = results[0]

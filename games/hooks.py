@@ -1,0 +1,71 @@
+"""What the games layer asks of the layer that seats people at tables.
+
+``games`` never imports ``tournaments`` (the import contract in ``.importlinter`` says so): the
+tournaments app implements :class:`Tables` and registers it once, in its ``AppConfig.ready``.
+Through it a live table learns who may watch or play and as what, the players' names, and it
+announces that a game of a table is over (the job ``games.game_finished``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+PLAYER, SPECTATOR, REFEREE = "player", "spectator", "referee"
+
+
+@dataclass(frozen=True)
+class TableAccess:
+    """What a connection is at a table: its role and, for a seated player, its Player id.
+
+    The game seat is not stored here: it changes from game to game of a series (``Game.players``
+    lists the player of each game seat), so it is looked up per game
+    (``games.selectors.seat_of``).
+    """
+
+    table_id: int
+    role: str
+    player_id: int | None = None
+
+
+class Tables(Protocol):
+    """The seating layer as the games layer sees it."""
+
+    def access(self, *, table_id: int, user: Any) -> TableAccess:
+        """The role of ``user`` at the table: a seated player, a referee, or a spectator.
+
+        Raises ``games.errors.NotFound`` for no such table and ``games.errors.Forbidden`` for
+        an outsider of a private event.
+        """
+        ...
+
+    def player_id(self, user: Any) -> int | None:
+        """The Player id of ``user`` (None for anonymous users and users without a player)."""
+        ...
+
+    def player_names(self, player_ids: Iterable[int]) -> dict[int, str]:
+        """Display names by Player id (unknown ids are left out)."""
+        ...
+
+    def game_finished(self, *, game_id: int) -> str:
+        """A game of a table is over (finished, adjudicated or voided): deal the next game of
+        the table's series or record the table's result. Safe to run twice; returns a word
+        saying what it did."""
+        ...
+
+
+_tables: Tables | None = None
+
+
+def register(tables: Tables) -> None:
+    """Install the seating layer (once per process, from an ``AppConfig.ready``)."""
+    global _tables  # noqa: PLW0603 (one registration per process, by design)
+    _tables = tables
+
+
+def tables() -> Tables:
+    """The registered seating layer; ``RuntimeError`` when no app registered one."""
+    if _tables is None:
+        raise RuntimeError("no seating layer is registered: is 'tournaments' in INSTALLED_APPS?")
+    return _tables

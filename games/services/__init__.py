@@ -1,0 +1,42 @@
+"""Writes of the games layer, one module per responsibility; this package is their index.
+
+- :mod:`~games.services.play`: deal a game, apply a seat's action, the tail of every change;
+- :mod:`~games.services.automation`: bots and the move clock acting for a seat;
+- :mod:`~games.services.referee`: pause, resume, adjudicate, void;
+- :mod:`~games.services.fairness`: the deal check of a finished game.
+
+The engine is the only judge; the database is the record. Every service that changes a game
+locks its row (``SELECT ... FOR UPDATE``) for the whole check-apply-append, so two actions racing
+for one version cannot both win; the unique ``(game, seq)`` and ``(game, client_id)``
+constraints are the last guard. Broadcasts and follow-up jobs go out in
+``transaction.on_commit``.
+"""
+
+from games.services.automation import game_clock_expire, game_play_bots
+from games.services.fairness import game_verify_deal
+from games.services.play import Outcome, game_apply_action, game_create, load_state, table_act
+from games.services.referee import (
+    REFEREE_COMMANDS,
+    game_adjudicate,
+    game_pause,
+    game_resume,
+    game_void,
+    table_referee,
+)
+
+__all__ = [
+    "REFEREE_COMMANDS",
+    "Outcome",
+    "game_adjudicate",
+    "game_apply_action",
+    "game_clock_expire",
+    "game_create",
+    "game_pause",
+    "game_play_bots",
+    "game_resume",
+    "game_verify_deal",
+    "game_void",
+    "load_state",
+    "table_act",
+    "table_referee",
+]

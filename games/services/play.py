@@ -1,0 +1,318 @@
+"""Playing a game: deal, apply an action at a seat, the common tail of every change."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from durak_site.jobs import enqueue_on_commit
+from games import engine, hooks, rows
+from games.broadcast import broadcast_on_commit
+from games.engine import Action, EngineError, GameState, Rules
+from games.errors import (
+    GameError,
+    GameNotActive,
+    NotFound,
+    NotSeated,
+    StaleVersion,
+)
+from games.models import Game, GameAction
+from games.selectors import seat_of, table_current_game
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an action did: the game after it, and whether it was a repeat of a known client id."""
+
+    game: Game
+    duplicate: bool = False
+
+
+def load_state(game: Game) -> GameState:
+    return GameState.from_dict(game.state)
+
+
+def game_create(
+    *,
+    rules: dict[str, Any],
+    players: list[int | None],
+    bot_seats: dict[int, str] | None = None,
+    table: Any = None,
+    number: int = 1,
+    setup: dict[str, Any] | None = None,
+    seed: str | None = None,
+    clock_seconds: int = 0,
+) -> Game:
+    """Deal a new game from a fresh secret seed and publish its commitment.
+
+    ``setup`` holds the series hooks of ``engine.new_game`` (first attacker, hand sizes, laid-out
+    cards, throw caps, pogony rank). ``bot_seats`` maps a seat to a bot name.
+    """
+    try:
+        parsed = Rules.from_dict(rules)
+    except EngineError as exc:
+        raise GameError(str(exc), code=exc.code) from None
+    if len(players) != parsed.players:
+        raise GameError(f"{parsed.players} players are needed, got {len(players)}")
+    seed = seed or engine.new_seed()
+    try:
+        state = engine.new_game(parsed, engine.rng_for_seed(seed), **(setup or {}))
+    except EngineError as exc:
+        raise GameError(str(exc), code=exc.code) from None
+    game = Game(
+        table=table,
+        number=number,
+        rules=parsed.to_dict(),
+        setup=setup or {},
+        seed=seed,
+        seed_commitment=engine.seed_commitment(seed),
+        players=players,
+        bot_seats={str(k): v for k, v in (bot_seats or {}).items()},
+        state=state.to_dict(),
+        clock_seconds=clock_seconds,
+    )
+    arm_clock(game)
+    game.save(force_insert=True)
+    after_change(game, event="started")
+    return game
+
+
+def locked_game(game_id: int) -> Game:
+    game = rows.lock_one(Game, "id = %s", [game_id])
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    return game
+
+
+def log_action(
+    game: Game,
+    state: GameState,
+    action: Action,
+    *,
+    kind: str,
+    client_id: str = "",
+    user: Any = None,
+    log: list[GameAction] | None = None,
+) -> GameState:
+    """Apply ``action`` to the locked ``game`` and log it; raises the engine's refusal.
+
+    With ``log`` the new entry is collected there for one bulk insert (a run of bot moves)
+    instead of being inserted at once.
+    """
+    try:
+        new = engine.apply(state, action)
+    except EngineError as exc:
+        raise GameError(str(exc), code=exc.code) from None
+    game.version += 1
+    logged = action.to_json()
+    game.log_tail = [
+        *game.log_tail[1 - Game.LOG_TAIL :],
+        {"seq": game.version, "kind": kind, **logged},
+    ]
+    entry = GameAction(
+        game=game,
+        seq=game.version,
+        seat=action.seat,
+        action=logged,
+        kind=kind,
+        client_id=client_id,
+        user=user,
+    )
+    if log is None:
+        rows.insert(entry)
+    else:
+        log.append(entry)
+    return new
+
+
+def _finish(game: Game, state: GameState) -> None:
+    assert state.result is not None
+    game.status = Game.Status.FINISHED
+    game.result = state.result.to_json()
+    game.seed_revealed = True
+    game.finished_at = timezone.now()
+    game.deadline = None
+
+
+def arm_clock(game: Game) -> None:
+    """A fresh move deadline for an active game with a clock (the caller saves it)."""
+    if game.status == Game.Status.ACTIVE and game.clock_seconds:
+        game.deadline = timezone.now() + timedelta(seconds=game.clock_seconds)
+
+
+def after_change(game: Game, *, event: str = "state") -> None:
+    """Common tail of every change (saved with its deadline by then): the clock job, the
+    broadcast and the follow-up jobs."""
+    if game.status == Game.Status.ACTIVE and game.clock_seconds:
+        enqueue_on_commit(
+            "games.game_clock_expire", game.pk, game.version, countdown=game.clock_seconds
+        )
+    broadcast_on_commit(game, event)
+    if game.status == Game.Status.ACTIVE and game.bot_seats:
+        enqueue_on_commit("games.game_play_bots", game.pk, game.version)
+    if game.is_over:
+        enqueue_on_commit("games.game_finished", game.pk)
+
+
+def game_apply_action(
+    *,
+    game_id: int,
+    seat: int,
+    action: dict[str, Any],
+    version: int | None = None,
+    client_id: str = "",
+    user: Any = None,
+) -> Outcome:
+    """Validate ``action`` for ``seat`` with the engine and append it to the game's log.
+
+    The seat comes from the caller (the connection), never from the action. A ``client_id``
+    already in the log is answered with the game as it is (never applied twice). A ``version``
+    other than the game's current one is refused as stale. Locks the game row.
+    """
+    parsed = _parse_action(action, seat)
+    return _act(lambda: (locked_game(game_id), parsed), version, client_id, user)
+
+
+def _act(
+    lock: Callable[[], tuple[Game, Action]], version: int | None, client_id: str, user: Any
+) -> Outcome:
+    """One transaction: ``lock`` locks the game row and gives the game and the parsed action,
+    then :func:`_apply_locked`. An ``IntegrityError`` after the lock can only be a concurrent
+    repeat of a known client id (the row lock serialises everything else): it is answered as
+    the repeat it is."""
+    locked: int | None = None
+    try:
+        with transaction.atomic():
+            game, parsed = lock()
+            locked = game.pk
+            return _apply_locked(game, parsed, version, client_id, user)
+    except IntegrityError:
+        if locked is None:
+            raise
+        return Outcome(Game.objects.get(pk=locked), duplicate=True)
+
+
+def _parse_action(action: Any, seat: int) -> Action:
+    if not isinstance(action, dict):
+        raise GameError("an action is an object", code="bad_request")
+    try:
+        return Action.from_json({**action, "seat": seat})
+    except EngineError as exc:
+        raise GameError(str(exc), code=exc.code) from None
+
+
+def _apply_locked(
+    game: Game, parsed: Action, version: int | None, client_id: str, user: Any
+) -> Outcome:
+    """The body of :func:`game_apply_action` on the locked ``game`` (inside its transaction)."""
+    client_id = (client_id or "")[:64]
+    # A repeat of a logged client id is answered as it is. The log is only searched when the
+    # action cannot be applied as it stands (a repeat of an applied action comes with an older
+    # version, or it fails below): for a fresh action at the current version the unique
+    # (game, client_id) constraint is the check (the caller's IntegrityError).
+    if version != game.version or game.status != Game.Status.ACTIVE:
+        if _known(game, client_id):
+            return Outcome(game, duplicate=True)
+        if game.status != Game.Status.ACTIVE:
+            raise GameNotActive(f"the game is {game.status}")
+        if version is not None:
+            raise StaleVersion(
+                f"the game is at version {game.version}, not {version}: sync and retry"
+            )
+    try:
+        state = log_action(
+            game,
+            load_state(game),
+            parsed,
+            kind=GameAction.Kind.PLAYER,
+            client_id=client_id,
+            user=user,
+        )
+    except GameError:
+        if _known(game, client_id):
+            return Outcome(game, duplicate=True)
+        raise
+    save_state(game, state)
+    after_change(game)
+    return Outcome(game)
+
+
+def _known(game: Game, client_id: str) -> bool:
+    return bool(client_id) and GameAction.objects.filter(game=game, client_id=client_id).exists()
+
+
+def save_state(game: Game, state: GameState) -> None:
+    game.state = state.to_dict()
+    if state.finished:
+        _finish(game, state)
+    arm_clock(game)
+    rows.update(
+        game,
+        [
+            "state",
+            "version",
+            "log_tail",
+            "status",
+            "result",
+            "seed_revealed",
+            "finished_at",
+            "deadline",
+        ],
+    )
+
+
+# --- a live table: the connection's user acts in the table's current game --------------------
+
+
+def current_game(table_id: int, game_id: int | None = None) -> Game:
+    """The table's current game; ``NotFound`` before its first deal, ``StaleVersion`` when the
+    caller names an earlier game of the series."""
+    game = table_current_game(table_id)
+    if game is None:
+        raise NotFound(f"table {table_id} has no game yet")
+    _check_game(game.pk, game_id)
+    return game
+
+
+def _check_game(current: int, game_id: int | None) -> None:
+    if game_id is not None and game_id != current:
+        # The client still shows an earlier game of the series: its version means nothing here.
+        raise StaleVersion(f"the table has moved on to game {current}: sync and retry")
+
+
+def table_act(
+    *,
+    table_id: int,
+    user: Any,
+    action: dict[str, Any],
+    version: int | None = None,
+    client_id: str = "",
+    game_id: int | None = None,
+    player_id: int | None = None,
+) -> Outcome:
+    """Apply ``action`` for ``user`` in the table's current game, at the seat the user's player
+    holds in that game (never a seat named by the client). See :func:`game_apply_action`.
+
+    ``player_id``: the user's player when the caller knows it already (a connection looks it
+    up once), saving a query per action. Locks the game row.
+    """
+    if player_id is None:
+        player_id = hooks.tables().player_id(user)
+
+    def lock() -> tuple[Game, Action]:
+        # The current game, locked at once (one query instead of a look-up and a lock).
+        game = rows.lock_one(Game, "table_id = %s", [table_id], order="number DESC, id DESC")
+        if game is None:
+            raise NotFound(f"table {table_id} has no game yet")
+        _check_game(game.pk, game_id)
+        seat = seat_of(game.players, player_id)
+        if seat is None:
+            raise NotSeated("you have no seat in this game: spectators cannot act")
+        return game, _parse_action(action, seat)
+
+    return _act(lock, version, client_id, user)

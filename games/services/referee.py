@@ -1,0 +1,126 @@
+"""Referee rulings on a game: pause, resume, adjudicate, void; each needs a reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.broadcast import broadcast_on_commit
+from games.errors import (
+    Forbidden,
+    GameError,
+    GameNotActive,
+)
+from games.models import Game, RefereeEvent
+from games.services.play import after_change, arm_clock, current_game, locked_game
+
+REFEREE_COMMANDS = ("pause", "resume", "adjudicate", "void")
+
+
+def table_referee(
+    *,
+    table_id: int,
+    referee: Any,
+    command: str,
+    reason: str,
+    places: list[int] | None = None,
+    fool: int | None = None,
+) -> Game:
+    """A referee's ruling on the table's current game (staff only; each needs a reason)."""
+    if referee is None or not referee.is_authenticated or not referee.is_staff:
+        raise Forbidden("only a referee can do that")
+    game = current_game(table_id)
+    if command == "pause":
+        return game_pause(game_id=game.pk, reason=reason, referee=referee)
+    if command == "resume":
+        return game_resume(game_id=game.pk, reason=reason, referee=referee)
+    if command == "void":
+        return game_void(game_id=game.pk, reason=reason, referee=referee)
+    if command == "adjudicate":
+        if not isinstance(places, list) or not all(type(p) is int for p in places):
+            raise GameError("places: a list of seats, first out first", code="bad_request")
+        if fool is not None and type(fool) is not int:
+            raise GameError("fool: a seat or null", code="bad_request")
+        return game_adjudicate(
+            game_id=game.pk, places=places, fool=fool, reason=reason, referee=referee
+        )
+    raise GameError(
+        f"unknown referee command {command!r} (one of {', '.join(REFEREE_COMMANDS)})",
+        code="bad_request",
+    )
+
+
+def _referee_event(game: Game, kind: str, reason: str, referee: Any, ruling: Any = None) -> None:
+    if not reason or not reason.strip():
+        raise GameError("a referee action needs a reason", code="reason_required")
+    RefereeEvent.objects.create(
+        game=game,
+        kind=kind,
+        reason=reason.strip()[:300],
+        referee=referee,
+        ruling=ruling,
+        at_version=game.version,
+    )
+
+
+def game_pause(*, game_id: int, reason: str, referee: Any) -> Game:
+    with transaction.atomic():
+        game = locked_game(game_id)
+        if game.status != Game.Status.ACTIVE:
+            raise GameNotActive(f"only an active game can be paused; it is {game.status}")
+        _referee_event(game, RefereeEvent.Kind.PAUSE, reason, referee)
+        game.status, game.deadline = Game.Status.PAUSED, None
+        game.save(update_fields=["status", "deadline"])
+        broadcast_on_commit(game, "paused")
+        return game
+
+
+def game_resume(*, game_id: int, reason: str, referee: Any) -> Game:
+    with transaction.atomic():
+        game = locked_game(game_id)
+        if game.status != Game.Status.PAUSED:
+            raise GameNotActive(f"only a paused game can be resumed; it is {game.status}")
+        _referee_event(game, RefereeEvent.Kind.RESUME, reason, referee)
+        game.status = Game.Status.ACTIVE
+        arm_clock(game)
+        game.save(update_fields=["status", "deadline"])
+        after_change(game, event="resumed")
+        return game
+
+
+def game_adjudicate(
+    *, game_id: int, places: list[int], fool: int | None, reason: str, referee: Any
+) -> Game:
+    """End the game with a referee's ruling: the finishing order of every seat and the fool."""
+    with transaction.atomic():
+        game = locked_game(game_id)
+        if game.is_over:
+            raise GameNotActive(f"the game is already {game.status}")
+        n = len(game.players)
+        if sorted(places) != list(range(n)):
+            raise GameError(f"places must list every seat 0-{n - 1} once", code="bad_ruling")
+        if fool is not None and fool != places[-1]:
+            raise GameError("the fool is the last of the places", code="bad_ruling")
+        ruling = {"places": places, "fool": fool, "draw": fool is None, "pogony": None}
+        _referee_event(game, RefereeEvent.Kind.ADJUDICATE, reason, referee, ruling)
+        game.status, game.result = Game.Status.ADJUDICATED, ruling
+        game.seed_revealed, game.finished_at, game.deadline = True, timezone.now(), None
+        game.save(update_fields=["status", "result", "seed_revealed", "finished_at", "deadline"])
+        after_change(game, event="adjudicated")
+        return game
+
+
+def game_void(*, game_id: int, reason: str, referee: Any) -> Game:
+    """Void the game: it counts for nothing and its table deals a new one."""
+    with transaction.atomic():
+        game = locked_game(game_id)
+        if game.is_over:
+            raise GameNotActive(f"the game is already {game.status}")
+        _referee_event(game, RefereeEvent.Kind.VOID, reason, referee)
+        game.status, game.seed_revealed = Game.Status.VOIDED, True
+        game.finished_at, game.deadline = timezone.now(), None
+        game.save(update_fields=["status", "seed_revealed", "finished_at", "deadline"])
+        after_change(game, event="voided")
+        return game

@@ -1,0 +1,65 @@
+"""Writes of the tournament domain, one module per responsibility; this package is their index.
+
+- :mod:`~tournaments.services.people`: players and teams;
+- :mod:`~tournaments.services.plans`: a tournament with its stage plan, validated whole;
+- :mod:`~tournaments.services.registration`: opening, closing, entries and their status;
+- :mod:`~tournaments.services.rounds`: pairing a round (swiss, round robin, knockout bracket);
+- :mod:`~tournaments.services.seating`: seating a table and dealing its series' games;
+- :mod:`~tournaments.services.results`: table results, corrections, the knockout feed;
+- :mod:`~tournaments.services.progression`: start, round completion, advancing, finishing;
+- :mod:`~tournaments.services.awards`: prize pool, ranks and ratings.
+
+Services are keyword-only, typed ``<entity>_<verb>()`` functions. Each validates before it
+writes and raises a :mod:`tournaments.errors` refusal with a clear message; nothing is
+half-changed (each runs in one transaction). Services that lock rows say which. Jobs are
+requested with ``durak_site.jobs.enqueue_on_commit`` by task name, so that a worker never sees a
+row the caller has not committed yet (the tasks in ``tournaments.tasks`` call these services,
+never the other way round).
+"""
+
+from tournaments.services.awards import (
+    league_ranks_compute,
+    prize_pool_compute,
+    ratings_update,
+    tournament_ranks_compute,
+)
+from tournaments.services.people import player_create, team_create
+from tournaments.services.plans import tournament_create
+from tournaments.services.progression import round_complete, rounds_sweep, tournament_start
+from tournaments.services.registration import (
+    entry_check_in,
+    entry_disqualify,
+    entry_reenter,
+    entry_register,
+    entry_withdraw,
+    tournament_cancel,
+    tournament_close_registration,
+    tournament_open_registration,
+)
+from tournaments.services.results import table_after_game, table_record_result
+from tournaments.services.rounds import round_pair, round_request_pairing
+
+__all__ = [
+    "entry_check_in",
+    "entry_disqualify",
+    "entry_reenter",
+    "entry_register",
+    "entry_withdraw",
+    "league_ranks_compute",
+    "player_create",
+    "prize_pool_compute",
+    "ratings_update",
+    "round_complete",
+    "round_pair",
+    "round_request_pairing",
+    "rounds_sweep",
+    "table_after_game",
+    "table_record_result",
+    "team_create",
+    "tournament_cancel",
+    "tournament_close_registration",
+    "tournament_create",
+    "tournament_open_registration",
+    "tournament_ranks_compute",
+    "tournament_start",
+]

@@ -1,0 +1,333 @@
+"""Awards: prize pool, ranks and ratings (job bodies; each a pure function of stored rows).
+
+Lock order
+----------
+The contract of every job here, and of any other code that locks a tournament's or a league's row
+together with players' rows. Each job runs in one transaction and takes its locks in this order,
+never backwards:
+
+1. **The scope row**: the tournament (prize pool, tournament ranks, ratings) or the league (league
+   ranks), ``SELECT ... FOR NO KEY UPDATE``, before reading anything it computes from. This
+   serializes the jobs of one tournament (and of one league), and the claim columns
+   (``ratings_applied_at``, ``ranks_computed_at``) are read under it. (Registration and the
+   start lock the tournament ``FOR UPDATE``, which conflicts with it just the same.) Code that
+   needs a league and one of its tournaments takes the league first.
+2. **The players' rows**, in primary-key order, in one
+   ``SELECT ... WHERE id IN (...) ORDER BY id FOR NO KEY UPDATE``: the players the job rates or
+   ranks (:func:`_lock_players`). Two jobs that share players (a player in two tournaments, a
+   league's ranks and a tournament's ratings) then meet in the same order and one waits.
+3. **The scope's own rows**: the prize pool and payouts (in place order), rank records and
+   rating changes (in player order).
+
+Why ``NO KEY UPDATE`` and not ``FOR UPDATE``: Django declares foreign keys
+``DEFERRABLE INITIALLY DEFERRED``, so inserting a row that references a tournament, a league, a
+player or an entry makes PostgreSQL take ``FOR KEY SHARE`` on the referenced row *at COMMIT*.
+``FOR UPDATE`` conflicts with that, ``FOR NO KEY UPDATE`` does not, and none of these jobs changes
+a key. Issue #9 was exactly that conflict: the ranks job (no lock at all) committed its rank
+records, taking ``KEY SHARE`` on the players and then on the tournament, while the ratings job held
+the tournament ``FOR UPDATE`` and asked for the same players ``FOR UPDATE``.
+
+The round jobs (``progression``) take a round's row and then its tournament's (finishing); the
+jobs here never lock a round, so the two orders cannot meet in a cycle.
+
+Each public job is wrapped in :func:`durak_site.dbretry.atomic_retry`: one transaction per
+attempt, rerun (at most 5 attempts, jittered exponential backoff) if PostgreSQL aborts it for a
+deadlock or a serialization failure anyway, e.g. against code that does not follow this order.
+Each job is safe to run twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.utils import timezone
+
+from durak_site.dbretry import atomic_retry
+from tournaments import adapters, selectors
+from tournaments.errors import (
+    ConfigurationError,
+    StateError,
+)
+from tournaments.models import (
+    Entry,
+    League,
+    Payout,
+    Player,
+    PrizePool,
+    RankRecord,
+    RatingChange,
+    Seat,
+    TableResult,
+    Tournament,
+)
+from tournaments.scoring.errors import ScoringError
+from tournaments.scoring.prizes import Payment, compute_prizes
+from tournaments.scoring.ranks import DEFAULT_LADDER, RankGame, compute_ranks
+from tournaments.scoring.ratings import Rating, rate, rated_table
+from tournaments.scoring.results import Pogony as ScoringPogony
+from tournaments.scoring.results import TableResult as PureResult
+
+
+def _lock_tournament(tournament_id: int) -> Tournament:
+    """Step 1 of the lock order for a tournament's jobs."""
+    return Tournament.objects.select_for_update(no_key=True).get(pk=tournament_id)
+
+
+def _lock_players(ids: Iterable[int]) -> dict[int, Player]:
+    """Step 2 of the lock order: the players ``ids``, locked in primary-key order."""
+    locked = Player.objects.select_for_update(no_key=True).filter(pk__in=set(ids)).order_by("pk")
+    return {player.pk: player for player in locked}
+
+
+@atomic_retry
+def prize_pool_compute(*, tournament_id: int) -> PrizePool:
+    """Compute the pool and payouts: provisional before the end, final after it. Recomputing
+    gives the same answer; payouts are replaced in one transaction.
+
+    Locks the tournament row (step 1), then writes the pool and the payouts (step 3); no player.
+    """
+    tournament = _lock_tournament(tournament_id)
+    entries = list(
+        Entry.objects.filter(tournament=tournament).exclude(status=Entry.Status.WITHDRAWN)
+    )
+    payments = [Payment("entry", tournament.entry_fee) for e in entries if e.paid]
+    if tournament.reentry_fee:
+        payments += [
+            Payment("re_entry", tournament.reentry_fee) for e in entries for _ in range(e.reentries)
+        ]
+    final = tournament.status == Tournament.Status.FINISHED
+    field_size = len(entries)
+    places = (
+        sorted(
+            ((str(e.pk), e.final_place) for e in entries if e.final_place is not None),
+            key=lambda pair: (pair[1], int(pair[0])),
+        )
+        if final
+        else None
+    )
+    try:
+        report = compute_prizes(
+            adapters.pool_rules(tournament),
+            payments,
+            final_places=places or None,
+            field_size=field_size if not places else None,
+            structure=adapters.payout_structure(tournament, max(1, field_size)),
+        )
+    except ScoringError as exc:
+        raise ConfigurationError(f"prize pool: {exc}") from None
+    pool, _ = PrizePool.objects.update_or_create(
+        tournament=tournament,
+        defaults={
+            "gross": report.pool.gross,
+            "rake": report.pool.rake,
+            "total": report.pool.total,
+            "currency": report.pool.currency.code,
+            "paid_entries": len(payments),
+            "final": report.final,
+        },
+    )
+    Payout.objects.filter(tournament=tournament).delete()
+    Payout.objects.bulk_create(
+        Payout(
+            tournament=tournament,
+            entry_id=int(award.entry),
+            place=award.place,
+            amount=award.amount,
+            final=True,
+        )
+        for award in report.awards
+        if award.amount
+    )
+    return pool
+
+
+def _pogony_games(results: Sequence[TableResult]) -> list[RankGame]:
+    """Every game with pogony, in the order played, with players (not entries) as names.
+
+    A table result stores its series' hangings in order, each with the ``game`` it came from:
+    the hangings of one game (seed 004's three-player double, then the pogony of the second out
+    on the fool) make one :class:`RankGame`, so the ranks apply seed 004's rule. A hanging
+    without ``game`` (rows stored before it existed, a referee's entry) is a game of its own.
+    """
+    games = []
+    for result in results:
+        grouped: dict[Any, tuple[int, list[ScoringPogony]]] = {}
+        for i, hung in enumerate(result.pogony or []):
+            hanging = ScoringPogony(
+                by=str(hung["by_player"]),
+                on=tuple(str(p) for p in hung["on_players"]),
+                rank=str(hung.get("rank", "")),
+            )
+            game = hung.get("game")
+            key = ("hanging", i) if game is None else ("game", game)
+            grouped.setdefault(key, (i, []))[1].append(hanging)
+        for first, hangings in grouped.values():
+            games.append(
+                RankGame(
+                    id=f"{result.pk}:{first}",
+                    hangings=tuple(hangings),
+                    series=str(result.table_id),
+                )
+            )
+    return games
+
+
+def _store_ranks(results: Sequence[TableResult], ladder: Sequence[str], **scope: Any) -> int:
+    """Replace the rank records of ``scope`` (a tournament or a league, locked by the caller) by
+    the fold of ``results``' pogony; returns how many players are ranked.
+
+    Locks the ranked players (step 2), then writes their records in player order (step 3).
+    """
+    table = compute_ranks(_pogony_games(results), ladder or DEFAULT_LADDER)
+    ranked = sorted(table.players.values(), key=lambda row: int(row.player))
+    ids = [int(row.player) for row in ranked]
+    _lock_players(ids)
+    RankRecord.objects.filter(**scope).exclude(player_id__in=ids).delete()
+    for row in ranked:
+        RankRecord.objects.update_or_create(
+            player_id=int(row.player),
+            **scope,
+            defaults={
+                "rank": row.rank or "",
+                "pogony_received": row.received,
+                "pogony_given": row.given,
+                "history": [
+                    {"game": h.game, "by": h.by, "before": h.before, "after": h.after}
+                    for h in table.history
+                    if h.player == row.player
+                ],
+            },
+        )
+    return len(ranked)
+
+
+def _effective_rows(results: Any) -> list[TableResult]:
+    return list(results.filter(superseded_by__isnull=True).order_by("created_at", "id"))
+
+
+@atomic_retry
+def tournament_ranks_compute(*, tournament_id: int) -> int:
+    """Ranks (звания) of a tournament from its stored pogony; returns how many players it ranked.
+
+    Once the tournament has finished the job claims the work: it computes the ranks, stamps
+    ``ranks_computed_at``, and a later run finds the stamp and changes nothing (returns 0).
+    Before the end it computes provisional ranks and stamps nothing.
+
+    Locks the tournament row (step 1), then the ranked players (step 2), then writes the rank
+    records (step 3).
+    """
+    tournament = _lock_tournament(tournament_id)
+    finished = tournament.status == Tournament.Status.FINISHED
+    if finished and tournament.ranks_computed_at is not None:
+        return 0
+    ladder = tournament.league.rank_ladder if tournament.league else []
+    rows = _effective_rows(TableResult.objects.filter(table__round__stage__tournament=tournament))
+    count = _store_ranks(rows, ladder, tournament=tournament)
+    if finished:
+        tournament.ranks_computed_at = timezone.now()
+        tournament.save(update_fields=["ranks_computed_at"])
+    return count
+
+
+@atomic_retry
+def league_ranks_compute(*, league_id: int) -> int:
+    """Ranks of a league season over all its tournaments' stored pogony; returns how many
+    players are ranked. A recomputation from scratch: running it again gives the same rows.
+
+    Locks the league row (step 1), then the ranked players (step 2), then writes the league's
+    rank records (step 3); no tournament row.
+    """
+    league = League.objects.select_for_update(no_key=True).get(pk=league_id)
+    rows = _effective_rows(
+        TableResult.objects.filter(table__round__stage__tournament__league=league)
+    )
+    return _store_ranks(rows, league.rank_ladder, league=league)
+
+
+@atomic_retry
+def ratings_update(*, tournament_id: int) -> int:
+    """Apply a finished tournament's tables to its players' OpenSkill ratings, once; returns how
+    many players it rated.
+
+    The job claims the work with ``ratings_applied_at`` (a second run returns 0), and the
+    ``(player, tournament)`` rating change is unique as the last guard.
+
+    Locks the tournament row (step 1), then the rated players (step 2), then writes their
+    rating changes and ratings (step 3).
+    """
+    tournament = _lock_tournament(tournament_id)
+    if tournament.status != Tournament.Status.FINISHED:
+        raise StateError("ratings change when the tournament has finished")
+    if tournament.ratings_applied_at is not None:
+        return 0
+    results = _effective_rows(
+        TableResult.objects.filter(table__round__stage__tournament=tournament)
+    )
+    seats = Seat.objects.filter(table__round__stage__tournament=tournament)
+    players_of: dict[int, list[str]] = {}
+    for entry_id, player_id in seats.values_list("entry_id", "player_id").distinct():
+        players_of.setdefault(entry_id, [])
+        if str(player_id) not in players_of[entry_id]:
+            players_of[entry_id].append(str(player_id))
+    tables = []
+    for row in results:
+        pure = selectors.to_pure_result(row)
+        teams = [players_of[int(e)] for e in pure.places]
+        if any(len(t) > 1 for t in teams):
+            rated = rated_table(_expand_teams(pure, teams), teams=teams)
+        else:
+            rated = rated_table(
+                _rename(pure, {e: t[0] for e, t in zip(pure.places, teams, strict=True)})
+            )
+        if rated is not None:
+            tables.append(rated)
+    players = _lock_players(int(p) for t in tables for side in t.sides for p in side)
+    before = {str(pk): Rating(p.rating_mu, p.rating_sigma) for pk, p in players.items()}
+    after = rate(before, tables)
+    changes = []
+    for pk, player in players.items():  # primary-key order
+        new = after[str(pk)]
+        changes.append(
+            RatingChange(
+                player=player,
+                tournament=tournament,
+                mu_before=player.rating_mu,
+                sigma_before=player.rating_sigma,
+                mu_after=new.mu,
+                sigma_after=new.sigma,
+            )
+        )
+        player.rating_mu, player.rating_sigma = new.mu, new.sigma
+    RatingChange.objects.bulk_create(changes)
+    Player.objects.bulk_update(players.values(), ["rating_mu", "rating_sigma"])
+    tournament.ratings_applied_at = timezone.now()
+    tournament.save(update_fields=["ratings_applied_at"])
+    return len(players)
+
+
+def _rename(result: PureResult, names: dict[str, str]) -> PureResult:
+    """The same result with entries renamed to their players."""
+    return PureResult(
+        id=result.id,
+        places=tuple(names[e] for e in result.places),
+        fool=None if result.fool is None else names[result.fool],
+        drawn=tuple(names[e] for e in result.drawn),
+    )
+
+
+def _expand_teams(result: PureResult, teams: Sequence[Sequence[str]]) -> PureResult:
+    """A team entries' result as its players': the losing team's players lost together, and
+    on a draw the drawn teams' players share the last places."""
+    members = dict(zip(result.places, teams, strict=True))
+    places = tuple(p for e in result.places for p in members[e])
+    if result.drawn:
+        drawn = tuple(p for e in result.drawn for p in members[e])
+        return PureResult(id=result.id, places=places, drawn=drawn)
+    fool_team = members[result.fool] if result.fool is not None else ()
+    return PureResult(
+        id=result.id,
+        places=places,
+        fool=fool_team[-1] if fool_team else None,
+        team_lost=tuple(fool_team),
+    )

@@ -1,0 +1,229 @@
+"""Progression: starting, completing rounds, advancing between stages, finishing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import transaction
+from django.utils import timezone
+
+from durak_site.jobs import enqueue_on_commit
+from tournaments import selectors
+from tournaments.errors import (
+    StateError,
+)
+from tournaments.models import (
+    Entry,
+    Round,
+    Stage,
+    StageEntry,
+    Table,
+    Tournament,
+)
+from tournaments.pairing import (
+    StandingRow,
+    snake_groups,
+    top_overall,
+    top_per_group,
+)
+from tournaments.services.plans import validate_plan
+from tournaments.services.rounds import GROUP_LABELS, active_stage_entries, round_robin_schedule
+
+
+def _seed_order(entries: Sequence[Entry]) -> list[Entry]:
+    """Seeding for the first stage: rating (conservative ordinal) best first, then id."""
+
+    def strength(entry: Entry) -> float:
+        if entry.player is not None:
+            return entry.player.rating_ordinal
+        members = list(entry.team.members.all()) if entry.team else []
+        return sum(p.rating_ordinal for p in members) / max(1, len(members))
+
+    return sorted(entries, key=lambda e: (-strength(e), e.pk))
+
+
+@transaction.atomic
+def tournament_start(*, tournament: Tournament) -> Tournament:
+    """Close registration (withdrawing entries that did not check in, if check-in is required),
+    fix the rules, seed the field by rating and request the first round's pairing.
+
+    Locks the tournament row.
+    """
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status != Tournament.Status.REGISTRATION:
+        raise StateError(f"only a tournament in registration can start; it is {tournament.status}")
+    if tournament.check_in_required:
+        Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED).update(
+            status=Entry.Status.WITHDRAWN, status_reason="did not check in"
+        )
+    entries = list(
+        Entry.objects.filter(tournament=tournament, status__in=Entry.ACTIVE).select_related(
+            "player", "team"
+        )
+    )
+    if len(entries) < 2:
+        raise StateError(f"a tournament needs at least 2 entries to start, it has {len(entries)}")
+    validate_plan(tournament, list(tournament.stages.all()), len(entries))
+    tournament.status = Tournament.Status.RUNNING
+    tournament.started_at = timezone.now()
+    tournament.save(update_fields=["status", "started_at"])
+    first = tournament.stages.order_by("order").first()
+    assert first is not None  # _validate_plan refuses a plan without stages
+    _stage_begin(first, [e.pk for e in _seed_order(entries)])
+    return tournament
+
+
+def _stage_begin(stage: Stage, seeded_entry_ids: Sequence[int]) -> Round:
+    StageEntry.objects.bulk_create(
+        StageEntry(stage=stage, entry_id=e, seed=i) for i, e in enumerate(seeded_entry_ids, 1)
+    )
+    Stage.objects.filter(pk=stage.pk).update(status=Stage.Status.RUNNING)
+    round_ = Round.objects.create(stage=stage, number=1)
+    enqueue_on_commit("tournaments.round_pair", round_.pk)
+    return round_
+
+
+def round_complete(*, round_id: int) -> Round:
+    """Finish a round whose tables have all finished, then pair the next round or move the
+    tournament on (the round-completion job's body). Safe to run twice, and a no-op while any
+    table still plays. Locks the round row."""
+    with transaction.atomic():
+        round_ = (
+            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_id)
+        )
+        if round_.status != Round.Status.PLAYING:
+            return round_
+        if round_.tables.exclude(status=Table.Status.FINISHED).exists():
+            return round_
+        round_.status = Round.Status.FINISHED
+        round_.finished_at = timezone.now()
+        round_.save(update_fields=["status", "finished_at"])
+        stage = round_.stage
+        later = stage.rounds.filter(number__gt=round_.number)
+        if stage.format == Stage.Format.KNOCKOUT:
+            if later.exists():
+                return round_  # the bracket's later tables are seated by their feeders
+        else:
+            planned = (
+                stage.rounds_planned
+                if stage.format == Stage.Format.SWISS
+                else len(round_robin_schedule(stage))
+            )
+            if round_.number < (planned or 0):
+                nxt, _created = Round.objects.get_or_create(stage=stage, number=round_.number + 1)
+                enqueue_on_commit("tournaments.round_pair", nxt.pk)
+                return round_
+        _stage_finish(stage)
+        return round_
+
+
+def _stage_final_order(stage: Stage) -> list[list[int]]:
+    """The stage's final order as groups of tied entries, best first."""
+    if stage.format != Stage.Format.KNOCKOUT:
+        return [[int(row.entry)] for row in selectors.stage_standings(stage)]
+    groups: list[list[int]] = []
+    seen: set[int] = set()
+    for round_ in stage.rounds.order_by("-number"):
+        by_place: dict[int, list[int]] = {}
+        for table in round_.tables.filter(is_bye=False):
+            result = selectors.effective_result(table)
+            if result is None:
+                continue
+            drawn = set(result.drawn)
+            shared = len(result.places) - len(drawn) + 1  # drawn entries share their first place
+            for place, entry in enumerate(result.places, start=1):
+                if entry not in seen:
+                    by_place.setdefault(shared if entry in drawn else place, []).append(entry)
+        for place in sorted(by_place):
+            fresh = [e for e in by_place[place] if e not in seen]
+            if fresh:
+                groups.append(fresh)
+                seen.update(fresh)
+    return groups
+
+
+def _stage_finish(stage: Stage) -> None:
+    Stage.objects.filter(pk=stage.pk).update(status=Stage.Status.FINISHED)
+    nxt = stage.tournament.stages.filter(order__gt=stage.order).order_by("order").first()
+    if nxt is None:
+        _tournament_finish(stage.tournament)
+        return
+    advancing = _advancing(stage)
+    Entry.objects.filter(tournament=stage.tournament, status__in=Entry.ACTIVE).exclude(
+        pk__in=advancing
+    ).update(status=Entry.Status.ELIMINATED, status_reason=f"did not advance from {stage}")
+    _stage_begin(nxt, advancing)
+
+
+def _advancing(stage: Stage) -> list[int]:
+    """Who goes on, best first (the next stage's seeding): top N overall, or the top K of each
+    round-robin group, or the first K out at each table of a swiss stage's last round."""
+    rows = selectors.stage_standings(stage)
+    position = {int(r.entry): r.position for r in rows}
+    active = set(active_stage_entries(stage))
+    if stage.advance_mode == Stage.AdvanceMode.TOP_N:
+        ranked = [StandingRow(int(r.entry), r.position) for r in rows if int(r.entry) in active]
+        return top_overall(ranked, min(stage.advance_count, len(ranked)))
+    if stage.format == Stage.Format.ROUND_ROBIN:
+        groups = snake_groups(selectors.stage_entry_ids(stage), stage.groups or 1)
+        label = {e: GROUP_LABELS[i] for i, group in enumerate(groups) for e in group}
+        seen: dict[str, int] = {}
+        ranked = []
+        for r in rows:
+            entry = int(r.entry)
+            seen[label[entry]] = seen.get(label[entry], 0) + 1
+            ranked.append(StandingRow(entry, r.position, label[entry], seen[label[entry]]))
+        return [e for e in top_per_group(ranked, stage.advance_count) if e in active]
+    last = stage.rounds.order_by("-number").first()
+    chosen: set[int] = set()
+    for table in Table.objects.filter(round=last):
+        result = selectors.effective_result(table)
+        if result is not None:
+            chosen.update(result.places[: stage.advance_count])
+    return sorted(chosen & active, key=lambda e: position[e])
+
+
+def _tournament_finish(tournament: Tournament) -> None:
+    """Final places: the last stage's order, then those eliminated earlier, stage by stage; then
+    the four end-of-tournament jobs (``tournaments.services.awards``), after commit.
+
+    Called by the round job holding the last round's row; locks the tournament row before
+    writing the entries' places, as the awards' lock order has it (tournament row first, then
+    its own rows). The awards jobs never lock a round, so round then tournament here cannot
+    meet them in a cycle.
+    """
+    Tournament.objects.select_for_update(no_key=True).get(pk=tournament.pk)
+    placed: list[list[int]] = []
+    seen: set[int] = set()
+    for stage in tournament.stages.order_by("-order"):
+        for group in _stage_final_order(stage):
+            fresh = [e for e in group if e not in seen]
+            if fresh:
+                placed.append(fresh)
+                seen.update(fresh)
+    place = 1
+    for group in placed:
+        Entry.objects.filter(pk__in=group).update(final_place=place)
+        place += len(group)
+    Tournament.objects.filter(pk=tournament.pk).update(
+        status=Tournament.Status.FINISHED, finished_at=timezone.now()
+    )
+    enqueue_on_commit("tournaments.prize_pool_compute", tournament.pk)
+    enqueue_on_commit("tournaments.tournament_ranks_compute", tournament.pk)
+    enqueue_on_commit("tournaments.ratings_update", tournament.pk)
+    if tournament.league_id:
+        enqueue_on_commit("tournaments.league_ranks_compute", tournament.league_id)
+
+
+def rounds_sweep() -> int:
+    """Complete every playing round with no unfinished table; returns how many were found."""
+    stuck = (
+        Round.objects.filter(status=Round.Status.PLAYING)
+        .exclude(tables__status__in=[Table.Status.PLAYING, Table.Status.WAITING])
+        .values_list("pk", flat=True)
+    )
+    count = 0
+    for round_id in stuck:
+        round_complete(round_id=round_id)
+        count += 1
+    return count

@@ -1,0 +1,164 @@
+"""Registration: the tournament's status until it starts, and its entries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from tournaments.errors import (
+    RegistrationError,
+    StateError,
+)
+from tournaments.models import (
+    Entry,
+    Player,
+    Round,
+    Stage,
+    StageEntry,
+    Team,
+    Tournament,
+)
+from tournaments.services.plans import validate_plan
+
+
+def _set_status(tournament: Tournament, allowed: Sequence[str], new: str) -> Tournament:
+    """Move ``tournament`` to ``new`` if its status is in ``allowed`` (a conditional UPDATE)."""
+    changed = Tournament.objects.filter(pk=tournament.pk, status__in=allowed).update(status=new)
+    if not changed:
+        tournament.refresh_from_db(fields=["status"])
+        raise StateError(f"the tournament is {tournament.status}; cannot move it to {new}")
+    tournament.status = new
+    return tournament
+
+
+def tournament_open_registration(*, tournament: Tournament) -> Tournament:
+    return _set_status(tournament, [Tournament.Status.DRAFT], Tournament.Status.REGISTRATION)
+
+
+def tournament_cancel(*, tournament: Tournament) -> Tournament:
+    return _set_status(
+        tournament,
+        [Tournament.Status.DRAFT, Tournament.Status.REGISTRATION, Tournament.Status.RUNNING],
+        Tournament.Status.CANCELLED,
+    )
+
+
+def _registration_open(tournament: Tournament) -> None:
+    if tournament.status == Tournament.Status.REGISTRATION:
+        return
+    if tournament.status == Tournament.Status.RUNNING and tournament.late_registration_rounds:
+        # Open until the given round of the first (swiss) stage has been paired.
+        paired = Round.objects.filter(
+            stage__tournament=tournament, stage__order=1, stage__format=Stage.Format.SWISS
+        ).exclude(status=Round.Status.PENDING)
+        if (
+            paired.count() < tournament.late_registration_rounds
+            and not tournament.stages.filter(order=1).exclude(format=Stage.Format.SWISS).exists()
+        ):
+            return
+    raise RegistrationError(f"registration is closed (the tournament is {tournament.status})")
+
+
+@transaction.atomic
+def entry_register(
+    *,
+    tournament: Tournament,
+    player: Player | None = None,
+    team: Team | None = None,
+    paid: bool = True,
+) -> Entry:
+    """Register a player (individual event) or a team (team event).
+
+    Locks the tournament row so that concurrent registrations respect ``max_entries``.
+    """
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    _registration_open(tournament)
+    if tournament.is_team_event:
+        if team is None or player is not None:
+            raise RegistrationError("this is a team event: register a team")
+        if team.memberships.count() != tournament.team_size:
+            raise RegistrationError(f"teams of this event have {tournament.team_size} players")
+        members = list(team.members.values_list("pk", flat=True))
+        clash = Entry.objects.filter(
+            tournament=tournament, team__members__in=members, status__in=Entry.ACTIVE
+        ).exists()
+        if clash:
+            raise RegistrationError("a member of this team is already registered in another team")
+    elif player is None or team is not None:
+        raise RegistrationError("this is an individual event: register a player")
+    if tournament.max_entries is not None:
+        active = Entry.objects.filter(tournament=tournament, status__in=Entry.ACTIVE).count()
+        if active >= tournament.max_entries:
+            raise RegistrationError(f"the tournament is full ({tournament.max_entries} entries)")
+    try:
+        with transaction.atomic():
+            entry = Entry.objects.create(tournament=tournament, player=player, team=team, paid=paid)
+    except IntegrityError:
+        raise RegistrationError(f"{player or team} is already registered") from None
+    if tournament.status == Tournament.Status.RUNNING:
+        # Late registration: the entry joins the first stage and is seated from the next round.
+        first = tournament.stages.order_by("order").first()
+        assert first is not None
+        last_seed = first.stage_entries.order_by("-seed").values_list("seed", flat=True).first()
+        StageEntry.objects.create(stage=first, entry=entry, seed=(last_seed or 0) + 1)
+    return entry
+
+
+def entry_reenter(*, entry: Entry) -> Entry:
+    """A re-entry: the entry pays the re-entry fee again (the prize pool counts it)."""
+    tournament = entry.tournament
+    if not tournament.reentry_fee:
+        raise RegistrationError("this tournament has no re-entries")
+    _registration_open(tournament)
+    Entry.objects.filter(pk=entry.pk).update(reentries=F("reentries") + 1)
+    entry.refresh_from_db()
+    return entry
+
+
+def _entry_set_status(entry: Entry, allowed: Sequence[str], new: str, reason: str = "") -> Entry:
+    changed = Entry.objects.filter(pk=entry.pk, status__in=allowed).update(
+        status=new, status_reason=reason[:300]
+    )
+    if not changed:
+        entry.refresh_from_db()
+        raise StateError(f"the entry is {entry.status}; it cannot become {new}")
+    entry.refresh_from_db()
+    return entry
+
+
+def entry_check_in(*, entry: Entry) -> Entry:
+    if entry.tournament.status not in (Tournament.Status.REGISTRATION, Tournament.Status.RUNNING):
+        raise StateError("check-in is open only during registration")
+    return _entry_set_status(entry, [Entry.Status.REGISTERED], Entry.Status.CHECKED_IN)
+
+
+def entry_withdraw(*, entry: Entry, reason: str = "") -> Entry:
+    """Withdraw an entry: it keeps its played results and is not seated again."""
+    return _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
+
+
+def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
+    if not reason.strip():
+        raise RegistrationError("a disqualification needs a reason")
+    return _entry_set_status(
+        entry, [*Entry.ACTIVE, Entry.Status.ELIMINATED], Entry.Status.DISQUALIFIED, reason
+    )
+
+
+def tournament_close_registration(*, tournament: Tournament) -> Tournament:
+    """Close registration: without check-in … entries that did not check in are withdrawn."""
+    with transaction.atomic():
+        tournament = _set_status(
+            tournament, [Tournament.Status.REGISTRATION], Tournament.Status.RUNNING
+        )
+        if tournament.check_in_required:
+            Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED).update(
+                status=Entry.Status.WITHDRAWN, status_reason="did not check in"
+            )
+        entries = Entry.objects.filter(tournament=tournament, status__in=Entry.ACTIVE).count()
+        validate_plan(tournament, list(tournament.stages.all()), entries)
+        Tournament.objects.filter(pk=tournament.pk).update(started_at=timezone.now())
+    return tournament

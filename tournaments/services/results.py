@@ -1,0 +1,230 @@
+"""Table results: recording, corrections, the knockout feed, and what follows a game at a table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from durak_site.jobs import enqueue_on_commit
+from games import engine
+from games.engine import GameState
+from games.engine.series import Series
+from games.models import Game
+from tournaments import selectors
+from tournaments.errors import (
+    ResultError,
+)
+from tournaments.models import (
+    Round,
+    Seat,
+    Stage,
+    Table,
+    TableResult,
+)
+from tournaments.scoring.errors import ScoringError
+from tournaments.scoring.results import TableResult as PureResult
+from tournaments.services.seating import series_deal, table_seat
+
+
+def _check_result(
+    table: Table,
+    *,
+    places: Sequence[int],
+    fool: int | None,
+    drawn: Sequence[int],
+    pogony: Sequence[dict[str, Any]],
+    team_lost: Sequence[int],
+) -> None:
+    seated = set(table.seats.values_list("entry_id", flat=True))
+    if not seated:
+        raise ResultError(f"table {table.number} has nobody seated yet")
+    if len(places) != len(set(places)) or set(places) != seated:
+        raise ResultError(
+            f"the places must list each entry of table {table.number} once: {sorted(seated)}"
+        )
+    for hung in pogony:
+        if not isinstance(hung, dict) or not {"by", "on"} <= set(hung):
+            raise ResultError("each pogony is {'by': entry, 'on': [entries], 'rank': '6'}")
+    try:  # the scoring code's own checks: the fool last, drawn entries last, pogony on the fool
+        PureResult(
+            id="new",
+            places=tuple(map(str, places)),
+            fool=None if fool is None else str(fool),
+            drawn=tuple(map(str, drawn)),
+            team_lost=tuple(map(str, team_lost)),
+        )
+    except ScoringError as exc:
+        raise ResultError(str(exc)) from None
+
+
+def table_record_result(
+    *,
+    table: Table,
+    places: Sequence[int],
+    fool: int | None,
+    drawn: Sequence[int] = (),
+    pogony: Sequence[dict[str, Any]] = (),
+    team_lost: Sequence[int] = (),
+    games: Sequence[dict[str, Any]] = (),
+    source: str = TableResult.Source.LIVE,
+    reason: str = "",
+    entered_by: Any = None,
+) -> TableResult:
+    """Record a table's result; a second result is a correction that supersedes the first.
+
+    ``places`` are entry ids from first out to last. A correction needs a reason and keeps the
+    history. Recording the same first result twice (a job run again) stores it once. Locks the
+    table row, then asks the round-completion job to look at the round.
+    """
+    with transaction.atomic():
+        table = Table.objects.select_for_update().select_related("round__stage").get(pk=table.pk)
+        if table.is_bye:
+            raise ResultError("a bye has no result to record")
+        _check_result(
+            table, places=places, fool=fool, drawn=drawn, pogony=pogony, team_lost=team_lost
+        )
+        current = selectors.effective_result(table)
+        if current is not None:
+            if source != TableResult.Source.REFEREE or not reason.strip():
+                if list(current.places) == list(places) and source != TableResult.Source.REFEREE:
+                    return current  # the same result delivered twice
+                raise ResultError(
+                    "the table has a result: a correction is a referee's, with a reason"
+                )
+            if any(t.status != Table.Status.WAITING for t in _tables_fed_by(table)):
+                raise ResultError(
+                    "the next knockout table has already been seated from this result"
+                )
+        result = TableResult.objects.create(
+            table=table,
+            places=list(places),
+            fool_entry_id=fool,
+            drawn=list(drawn),
+            pogony=list(pogony),
+            team_lost=list(team_lost),
+            games=list(games),
+            source=source,
+            reason=reason.strip()[:300],
+            supersedes=current,
+            entered_by=entered_by,
+        )
+        if table.status != Table.Status.FINISHED:
+            table.status = Table.Status.FINISHED
+            table.finished_at = timezone.now()
+            table.save(update_fields=["status", "finished_at"])
+        if table.round.stage.format == Stage.Format.KNOCKOUT:
+            _feed_knockout(table)
+        enqueue_on_commit("tournaments.round_complete", table.round_id)
+        return result
+
+
+def _tables_fed_by(table: Table) -> list[Table]:
+    later = Table.objects.filter(
+        round__stage_id=table.round.stage_id, round__number__gt=table.round.number
+    )
+    return [t for t in later if any(f.get("table") == table.pk for f in t.feeds_from)]
+
+
+def _finishing_order(table: Table) -> list[int] | None:
+    result = selectors.effective_result(table)
+    return None if result is None else list(result.places)
+
+
+def _feed_knockout(table: Table) -> None:
+    """Seat every waiting table whose feeders have all finished (locks those tables)."""
+    for candidate in _tables_fed_by(table):
+        waiting = Table.objects.select_for_update().get(pk=candidate.pk)
+        if waiting.status != Table.Status.WAITING:
+            continue
+        seats: list[int] = []
+        for feed in waiting.feeds_from:
+            if "entry" in feed:
+                seats.append(feed["entry"])
+                continue
+            order = _finishing_order(Table.objects.get(pk=feed["table"]))
+            if order is None:
+                break
+            seats.append(order[feed["place"] - 1])
+        else:
+            Round.objects.filter(pk=waiting.round_id, status=Round.Status.PENDING).update(
+                status=Round.Status.PLAYING, paired_at=timezone.now()
+            )
+            table_seat(waiting, seats)
+
+
+def table_after_game(*, game_id: int) -> str:
+    """A game of a table ended: record it in the series, then deal the next game or record the
+    table's result. Safe to run twice (the table remembers which games it has recorded); a voided
+    game is replaced by a new deal. Locks the table row."""
+    with transaction.atomic():
+        game = Game.objects.get(pk=game_id)
+        if game.table_id is None or not game.is_over:
+            return "ignored"
+        table = Table.objects.select_for_update().get(pk=game.table_id)
+        state = dict(table.series_state)
+        game_ids: list[int] = list(state.pop("game_ids", []))
+        if game.pk in game_ids or table.games.filter(pk__gt=game.pk).exists():
+            return "already recorded"
+        series = Series.from_dict(state)
+        if game.status != Game.Status.VOIDED:
+            assert game.result is not None  # a game that is over and not voided has one
+            result = engine.Result.from_json(game.result)
+            # Seed 004's three-player double: both hangings of the game, in order.
+            series = series.record(
+                result,
+                trump=GameState.from_dict(game.state).trump,
+                hangings=result.hangings if result.double is not None else None,
+            )
+            game_ids.append(game.pk)
+            table.series_state = {**series.to_dict(), "game_ids": game_ids}
+            table.save(update_fields=["series_state"])
+        if not series.finished:
+            series_deal(table, series)
+            return "next game"
+        _record_table_result(table, series, game_ids)
+        return "table finished"
+
+
+def _record_table_result(table: Table, series: Series, game_ids: list[int]) -> None:
+    result = series.result
+    assert result is not None
+    seats = {s.position: s for s in Seat.objects.filter(table=table).select_related("player")}
+    entry = {pos: seat.entry_id for pos, seat in seats.items()}
+    if table.round.stage.tournament.is_team_event:
+        loser = None if result.fool is None else entry[result.fool]
+        order = list(dict.fromkeys(entry[s] for s in result.places))
+        if loser is not None:
+            order = [e for e in order if e != loser] + [loser]
+        places, fool, drawn = order, loser, (order if result.draw else [])
+    else:
+        places = [entry[s] for s in result.places]
+        fool = None if result.fool is None else entry[result.fool]
+        drawn = places[-2:] if result.draw else []
+    # Each hanging names its game (the Game id, as in ``games``), so that seed 004's double and
+    # the pogony after it rank as one game (``tournaments.services.awards._pogony_games``).
+    pogony = [
+        {
+            "by": entry[p.by],
+            "on": list(dict.fromkeys(entry[s] for s in p.on)),
+            "rank": p.rank,
+            "by_player": seats[p.by].player_id,
+            "on_players": [seats[s].player_id for s in p.on],
+            "game": game_ids[index] if index < len(game_ids) else None,
+        }
+        for p, index in zip(result.pogony, result.hanging_games, strict=True)
+    ]
+    all_bots = all(seat.player.is_bot for seat in seats.values())
+    table_record_result(
+        table=table,
+        places=places,
+        fool=fool,
+        drawn=drawn,
+        pogony=pogony,
+        games=[
+            {"game": gid, **g.to_json()} for gid, g in zip(game_ids, result.games, strict=False)
+        ],
+        source=TableResult.Source.BOT if all_bots else TableResult.Source.LIVE,
+    )

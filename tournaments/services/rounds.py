@@ -1,0 +1,300 @@
+"""Pairing a round: planning its tables (swiss, round robin, knockout bracket) and seating them."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from durak_site.jobs import enqueue_on_commit
+from tournaments import selectors
+from tournaments.errors import (
+    StateError,
+    TournamentError,
+)
+from tournaments.models import (
+    Entry,
+    Round,
+    Seat,
+    Stage,
+    StageEntry,
+    Table,
+    TableResult,
+    Tournament,
+)
+from tournaments.pairing import (
+    Entry as PairingEntry,
+)
+from tournaments.pairing import (
+    History,
+    Pairing,
+    PairingError,
+    TableRef,
+    build_bracket,
+    pair_swiss,
+    round_robin,
+    snake_groups,
+)
+from tournaments.services.seating import entry_team, table_seat
+
+GROUP_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _stage_rng(stage: Stage, round_number: int) -> random.Random:
+    return random.Random(f"{stage.tournament.seed}:{stage.order}:{round_number}")
+
+
+def _pairing_entries(stage: Stage, entry_ids: Sequence[int]) -> list[PairingEntry]:
+    rows = {row.entry: row for row in selectors.stage_standings(stage)}
+    entries = selectors.entries_by_id(entry_ids)
+    seeds = dict(StageEntry.objects.filter(stage=stage).values_list("entry_id", "seed"))
+    out = []
+    for entry_id in entry_ids:
+        entry = entries[entry_id]
+        row = rows.get(str(entry_id))
+        player = entry.player
+        out.append(
+            PairingEntry(
+                id=entry_id,
+                points=float(row.points) if row else 0.0,
+                first_places=row.first_places if row else 0,
+                rating=player.rating_ordinal if player else 0.0,
+                seed=seeds.get(entry_id, 0),
+                club=(player.club or None) if player else None,
+            )
+        )
+    return out
+
+
+def active_stage_entries(stage: Stage) -> list[int]:
+    active = set(
+        Entry.objects.filter(tournament=stage.tournament, status__in=Entry.ACTIVE).values_list(
+            "pk", flat=True
+        )
+    )
+    return [e for e in selectors.stage_entry_ids(stage) if e in active]
+
+
+@dataclass(frozen=True)
+class PlannedTable:
+    """A table to create: entries in seat order, its group label and its compromises."""
+
+    entries: tuple[int, ...]
+    group: str = ""
+    compromises: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlannedRound:
+    tables: tuple[PlannedTable, ...]
+    byes: tuple[int, ...] = ()
+    explanation: dict[str, Any] = field(default_factory=dict)
+
+
+def _planned(pairing: Pairing, group: str = "") -> list[PlannedTable]:
+    return [
+        PlannedTable(
+            entries=t.entries,
+            group=group or f"{t.score_group:g}",
+            compromises=tuple(c.describe() for c in t.compromises),
+        )
+        for t in pairing.tables
+    ]
+
+
+def _entries_per_table(stage: Stage) -> int:
+    """Entries seated at one table: players, or two teams at a team table."""
+    return 2 if stage.tournament.is_team_event else stage.table_size
+
+
+def _plan_swiss(round_: Round) -> PlannedRound:
+    stage = round_.stage
+    history = History.from_tables(selectors.tournament_history(stage, before=round_))
+    entries = _pairing_entries(stage, active_stage_entries(stage))
+    pairing = pair_swiss(
+        entries,
+        history,
+        table_size=_entries_per_table(stage),
+        rng=_stage_rng(stage, round_.number),
+    )
+    return PlannedRound(
+        tables=tuple(_planned(pairing)),
+        byes=pairing.byes,
+        explanation={
+            "algorithm": "swiss",
+            "score_groups": sorted({f"{t.score_group:g}" for t in pairing.tables}, reverse=True),
+            "byes": [c.describe() for c in pairing.bye_compromises],
+            "compromises": [c.describe() for c in pairing.compromises()],
+        },
+    )
+
+
+def round_robin_schedule(stage: Stage) -> list[PlannedRound]:
+    """The stage's whole round-robin schedule: snake-seeded groups, merged round by round.
+
+    Deterministic from the stage's seeding and the tournament seed, so every round's job
+    computes the same schedule.
+    """
+    groups = snake_groups(selectors.stage_entry_ids(stage), stage.groups or 1)
+    schedules = [
+        round_robin(g, table_size=_entries_per_table(stage), rng=_stage_rng(stage, 0))
+        for g in groups
+    ]
+    merged = []
+    for number in range(max(s.round_count for s in schedules)):
+        tables: list[PlannedTable] = []
+        byes: list[int] = []
+        for label, schedule in zip(GROUP_LABELS, schedules, strict=False):
+            if number < schedule.round_count:
+                tables.extend(_planned(schedule.rounds[number], group=f"group {label}"))
+                byes.extend(schedule.rounds[number].byes)
+        merged.append(
+            PlannedRound(
+                tuple(tables),
+                tuple(byes),
+                {
+                    "algorithm": "round_robin",
+                    "rounds": [s.round_count for s in schedules],
+                    "lower_bounds": [s.lower_bound for s in schedules],
+                },
+            )
+        )
+    return merged
+
+
+def _plan_round_robin(round_: Round) -> PlannedRound:
+    schedule = round_robin_schedule(round_.stage)
+    planned = schedule[round_.number - 1]
+    active = set(active_stage_entries(round_.stage))
+    # A withdrawn entry leaves its seat empty: the table plays without it (never below 2).
+    tables = []
+    byes = [e for e in planned.byes if e in active]
+    for table in planned.tables:
+        left = tuple(e for e in table.entries if e in active)
+        if len(left) >= 2:
+            tables.append(PlannedTable(left, table.group, table.compromises))
+        else:
+            byes.extend(left)
+    return PlannedRound(tuple(tables), tuple(byes), planned.explanation)
+
+
+def _plan_knockout_bracket(round_: Round) -> None:
+    """Round 1 of a knockout builds the whole bracket: every round and table, later tables
+    waiting for their feeders. Tables are seated as soon as all their feeders have finished."""
+    stage = round_.stage
+    seeded = active_stage_entries(stage)
+    bracket = build_bracket(
+        seeded, table_size=_entries_per_table(stage), advance=stage.knockout_advance or 1
+    )
+    rounds = {1: round_}
+    for number in range(2, len(bracket.rounds) + 1):
+        rounds[number] = Round.objects.create(stage=stage, number=number)
+    tables: dict[TableRef, Table] = {}
+    for level in bracket.rounds:
+        for planned in level:
+            feeds = []
+            for feed in planned.feeds_from:
+                if feed.is_bye:
+                    feeds.append({"entry": feed.entry})
+                else:
+                    assert feed.table is not None
+                    feeds.append({"table": tables[feed.table].pk, "place": feed.place})
+            table = Table.objects.create(
+                round=rounds[planned.ref.round],
+                number=planned.ref.number,
+                status=Table.Status.WAITING if planned.feeds_from else Table.Status.PLAYING,
+                score_group="final" if planned.is_final else f"round {planned.ref.round}",
+                feeds_from=feeds,
+            )
+            tables[planned.ref] = table
+            if planned.entries:
+                table_seat(table, planned.entries)
+    for number, later in rounds.items():
+        if number > 1:
+            later.explanation = {"algorithm": "knockout", "waiting_for_feeders": True}
+            later.save(update_fields=["explanation"])
+    round_.explanation = {
+        "algorithm": "knockout",
+        "advance_per_table": stage.knockout_advance,
+        "rounds": [len(level) for level in bracket.rounds],
+        "byes": [f"entry {e} goes straight to round 2 (top seed)" for e in bracket.byes],
+    }
+
+
+def _create_tables(round_: Round, planned: PlannedRound) -> None:
+    number = 0
+    for number, table_plan in enumerate(planned.tables, start=1):
+        table = Table.objects.create(
+            round=round_,
+            number=number,
+            score_group=table_plan.group,
+            compromises=list(table_plan.compromises),
+        )
+        table_seat(table, table_plan.entries)
+    for bye_entry in planned.byes:
+        number += 1
+        table = Table.objects.create(
+            round=round_,
+            number=number,
+            is_bye=True,
+            status=Table.Status.FINISHED,
+            score_group="bye",
+            finished_at=timezone.now(),
+        )
+        entry = Entry.objects.select_related("player", "team").get(pk=bye_entry)
+        player_id = entry.player_id or entry_team(entry).memberships.order_by("order")[0].player_id
+        Seat.objects.create(table=table, position=0, entry=entry, player_id=player_id)
+        TableResult.objects.create(table=table, places=[bye_entry], source=TableResult.Source.BYE)
+
+
+def round_pair(*, round_id: int) -> Round:
+    """Seat a round (the pairing job's body). Safe to run twice: it pairs a round once.
+
+    Locks the round row for the whole pairing, so a concurrent run waits and then finds the
+    round already paired; a run killed half-way rolls back and leaves the round pending.
+    """
+    with transaction.atomic():
+        round_ = (
+            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_id)
+        )
+        if round_.status != Round.Status.PENDING:
+            return round_
+        stage = round_.stage
+        if stage.tournament.status != Tournament.Status.RUNNING:
+            raise StateError(f"the tournament is {stage.tournament.status}; nothing is paired")
+        try:
+            if stage.format == Stage.Format.KNOCKOUT:
+                if round_.number != 1:
+                    return round_  # later knockout rounds are seated by their feeders
+                _plan_knockout_bracket(round_)
+            else:
+                planned = (
+                    _plan_swiss(round_)
+                    if stage.format == Stage.Format.SWISS
+                    else _plan_round_robin(round_)
+                )
+                _create_tables(round_, planned)
+                round_.explanation = planned.explanation
+        except PairingError as exc:
+            raise TournamentError(f"round {round_.number} cannot be paired: {exc}") from None
+        round_.status = Round.Status.PLAYING
+        round_.paired_at = timezone.now()
+        round_.save(update_fields=["status", "paired_at", "explanation"])
+        enqueue_on_commit("tournaments.round_complete", round_id)
+        return round_
+
+
+def round_request_pairing(*, round_: Round) -> None:
+    """A referee asks for a round to be paired: refused with a clear error unless it is pending
+    (the job itself is idempotent and quietly skips a paired round)."""
+    round_.refresh_from_db(fields=["status"])
+    if round_.status != Round.Status.PENDING:
+        raise StateError(f"round {round_.number} is already {round_.status}; it is paired once")
+    if round_.stage.format == Stage.Format.KNOCKOUT and round_.number > 1:
+        raise StateError("later knockout rounds are seated by their feeding tables")
+    with transaction.atomic():
+        enqueue_on_commit("tournaments.round_pair", round_.pk)

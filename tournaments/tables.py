@@ -1,0 +1,47 @@
+"""The tournaments app as the games layer's seating layer (:class:`games.hooks.Tables`).
+
+Registered in ``TournamentsConfig.ready``: a live table asks here who may play or watch, the
+players' names, and announces here that a game of a table is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from games.errors import Forbidden, NotFound
+from games.hooks import PLAYER, REFEREE, SPECTATOR, TableAccess
+from tournaments.models import Player, Seat, Table
+from tournaments.services.results import table_after_game
+
+
+class TournamentTables:
+    """Tables of tournaments: seats hold players, staff referee, public events are watched."""
+
+    def access(self, *, table_id: int, user: Any) -> TableAccess:
+        """A seated player, else a referee (staff), else a spectator (anyone, also anonymous)
+        if the tournament is public."""
+        table = Table.objects.select_related("round__stage__tournament").filter(pk=table_id).first()
+        if table is None:
+            raise NotFound(f"there is no table {table_id}")
+        player_id = self.player_id(user)
+        if player_id is not None and Seat.objects.filter(table=table, player_id=player_id).exists():
+            return TableAccess(table_id, PLAYER, player_id)
+        if user is not None and user.is_authenticated and user.is_staff:
+            return TableAccess(table_id, REFEREE)
+        if not table.round.stage.tournament.is_public:
+            raise Forbidden("this tournament is private: only its players and referees can watch")
+        return TableAccess(table_id, SPECTATOR)
+
+    def player_id(self, user: Any) -> int | None:
+        if user is None or not user.is_authenticated:
+            return None
+        return Player.objects.filter(user=user).values_list("pk", flat=True).first()
+
+    def player_names(self, player_ids: Iterable[int]) -> dict[int, str]:
+        return dict(
+            Player.objects.filter(pk__in=list(player_ids)).values_list("pk", "display_name")
+        )
+
+    def game_finished(self, *, game_id: int) -> str:
+        return table_after_game(game_id=game_id)
