@@ -1,4 +1,5 @@
-"""The one error shape of the service: ``{"code": "...", "message": "..."}``.
+"""The one error shape of the service: ``{"code": "...", "message": "...", "fields": {...}}``
+(``fields`` only when particular fields are to blame).
 
 The REST API, the WebSocket and the engine protocol all answer refusals this way, so a client
 handles errors in one place.
@@ -22,14 +23,22 @@ class ServiceError(Exception):
     code = "invalid"
     http_status: int = status.HTTP_400_BAD_REQUEST
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, code: str | None = None, fields: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
+        # Field errors in DRF's shape ({"stages": {2: {"series": {"target": [...]}}}}), so that
+        # a form or the API shows each on its field; empty when no one field is to blame.
+        self.fields: dict[str, Any] = fields or {}
 
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+    def as_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.fields:
+            body["fields"] = self.fields
+        return body
 
 
 class NotFound(ServiceError):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from durak_site.errors import Conflict, NotFound, ServiceError
 
 
@@ -15,14 +13,6 @@ class ConfigurationError(TournamentError):
     """A configuration that can never run; refused when it is saved, never found in round 3."""
 
     code = "invalid_configuration"
-
-    def __init__(
-        self, message: str, *, code: str | None = None, fields: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message, code=code)
-        # Field errors in DRF's shape ({"stages": {2: {"series": {"target": [...]}}}}), so that
-        # a form or the API shows each on its field; empty when no one field is to blame.
-        self.fields: dict[str, Any] = fields or {}
 
 
 class RegistrationError(TournamentError):

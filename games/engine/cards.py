@@ -36,6 +36,8 @@ __all__ = [
     "parse_card",
     "parse_rank",
     "parse_suit",
+    "rank_of",
+    "suit_of",
 ]
 
 RANKS = "23456789TJQKA"
@@ -88,6 +90,24 @@ def card_name(card: int) -> str:
     '6S'
     """
     return CARD_NAMES[card]
+
+
+def rank_of(card: int) -> int:
+    """Return the rank index of a card code (an index into ``RANKS``).
+
+    >>> RANKS[rank_of(parse_card("QH"))]
+    'Q'
+    """
+    return card >> 2
+
+
+def suit_of(card: int) -> int:
+    """Return the suit index of a card code (an index into ``SUITS``).
+
+    >>> SUITS[suit_of(parse_card("QH"))]
+    'H'
+    """
+    return card & 3
 
 
 def parse_suit(letter: str) -> int:

@@ -26,6 +26,7 @@ __all__ = [
     "NotYourTurn",
     "RankNotOnTable",
     "RulesError",
+    "SeriesError",
     "TransferNotAllowed",
 ]
 
@@ -44,6 +45,17 @@ class BadRequest(EngineError):
 
 class RulesError(BadRequest):
     """An invalid rules object: unknown option, wrong type, bad value or impossible combination."""
+
+
+class SeriesError(BadRequest):
+    """An invalid series request: unknown format, bad target, a result that does not fit.
+
+    >>> from games.engine.series import parse_format
+    >>> parse_format("chess:3")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    games.engine.errors.SeriesError: unknown series format 'chess' (one of ...)
+    """
 
 
 class CardError(BadRequest):

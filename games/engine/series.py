@@ -29,16 +29,34 @@ follow the readings in ``docs/readings.md`` ("Series at a table").
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import RANKS, SUITS, lowest_rank, parse_rank, parse_suit
-from .errors import BadRequest, EngineError
-from .game import new_game, next_game_attacker
+from .cards import RANKS, SUITS, lowest_rank, parse_suit
+from .errors import EngineError, SeriesError
+from .game import next_game_attacker
+from .ranks import (
+    ACE,
+    DEFAULT_LADDER,
+    TEN,
+    layout_ranks,
+    long_deal_size,
+    pogony_card_rank,
+    rank_for,
+)
 from .rules import Rules
-from .state import GameState, Pogony, Result
+from .series_records import (
+    FORMATS,
+    NextGame,
+    SeriesGame,
+    SeriesResult,
+    check_game,
+    hangings_of,
+    parse_format,
+    translate,
+)
+from .state import Pogony, Result
 
 __all__ = [
     "DEFAULT_LADDER",
@@ -50,236 +68,7 @@ __all__ = [
     "SeriesResult",
     "long_deal_size",
     "parse_format",
-    "pogony_card_rank",
-    "rank_for",
 ]
-
-FORMATS = ("single", "best_of", "first_to", "long")
-
-DEFAULT_LADDER: tuple[str, ...] = (
-    "сержант",
-    "старшина",
-    "прапорщик",
-    "лейтенант",
-    "старший лейтенант",
-    "капитан",
-    "майор",
-    "подполковник",
-    "полковник",
-    "генерал",
-)
-"""The rank ladder: seed 004 names the first two; the rest follows the army (configurable)."""
-
-
-def rank_for(received: int, ladder: Sequence[str] = DEFAULT_LADDER) -> str | None:
-    """The rank after ``received`` pogony: none, сержант, старшина, ..., capped at the top.
-
-    >>> rank_for(0), rank_for(1), rank_for(2), rank_for(99)
-    (None, 'сержант', 'старшина', 'генерал')
-    """
-    if received <= 0:
-        return None
-    return ladder[min(received, len(ladder)) - 1]
-
-
-def pogony_card_rank(games_with_pogony: int, deck_size: int = 36) -> str | None:
-    """The card rank of the next pogony of a series (rules.md): 6, then 7, 8, ... (36 cards).
-
-    ``None`` once the ranks run out past the ace (seed 004: "по возможности", where possible).
-
-    >>> pogony_card_rank(0), pogony_card_rank(1), pogony_card_rank(0, deck_size=24)
-    ('6', '7', '9')
-    >>> pogony_card_rank(8), pogony_card_rank(9)
-    ('A', None)
-    """
-    index = lowest_rank(deck_size) + games_with_pogony
-    return RANKS[index] if index < len(RANKS) else None
-
-
-_SEVEN = RANKS.index("7")
-_TEN = RANKS.index("T")
-_ACE = RANKS.index("A")
-
-
-class SeriesError(BadRequest):
-    """An invalid series request: unknown format, bad target, a result that does not fit.
-
-    >>> Series.start(Rules(), "best_of", 0)
-    Traceback (most recent call last):
-    ...
-    games.engine.series.SeriesError: best_of: target must be a positive integer, got 0
-    """
-
-
-def parse_format(text: str) -> tuple[str, int]:
-    """Parse ``"single"``, ``"long"``, ``"best_of:3"`` or ``"first_to:5"`` into (format, target).
-
-    >>> parse_format("best_of:3"), parse_format("long")
-    (('best_of', 3), ('long', 1))
-    """
-    name, _, number = text.partition(":")
-    if name not in FORMATS:
-        raise SeriesError(f"unknown series format {name!r} (one of {', '.join(FORMATS)})")
-    if not number:
-        if name in ("best_of", "first_to"):
-            raise SeriesError(f"{name} needs a target, e.g. {name}:3")
-        return name, 1
-    if not number.isdigit():
-        raise SeriesError(f"series target must be a positive integer, got {number!r}")
-    return name, int(number)
-
-
-def _layout_ranks(deck_size: int) -> tuple[int, ...]:
-    """Rank indices a long-durak fool lays out, loss by loss: 7 (or above the lowest) .. A."""
-    start = max(_SEVEN, lowest_rank(deck_size) + 1)
-    return tuple(range(start, _ACE + 1))
-
-
-def long_deal_size(rank: str, hand_size: int = 6) -> int:
-    """Cards dealt to a long-durak fool whose highest laid-out card has rank ``rank``.
-
-    >>> [long_deal_size(r) for r in "789TJQKA"]
-    [6, 6, 6, 5, 4, 3, 2, 1]
-    """
-    index = parse_rank(rank)
-    size = hand_size if index < _TEN else 5 - (index - _TEN)
-    return max(1, min(hand_size, size))
-
-
-@dataclass(frozen=True, slots=True)
-class SeriesGame:
-    """One recorded game, as the engine saw it.
-
-    ``seats[g]`` is the series seat of game seat ``g``; ``result`` is the engine's result in game
-    seats; ``trump`` the game's trump suit letter (long durak lays out cards of it); ``hangings``
-    overrides the result's own (``Result.hangings``: seed 004's three-player double, then the
-    game-ending pogony), None = the result's own.
-    """
-
-    seats: tuple[int, ...]
-    result: Result
-    trump: str | None = None
-    hangings: tuple[Pogony, ...] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form; ``from_dict`` reverses it.
-
-        >>> SeriesGame((0, 1), Result((0, 1), 1, False, None, None), "D").to_dict()
-        {'seats': [0, 1], 'result': {'places': [0, 1], 'fool': 1, 'draw': False, 'pogony': None}, 'trump': 'D'}
-        """  # noqa: E501
-        out: dict[str, Any] = {"seats": list(self.seats), "result": self.result.to_json()}
-        if self.trump is not None:
-            out["trump"] = self.trump
-        if self.hangings is not None:
-            out["hangings"] = [h.to_json() for h in self.hangings]
-        return out
-
-    @classmethod
-    def from_dict(cls, obj: Mapping[str, Any]) -> SeriesGame:
-        """Rebuild a game from :meth:`to_dict`; raise :class:`SeriesError` if it is not one."""
-        try:
-            hangings = obj.get("hangings")
-            return cls(
-                tuple(int(s) for s in obj["seats"]),
-                Result.from_json(dict(obj["result"])),
-                obj.get("trump"),
-                None
-                if hangings is None
-                else tuple(Pogony(int(h["by"]), tuple(h["on"]), str(h["rank"])) for h in hangings),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SeriesError(f"series game: not a stored game ({exc!r})") from None
-
-
-@dataclass(frozen=True, slots=True)
-class NextGame:
-    """How to deal the next game of a series: its rules, seat map and ``new_game`` hooks.
-
-    ``seats[g]`` is the series seat playing game seat ``g``; every other field is in game seats.
-
-    >>> setup = Series.start(Rules(players=3), "long").next_game_setup()
-    >>> setup.number, setup.seats, setup.hooks()
-    (1, (0, 1, 2), {'pogony_rank': '6'})
-    """
-
-    number: int
-    rules: Rules
-    seats: tuple[int, ...]
-    attacker: int | None
-    hand_sizes: tuple[int, ...] | None
-    removed: tuple[str, ...]
-    throw_caps: tuple[int | None, ...] | None
-    pogony_rank: str
-
-    def hooks(self) -> dict[str, Any]:
-        """Keyword arguments for ``new_game``/``deal_from_seed`` (only those that are set).
-
-        >>> Series.start(Rules(), "single").next_game_setup().hooks()
-        {'pogony_rank': '6'}
-        """
-        out: dict[str, Any] = {}
-        if self.attacker is not None:
-            out["attacker"] = self.attacker
-        if self.hand_sizes is not None:
-            out["hand_sizes"] = list(self.hand_sizes)
-        if self.removed:
-            out["removed"] = list(self.removed)
-        if self.throw_caps is not None:
-            out["throw_caps"] = list(self.throw_caps)
-        out["pogony_rank"] = self.pogony_rank
-        return out
-
-    def deal(self, rng: random.Random) -> GameState:
-        """Deal the game with ``new_game`` from an injected generator.
-
-        >>> state = Series.start(Rules(), "single").next_game_setup().deal(random.Random(1))
-        >>> state.finished
-        False
-        """
-        return new_game(self.rules, rng, **self.hooks())
-
-
-@dataclass(frozen=True, slots=True)
-class SeriesResult:
-    """The end of a series, every seat a series seat.
-
-    ``places`` first to last; ``fool`` the last place (None only for a drawn ``single``);
-    ``points``/``fools``/``wins`` per seat (wins = first places in games); ``games`` every game's
-    result in series seats; ``pogony`` every hanging in order; ``ranks`` per seat (None = no
-    pogony); ``hanging_games`` the index in ``games`` of each hanging of ``pogony`` (seed 004's
-    double and the pogony after it share a game).
-    """
-
-    places: tuple[int, ...]
-    fool: int | None
-    draw: bool
-    points: tuple[float, ...]
-    fools: tuple[int, ...]
-    wins: tuple[int, ...]
-    games: tuple[Result, ...]
-    pogony: tuple[Pogony, ...]
-    ranks: tuple[str | None, ...]
-    hanging_games: tuple[int, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """Return a JSON-able dict.
-
-        >>> r = SeriesResult((1, 0), 0, False, (0.0, 1.0), (1, 0), (0, 1), (), (), (None, None))
-        >>> r.to_json()["places"], r.to_json()["ranks"]
-        ([1, 0], [None, None])
-        """
-        return {
-            "places": list(self.places),
-            "fool": self.fool,
-            "draw": self.draw,
-            "points": list(self.points),
-            "fools": list(self.fools),
-            "wins": list(self.wins),
-            "games": [g.to_json() for g in self.games],
-            "pogony": [p.to_json() for p in self.pogony],
-            "ranks": list(self.ranks),
-            "hanging_games": list(self.hanging_games),
-        }
 
 
 @dataclass(slots=True)
@@ -344,7 +133,7 @@ class Series:
         >>> Series.start(Rules(players=4, teams=((0, 2), (1, 3))), "long")
         Traceback (most recent call last):
         ...
-        games.engine.series.SeriesError: long: no long durak in team play
+        games.engine.errors.SeriesError: long: no long durak in team play
         """
         labels = tuple(range(rules.players)) if seats is None else tuple(seats)
         return cls(rules, fmt, target, labels, tuple(ladder))
@@ -369,7 +158,7 @@ class Series:
         >>> s.record(Result((0, 1), 1, False, None, None))
         Traceback (most recent call last):
         ...
-        games.engine.series.SeriesError: the series is finished
+        games.engine.errors.SeriesError: the series is finished
         """
         if self.finished:
             raise SeriesError("the series is finished")
@@ -522,7 +311,7 @@ class Series:
         >>> Series.from_dict({"version": 1})
         Traceback (most recent call last):
         ...
-        games.engine.series.SeriesError: series: not a stored series (KeyError('rules'))
+        games.engine.errors.SeriesError: series: not a stored series (KeyError('rules'))
         """
         if not isinstance(obj, Mapping):
             raise SeriesError(f"series: expected an object, got {type(obj).__name__}")
@@ -596,9 +385,9 @@ class Series:
         hand_size = self.rules.hand_size
         if losses == 0:
             return hand_size, None
-        rank = _layout_ranks(self.rules.deck_size)[losses - 1]
+        rank = layout_ranks(self.rules.deck_size)[losses - 1]
         size = long_deal_size(RANKS[rank], hand_size)
-        return size, (size if rank >= _TEN else None)
+        return size, (size if rank >= TEN else None)
 
     def _next_attacker(self, seats: tuple[int, ...]) -> int | None:
         """The series seat that attacks first in the next game, None = lowest trump."""
@@ -656,74 +445,6 @@ def _check_start(series: Series) -> None:
         raise SeriesError("ladder: a non-empty list of distinct rank names")
 
 
-def _translate(result: Result, seats: tuple[int, ...]) -> Result:
-    def m(seat: int) -> int:
-        return seats[seat]
-
-    def hung(pog: Pogony) -> Pogony:
-        return Pogony(m(pog.by), tuple(m(o) for o in pog.on), pog.rank)
-
-    return Result(
-        tuple(m(p) for p in result.places),
-        None if result.fool is None else m(result.fool),
-        result.draw,
-        None if result.pogony is None else hung(result.pogony),
-        None if result.team_lost is None else tuple(m(s) for s in result.team_lost),
-        result.teams,
-        tuple(hung(h) for h in result.hangings),
-    )
-
-
-def _check_game(index: int, game: SeriesGame, expected: tuple[int, ...]) -> None:
-    where = f"game {index + 1}"
-    if game.seats != expected:
-        raise SeriesError(f"{where}: seated {list(game.seats)}, expected {list(expected)}")
-    k = len(expected)
-    r = game.result
-    if not isinstance(r, Result):
-        raise SeriesError(f"{where}: expected an engine Result, got {type(r).__name__}")
-    if any(type(p) is not int or not 0 <= p < k for p in r.places) or len(set(r.places)) != len(
-        r.places
-    ):
-        raise SeriesError(f"{where}: places {list(r.places)} are not seats 0-{k - 1}")
-    if r.fool is not None:
-        if r.draw:
-            raise SeriesError(f"{where}: a draw has no fool")
-        if sorted(r.places) != list(range(k)) or r.places[-1] != r.fool:
-            raise SeriesError(f"{where}: the fool must be the last of all {k} places")
-    elif not r.draw:
-        raise SeriesError(f"{where}: a result without a fool must be a draw")
-    if game.trump is not None and (type(game.trump) is not str or game.trump not in SUITS):
-        raise SeriesError(f"{where}: trump {game.trump!r} is not a suit letter")
-    hs = _hangings(game)
-    for h in hs:
-        if not isinstance(h, Pogony) or not h.on:
-            raise SeriesError(f"{where}: a hanging must be a Pogony on at least one seat")
-        if any(type(s) is not int or not 0 <= s < k for s in (h.by, *h.on)) or h.by in h.on:
-            raise SeriesError(f"{where}: pogony {h.to_json()} name seats outside 0-{k - 1}")
-        # A draw has no fool: only a double hung before it (the two others ran out together).
-        on_fool = (len(hs) == 1 and len(h.on) == 2 and k == 3) if r.fool is None else r.fool in h.on
-        if len(set(h.on)) != len(h.on) or not on_fool:
-            raise SeriesError(f"{where}: pogony {h.to_json()} must be hung on the fool")
-    if len(hs) > 1:
-        first, second, *rest = hs
-        if (
-            rest
-            or k != 3
-            or len(first.on) != 2
-            or second.by not in first.on
-            or second.on != tuple(s for s in first.on if s != second.by)
-        ):
-            raise SeriesError(
-                f"{where}: two hangings only in a three-player game: the first out on both "
-                "others, then the second out on the last (seed 004)"
-            )
-
-
-def _hangings(game: SeriesGame) -> tuple[Pogony, ...]:
-    return game.result.hangings if game.hangings is None else game.hangings
-
-
 def _fold_games(series: Series) -> _Fold:
     rules = series.rules
     n = rules.players
@@ -741,19 +462,19 @@ def _fold_games(series: Series) -> _Fold:
         layouts=[],
         eliminated=[],
     )
-    layout_ranks = _layout_ranks(rules.deck_size)
+    laid_ranks = layout_ranks(rules.deck_size)
     low = lowest_rank(rules.deck_size)
     for index, game in enumerate(series.games):
         if fold.finished:
             raise SeriesError(f"game {index + 1}: the series was already finished")
         expected = tuple(s for s in range(n) if s not in fold.eliminated)
-        _check_game(index, game, expected)
+        check_game(index, game, expected)
         seats = game.seats
-        result = _translate(game.result, seats)
+        result = translate(game.result, seats)
         fold.results.append(result)
         _score(fold, result, len(seats))
-        hangings = _hangings(game)
-        if hangings and low + fold.pogony_games <= _ACE:
+        hangings = hangings_of(game)
+        if hangings and low + fold.pogony_games <= ACE:
             fold.pogony_games += 1
             for h in hangings:
                 hung = Pogony(seats[h.by], tuple(seats[o] for o in h.on), h.rank)
@@ -763,7 +484,7 @@ def _fold_games(series: Series) -> _Fold:
                 for seat in hung.on:
                     fold.received[seat] += 1
         if series.format == "long" and result.fool is not None:
-            _lay_out(fold, result.fool, game.trump, layout_ranks)
+            _lay_out(fold, result.fool, game.trump, laid_ranks)
         fold.finished = _finished(series, fold)
     return fold
 
@@ -782,14 +503,14 @@ def _score(fold: _Fold, result: Result, k: int) -> None:
         fold.fools[result.fool] += 1
 
 
-def _lay_out(fold: _Fold, fool: int, trump: str | None, layout_ranks: tuple[int, ...]) -> None:
+def _lay_out(fold: _Fold, fool: int, trump: str | None, laid_ranks: tuple[int, ...]) -> None:
     fold.losses[fool] += 1
     losses = fold.losses[fool]
-    if losses > len(layout_ranks):
+    if losses > len(laid_ranks):
         fold.eliminated.append(fool)
         fold.layouts = [(seat, card) for seat, card in fold.layouts if seat != fool]
         return
-    rank = RANKS[layout_ranks[losses - 1]]
+    rank = RANKS[laid_ranks[losses - 1]]
     taken = {card for _, card in fold.layouts}
     first = SUITS.index(trump) if trump is not None else 0
     for step in range(4):

@@ -18,7 +18,7 @@ from games import engine
 from games.engine import Action, GameState
 from games.engine.actions import ATTACK, PASS, TAKE
 from games.engine.bots import acting_seat, make_bot, play_step
-from games.engine.cards import parse_suit
+from games.engine.cards import parse_suit, rank_of, suit_of
 from games.errors import (
     GameError,
 )
@@ -74,15 +74,11 @@ def game_play_bots(*, game_id: int, version: int | None = None) -> Game:
 
 
 def _lead_order(trump: int) -> Callable[[Action], tuple[bool, int, int]]:
-    """Sort key of an attack: non-trumps before trumps, then by rank, then by suit (S C D H).
-
-    A card code is ``rank * 4 + suit`` (``games/engine/cards.py``); the engine has no public
-    helper for a card's rank or suit, so the code is split here the engine's own way.
-    """
+    """Sort key of an attack: non-trumps before trumps, then by rank, then by suit (S C D H)."""
 
     def key(action: Action) -> tuple[bool, int, int]:
-        rank, suit = divmod(action.cards[0], 4)
-        return suit == trump, rank, suit
+        card = action.cards[0]
+        return suit_of(card) == trump, rank_of(card), suit_of(card)
 
     return key
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine.series import pogony_card_rank
+from games.engine.ranks import pogony_card_rank
 from tournaments.scoring import (
     DEFAULT_LADDER,
     Pogony,

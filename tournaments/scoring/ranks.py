@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from games.engine.series import DEFAULT_LADDER as ENGINE_LADDER
-from games.engine.series import rank_for
+from games.engine.ranks import DEFAULT_LADDER as ENGINE_LADDER
+from games.engine.ranks import rank_for
 from tournaments.scoring.errors import RankError, ScoringError
 from tournaments.scoring.results import Pogony, TableResult
 

@@ -23,9 +23,9 @@ Why ``NO KEY UPDATE`` and not ``FOR UPDATE``: Django declares foreign keys
 ``DEFERRABLE INITIALLY DEFERRED``, so inserting a row that references a tournament, a league, a
 player or an entry makes PostgreSQL take ``FOR KEY SHARE`` on the referenced row *at COMMIT*.
 ``FOR UPDATE`` conflicts with that, ``FOR NO KEY UPDATE`` does not, and none of these jobs changes
-a key. Issue #9 was exactly that conflict: the ranks job (no lock at all) committed its rank
-records, taking ``KEY SHARE`` on the players and then on the tournament, while the ratings job held
-the tournament ``FOR UPDATE`` and asked for the same players ``FOR UPDATE``.
+a key. The deadlock this avoids: one job committing rank records (``KEY SHARE`` on the players,
+then on the tournament) while another holds the tournament ``FOR UPDATE`` and asks for the same
+players ``FOR UPDATE``.
 
 The round jobs (``progression``) take a round's row and then its tournament's (finishing); the
 jobs here never lock a round, so the two orders cannot meet in a cycle.
