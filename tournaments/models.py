@@ -1,5 +1,5 @@
 """Tournament domain rows. Fields, constraints and small properties only: writes go through
-``services.py``, reads through ``selectors.py``.
+``tournaments.services``, reads through ``tournaments.selectors``.
 
 Invariants live in the database (unique seats, unique table numbers, one registration per
 player per tournament, ...), so that a bug or a race in Python cannot store an impossible event.
@@ -84,6 +84,14 @@ class League(models.Model):
     # Points from each tournament's final places: index 0 is first place.
     points_scale = models.JSONField(default=list, blank=True)
     rank_ladder = models.JSONField(default=list, blank=True)
+    # The organiser who owns the league (sees and edits it in the console).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -127,12 +135,16 @@ class Tournament(models.Model):
     payout_structure = models.JSONField(default=list, blank=True)
     move_clock_seconds = models.PositiveIntegerField(default=60)
     seed = models.CharField(max_length=64, blank=True)  # the random draw's seed (tie-breaks)
+    # The organiser who owns the event; the referees assigned to it (``tournaments.permissions``).
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
+    )
+    referees = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="refereed_tournaments"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -511,3 +523,60 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id}: {self.mu_before:.1f} -> {self.mu_after:.1f}"
+
+
+class AuditEvent(models.Model):
+    """One change made in the console or the API: who, when, what, why, before and after.
+
+    Written by ``tournaments.services.audit.audit_record`` in the same transaction as the change
+    it records, and never changed or deleted afterwards: the rows it points to are kept
+    (``PROTECT``), and a deleted user leaves its name behind (``actor_name``).
+    """
+
+    class Action(models.TextChoices):
+        # Stable codes: the API and the console filter on them.
+        TOURNAMENT_CREATE = "tournament.create", "Tournament created"
+        TOURNAMENT_OPEN = "tournament.open_registration", "Registration opened"
+        TOURNAMENT_CLOSE = "tournament.close_registration", "Registration closed"
+        TOURNAMENT_START = "tournament.start", "Tournament started"
+        TOURNAMENT_CANCEL = "tournament.cancel", "Tournament cancelled"
+        TOURNAMENT_REFEREES = "tournament.referees", "Referees changed"
+        TOURNAMENT_EDIT = "tournament.edit", "Tournament settings changed"
+        ENTRY_REGISTER = "entry.register", "Entry registered"
+        ENTRY_CHECK_IN = "entry.check_in", "Entry checked in"
+        ENTRY_WITHDRAW = "entry.withdraw", "Entry withdrawn"
+        ENTRY_DISQUALIFY = "entry.disqualify", "Entry disqualified"
+        ENTRY_REENTER = "entry.reenter", "Re-entry"
+        ROUND_PAIR = "round.request_pairing", "Pairing requested"
+        RESULT_ENTER = "result.enter", "Result entered"
+        RESULT_CORRECT = "result.correct", "Result corrected"
+        GAME_REFEREE = "game.referee", "Referee ruling on a game"
+        LEAGUE_CREATE = "league.create", "League created"
+        LEAGUE_EDIT = "league.edit", "League changed"
+
+    tournament = models.ForeignKey(
+        Tournament, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_events"
+    )
+    league = models.ForeignKey(
+        League, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_events"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150, blank=True)
+    action = models.CharField(max_length=40, choices=Action.choices)
+    # What was changed: "entry", "table", "round", ... with its id and its name at the time.
+    target_type = models.CharField(max_length=40, blank=True)
+    target_id = models.BigIntegerField(null=True, blank=True)
+    target_repr = models.CharField(max_length=200, blank=True)
+    reason = models.CharField(max_length=300, blank=True)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["tournament", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()}: {self.target_repr or self.target_type}"

@@ -20,6 +20,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
+from tournaments.permissions import can_view
 from tournaments.scoring import points as scoring_points
 from tournaments.scoring.results import Pogony, effective_results
 from tournaments.scoring.results import TableResult as PureResult
@@ -129,13 +130,14 @@ class TournamentOverview:
 
 
 def tournament_visible_to(tournament: Tournament, user: Any) -> bool:
-    """A public tournament is visible to all; a private one to staff and its own players."""
+    """A public tournament is visible to all; a private one to its organiser, its referees and
+    its own players."""
     if tournament.is_public:
         return True
     if user is None or not user.is_authenticated:
         return False
     return (
-        bool(user.is_staff)
+        can_view(user, tournament)
         or Seat.objects.filter(
             table__round__stage__tournament=tournament, player__user=user
         ).exists()

@@ -12,22 +12,25 @@ from typing import Any
 from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE, SPECTATOR, TableAccess
 from tournaments.models import Player, Seat, Table
+from tournaments.permissions import can_referee
 from tournaments.services.results import table_after_game
 
 
 class TournamentTables:
-    """Tables of tournaments: seats hold players, staff referee, public events are watched."""
+    """Tables of tournaments: seats hold players, its referees referee, public events are
+    watched."""
 
     def access(self, *, table_id: int, user: Any) -> TableAccess:
-        """A seated player, else a referee (staff), else a spectator (anyone, also anonymous)
-        if the tournament is public."""
+        """A seated player, else a referee (its organiser, a superuser or a referee assigned to
+        it: ``tournaments.permissions.can_referee``), else a spectator (anyone, also
+        anonymous) if the tournament is public."""
         table = Table.objects.select_related("round__stage__tournament").filter(pk=table_id).first()
         if table is None:
             raise NotFound(f"there is no table {table_id}")
         player_id = self.player_id(user)
         if player_id is not None and Seat.objects.filter(table=table, player_id=player_id).exists():
             return TableAccess(table_id, PLAYER, player_id)
-        if user is not None and user.is_authenticated and user.is_staff:
+        if can_referee(user, table.round.stage.tournament):
             return TableAccess(table_id, REFEREE)
         if not table.round.stage.tournament.is_public:
             raise Forbidden("this tournament is private: only its players and referees can watch")

@@ -7,12 +7,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from games import hooks
 from games.broadcast import broadcast_on_commit
 from games.errors import (
     Forbidden,
     GameError,
     GameNotActive,
 )
+from games.hooks import REFEREE
 from games.models import Game, RefereeEvent
 from games.services.play import after_change, arm_clock, current_game, locked_game
 
@@ -28,9 +30,10 @@ def table_referee(
     places: list[int] | None = None,
     fool: int | None = None,
 ) -> Game:
-    """A referee's ruling on the table's current game (staff only; each needs a reason)."""
-    if referee is None or not referee.is_authenticated or not referee.is_staff:
-        raise Forbidden("only a referee can do that")
+    """A referee's ruling on the table's current game (only for a referee of the table, as the
+    seating layer says; each needs a reason)."""
+    if hooks.tables().access(table_id=table_id, user=referee).role != REFEREE:
+        raise Forbidden("only a referee of this table can do that")
     game = current_game(table_id)
     if command == "pause":
         return game_pause(game_id=game.pk, reason=reason, referee=referee)

@@ -1,0 +1,52 @@
+"""The audit log: one row per change made by a person, in the same transaction as the change.
+
+Rows are append-only (``AuditEvent``): nothing here edits or deletes one. A face (the console,
+the API) runs a service and records it in one transaction::
+
+    with transaction.atomic():
+        entry = entry_withdraw(entry=entry, reason=reason)
+        audit_record(actor=user, action=AuditEvent.Action.ENTRY_WITHDRAW,
+                     tournament=entry.tournament, target=entry, reason=reason,
+                     before={"status": old}, after={"status": entry.status})
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models, transaction
+
+from tournaments.models import AuditEvent, League, Tournament
+
+
+def audit_record(
+    *,
+    actor: Any,
+    action: str,
+    tournament: Tournament | None = None,
+    league: League | None = None,
+    target: models.Model | None = None,
+    reason: str = "",
+    before: Any = None,
+    after: Any = None,
+) -> AuditEvent:
+    """Append one audit row (inside the caller's transaction, so that it commits or rolls back
+    with the change it records). ``before``/``after`` are JSON values (the changed fields)."""
+    if action not in AuditEvent.Action.values:
+        raise ValueError(f"unknown audit action {action!r}")
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("audit_record runs inside the transaction of the change it records")
+    user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+    return AuditEvent.objects.create(
+        tournament=tournament,
+        league=league if league is not None else (tournament.league if tournament else None),
+        actor=user,
+        actor_name=user.get_username() if user is not None else "system",
+        action=action,
+        target_type=target._meta.model_name or "" if target is not None else "",
+        target_id=target.pk if target is not None else None,
+        target_repr=str(target)[:200] if target is not None else "",
+        reason=reason.strip()[:300],
+        before=before,
+        after=after,
+    )
