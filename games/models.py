@@ -10,48 +10,91 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 
 class Game(models.Model):
     class Status(models.TextChoices):
-        ACTIVE = "active", "Active"
-        PAUSED = "paused", "Paused"
-        FINISHED = "finished", "Finished"
-        ADJUDICATED = "adjudicated", "Adjudicated by a referee"
-        VOIDED = "voided", "Voided"
+        ACTIVE = "active", pgettext_lazy("game status", "In play")
+        PAUSED = "paused", pgettext_lazy("game status", "Paused")
+        FINISHED = "finished", pgettext_lazy("game status", "Finished")
+        ADJUDICATED = "adjudicated", pgettext_lazy("game status", "Adjudicated by a referee")
+        VOIDED = "voided", pgettext_lazy("game status", "Voided")
 
     OVER = (Status.FINISHED, Status.ADJUDICATED, Status.VOIDED)
     LOG_TAIL = 30  # log entries kept in ``log_tail``
 
     table = models.ForeignKey(
-        "tournaments.Table", null=True, blank=True, on_delete=models.CASCADE, related_name="games"
+        "tournaments.Table",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="games",
+        verbose_name=_("table"),
     )
-    number = models.PositiveSmallIntegerField(default=1)  # the game's place in its series
-    rules = models.JSONField(default=dict, blank=True)
+    # The game's place in its series.
+    number = models.PositiveSmallIntegerField(_("number in the series"), default=1)
+    rules = models.JSONField(_("rules"), default=dict, blank=True)
     # Per-game setup from the series (first attacker, dealt hand sizes, pogony rank, ...).
-    setup = models.JSONField(default=dict, blank=True)
+    setup = models.JSONField(
+        _("setup"),
+        default=dict,
+        blank=True,
+        help_text=_(
+            "Set by the series for this game: who attacks first, how many cards are dealt, "
+            "the pogony rank, …"
+        ),
+    )
     # The seed stays secret until the game ends; sha256(seed) is published at the start.
-    seed = models.CharField(max_length=64)
-    seed_commitment = models.CharField(max_length=64)
-    seed_revealed = models.BooleanField(default=False)
+    seed = models.CharField(
+        _("deal seed"), max_length=64, help_text=_("Secret until the game ends.")
+    )
+    seed_commitment = models.CharField(
+        _("seed commitment"),
+        max_length=64,
+        help_text=_("sha256 of the seed, published when the game starts."),
+    )
+    seed_revealed = models.BooleanField(_("seed revealed"), default=False)
     # Seat -> player id (tournaments.Player), and which seats a server-side bot plays.
-    players = models.JSONField(default=list)
-    bot_seats = models.JSONField(default=list, blank=True)
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)
-    version = models.PositiveIntegerField(default=0)  # = number of logged actions
+    players = models.JSONField(_("players"), default=list, help_text=_("Player ids by seat."))
+    bot_seats = models.JSONField(
+        _("bot seats"), default=list, blank=True, help_text=_("The seats a bot plays.")
+    )
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.ACTIVE
+    )
+    # = the number of logged actions
+    version = models.PositiveIntegerField(
+        _("version"), default=0, help_text=_("The number of moves made so far.")
+    )
     # The last LOG_TAIL log entries as every viewer sees them (each card of an action is played
     # face up): what a state message shows, kept here so that sending it needs no query. The
     # ``GameAction`` rows are the record.
-    log_tail = models.JSONField(default=list, blank=True)
-    state = models.JSONField()
-    result = models.JSONField(null=True, blank=True)
-    clock_seconds = models.PositiveIntegerField(default=0)  # 0: no clock
-    deadline = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    log_tail = models.JSONField(
+        _("last moves"),
+        default=list,
+        blank=True,
+        help_text=_("The last moves as every viewer sees them; the moves are the record."),
+    )
+    state = models.JSONField(_("state"))
+    result = models.JSONField(_("result"), null=True, blank=True)
+    clock_seconds = models.PositiveIntegerField(
+        _("move clock, seconds"), default=0, help_text=_("0: no clock.")
+    )
+    deadline = models.DateTimeField(
+        _("move deadline"),
+        null=True,
+        blank=True,
+        help_text=_("When the clock runs out for the move expected now."),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
         constraints = [
             models.UniqueConstraint(
                 fields=["table", "number"],
@@ -62,7 +105,7 @@ class Game(models.Model):
         indexes = [models.Index(fields=["status", "deadline"])]
 
     def __str__(self) -> str:
-        return f"game {self.pk}"
+        return gettext("game %(game)s") % {"game": self.pk}
 
     @property
     def is_over(self) -> bool:
@@ -73,27 +116,39 @@ class GameAction(models.Model):
     """One accepted action: the next entry of the game's log, never changed afterwards."""
 
     class Kind(models.TextChoices):
-        PLAYER = "player", "Player"
-        BOT = "bot", "Bot"
-        CLOCK = "clock", "Clock (absent player)"
+        PLAYER = "player", pgettext_lazy("move made by", "Player")
+        BOT = "bot", pgettext_lazy("move made by", "Bot")
+        CLOCK = "clock", pgettext_lazy("move made by", "Clock (absent player)")
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
-    seq = models.PositiveIntegerField()  # 1, 2, ...: the game's version after this action
-    seat = models.PositiveSmallIntegerField()
-    action = models.JSONField()
-    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.PLAYER)
-    client_id = models.CharField(max_length=64, blank=True)
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="actions", verbose_name=_("game")
+    )
+    seq = models.PositiveIntegerField(
+        _("number"), help_text=_("1, 2, …: the game's version after this move.")
+    )
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    action = models.JSONField(_("move"))
+    kind = models.CharField(_("made by"), max_length=10, choices=Kind.choices, default=Kind.PLAYER)
+    client_id = models.CharField(
+        _("client's message id"),
+        max_length=64,
+        blank=True,
+        help_text=_("So that a message sent twice makes one move."),
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
+        verbose_name=_("user"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("time"), auto_now_add=True)
 
     class Meta:
         ordering = ["game", "seq"]
+        verbose_name = _("move")
+        verbose_name_plural = _("moves")
         constraints = [
             models.UniqueConstraint(fields=["game", "seq"], name="action_seq_unique"),
             models.UniqueConstraint(
@@ -104,30 +159,51 @@ class GameAction(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"game {self.game_id} #{self.seq}"
+        return gettext("game %(game)s, move %(number)s") % {
+            "game": self.game_id,
+            "number": self.seq,
+        }
 
 
 class RefereeEvent(models.Model):
     """A referee's pause, resume, adjudication or voiding, with its reason."""
 
     class Kind(models.TextChoices):
-        PAUSE = "pause", "Pause"
-        RESUME = "resume", "Resume"
-        ADJUDICATE = "adjudicate", "Adjudicate"
-        VOID = "void", "Void"
+        PAUSE = "pause", pgettext_lazy("referee decision", "Pause")
+        RESUME = "resume", pgettext_lazy("referee decision", "Resume")
+        ADJUDICATE = "adjudicate", pgettext_lazy("referee decision", "Adjudicate")
+        VOID = "void", pgettext_lazy("referee decision", "Void")
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="referee_events")
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    reason = models.CharField(max_length=300)
-    ruling = models.JSONField(null=True, blank=True)
-    referee = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="referee_events", verbose_name=_("game")
     )
-    at_version = models.PositiveIntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    kind = models.CharField(_("decision"), max_length=20, choices=Kind.choices)
+    reason = models.CharField(_("reason"), max_length=300)
+    ruling = models.JSONField(
+        _("ruling"),
+        null=True,
+        blank=True,
+        help_text=_("An adjudication: the places and the fool."),
+    )
+    referee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("referee"),
+    )
+    at_version = models.PositiveIntegerField(
+        _("at version"), help_text=_("The game's version when the referee acted.")
+    )
+    created_at = models.DateTimeField(_("time"), auto_now_add=True)
 
     class Meta:
         ordering = ["game", "id"]
+        verbose_name = _("referee decision")
+        verbose_name_plural = _("referee decisions")
 
     def __str__(self) -> str:
-        return f"{self.kind} of game {self.game_id}"
+        return gettext("%(decision)s, game %(game)s") % {
+            "decision": self.get_kind_display(),
+            "game": self.game_id,
+        }

@@ -1,4 +1,5 @@
-"""Scenes the suites build on: a tournament open for registration, a live table in play.
+"""Scenes the suites build on: a tournament open for registration, a live table in play, an event
+with one of every record the console shows.
 
 The named fixtures of the usual cast (``tests/conftest.py``) use these; a test that needs a
 variant (a private tournament, a move clock, other rules) calls them itself.
@@ -8,15 +9,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.test import Client
 
-from games.models import Game
+from games import services as game_services
+from games.models import Game, RefereeEvent
 from tests.factories import PlayerFactory
 from tournaments import services
-from tournaments.models import Player, Table, Tournament
+from tournaments.models import (
+    AuditEvent,
+    Entry,
+    League,
+    Payout,
+    Player,
+    PrizePool,
+    RankRecord,
+    RatingChange,
+    Round,
+    Table,
+    TableResult,
+    Tournament,
+)
+from tournaments.services.audit import audit_record
 
 SWISS_THEN_KNOCKOUT = [
     {"format": "swiss", "table_size": 4, "rounds": 2, "advance": {"top": 8}},
@@ -90,3 +108,100 @@ def session_cookie(user: User) -> str:
     client = Client()
     client.force_login(user)
     return f"sessionid={client.cookies['sessionid'].value}"
+
+
+@dataclass
+class ConsoleEvent:
+    """A running event with one of every record the console shows (``console_event``)."""
+
+    tournament: Tournament
+    league: League
+    entries: list[Entry]
+    round: Round  # round 1, playing
+    pending_round: Round  # round 2, waiting to be paired
+    table: Table  # round 1's first table: finished by a referee's result
+    game: Game  # its game, paused by a referee
+    result: TableResult
+    referee_event: RefereeEvent
+    audit_event: AuditEvent
+    payout: Payout
+    prize_pool: PrizePool
+    rank: RankRecord
+    rating_change: RatingChange
+
+
+def console_event(*, owner: User, referees: Sequence[User], name: str) -> ConsoleEvent:
+    """A running two-round swiss event of four human players owned by ``owner`` (an organiser)
+    with ``referees`` assigned, in a league of ``owner``'s: round 1 paired (two tables, seats,
+    games), a referee's pause and result at its first table, round 2 pending; an audit row, a
+    provisional payout, a prize pool, a rank and a rating change. No job runs (nothing is
+    committed in a test's transaction), so it stays as built."""
+    players = PlayerFactory.create_batch(4)
+    league = services.league_create(name=f"Лига {name}", season="2026", actor=owner)
+    tournament = make_tournament(
+        players,
+        stages=[{"format": "swiss", "table_size": 2, "rounds": 2}],
+        name=name,
+        league=league,
+        created_by=owner,
+    )
+    tournament.referees.set(referees)
+    services.tournament_start(tournament=tournament)
+    first = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=first.pk)
+    pending = Round.objects.create(stage=first.stage, number=2)
+    table = Table.objects.filter(round=first).order_by("number")[0]
+    game = Game.objects.get(table=table)
+    game_services.game_pause(game_id=game.pk, reason="a phone rang", referee=owner)
+    seated = list(table.seats.order_by("position").values_list("entry_id", flat=True))
+    result = services.table_record_result(
+        table=table,
+        places=seated,
+        fool=seated[-1],
+        source=TableResult.Source.REFEREE,
+        reason="adjudicated at the table",
+        entered_by=owner,
+    )
+    entries = list(Entry.objects.filter(tournament=tournament).order_by("pk"))
+    with transaction.atomic():
+        audit = audit_record(
+            actor=owner,
+            action=AuditEvent.Action.TOURNAMENT_START,
+            tournament=tournament,
+            target=tournament,
+            before={"status": "registration"},
+            after={"status": "running"},
+        )
+    pool = services.prize_pool_compute(tournament_id=tournament.pk)
+    payout = Payout.objects.create(
+        tournament=tournament, entry=entries[0], place=1, amount=Decimal("360")
+    )
+    player = entries[-1].player
+    assert player is not None
+    rank = RankRecord.objects.create(
+        player=player, tournament=tournament, rank="сержант", pogony_received=1
+    )
+    rating = RatingChange.objects.create(
+        player=player,
+        tournament=tournament,
+        mu_before=25.0,
+        sigma_before=8.3,
+        mu_after=24.0,
+        sigma_after=8.0,
+    )
+    return ConsoleEvent(
+        tournament=Tournament.objects.get(pk=tournament.pk),
+        league=league,
+        entries=entries,
+        round=first,
+        pending_round=pending,
+        table=table,
+        game=game,
+        result=result,
+        referee_event=RefereeEvent.objects.get(game=game),
+        audit_event=audit,
+        payout=payout,
+        prize_pool=pool,
+        rank=rank,
+        rating_change=rating,
+    )

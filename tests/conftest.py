@@ -6,6 +6,11 @@ dealt game of the two ``players``, no table), ``open_tournament`` (the bots regi
 swiss then knockout event) and ``live_table`` (a started two-seat tournament, its game in play).
 The scenes behind them, for tests that need a variant, are in ``tests/builders.py``.
 
+The console's cast (``tournaments.permissions``): ``superuser``, ``organiser`` and
+``other_organiser`` (group ``organiser``), ``event_referee`` and ``other_referee`` (group
+``referee``), ``staff_without_group``; ``console_events``: event A of ``organiser`` refereed by
+``event_referee``, event B of ``other_organiser`` refereed by ``other_referee``.
+
 ``real_stack`` tests need PostgreSQL + Redis (``DATABASE_URL`` and ``REDIS_URL`` set, as in
 ``.ci/run``); on the embedded defaults they are skipped with that reason.
 """
@@ -34,9 +39,23 @@ from durak_site.processes import worker_command
 from durak_site.tasks import ping
 from games import services as game_services
 from games.models import Game
-from tests.builders import GAME_SEED, LiveTable, make_tournament, start_live_table
-from tests.factories import BotPlayerFactory, PlayerFactory, RefereeFactory, UserFactory
+from tests.builders import (
+    GAME_SEED,
+    ConsoleEvent,
+    LiveTable,
+    console_event,
+    make_tournament,
+    start_live_table,
+)
+from tests.factories import (
+    BotPlayerFactory,
+    PlayerFactory,
+    RefereeFactory,
+    UserFactory,
+    console_user,
+)
 from tournaments.models import Player, Tournament
+from tournaments.permissions import ORGANISER, REFEREE
 
 # CI replays the same examples every run (a red build is reproducible); locally hypothesis
 # explores new ones each time.
@@ -186,3 +205,52 @@ def open_tournament(bot_players: list[Player]) -> Tournament:
 def live_table(eager_jobs: None) -> LiveTable:
     """A started public two-seat tournament of two humans: its table and game in play."""
     return start_live_table()
+
+
+# --- the console's cast -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def superuser(db: None) -> User:
+    return RefereeFactory.create(username="root")
+
+
+@pytest.fixture
+def organiser(db: None) -> User:
+    """Owns event A of ``console_events``."""
+    return console_user("organiser", ORGANISER)
+
+
+@pytest.fixture
+def other_organiser(db: None) -> User:
+    """Owns event B of ``console_events``."""
+    return console_user("other-organiser", ORGANISER)
+
+
+@pytest.fixture
+def event_referee(db: None) -> User:
+    """Assigned to event A of ``console_events``."""
+    return console_user("event-referee", REFEREE)
+
+
+@pytest.fixture
+def other_referee(db: None) -> User:
+    """Assigned to event B of ``console_events`` only."""
+    return console_user("other-referee", REFEREE)
+
+
+@pytest.fixture
+def staff_without_group(db: None) -> User:
+    """Staff, so the admin lets it in, but in no console group: sees nothing."""
+    return console_user("staff-only", None)
+
+
+@pytest.fixture
+def console_events(
+    organiser: User, other_organiser: User, event_referee: User, other_referee: User
+) -> tuple[ConsoleEvent, ConsoleEvent]:
+    """Events A and B: running, with one of every record the console shows."""
+    return (
+        console_event(owner=organiser, referees=[event_referee], name="Кубок А"),
+        console_event(owner=other_organiser, referees=[other_referee], name="Кубок Б"),
+    )

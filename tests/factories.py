@@ -8,11 +8,17 @@ hence the ``no-untyped-call`` ignores on them.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import User
+import importlib
+
+from django.apps import apps as django_apps
+from django.contrib.auth.management import create_permissions
+from django.contrib.auth.models import Group, User
 from factory.declarations import Sequence, SubFactory
 from factory.django import DjangoModelFactory, Password
 
 from tournaments.models import Player
+
+_GROUPS_MIGRATION = importlib.import_module("tournaments.migrations.0003_console_groups")
 
 
 class UserFactory(DjangoModelFactory[User]):
@@ -28,6 +34,33 @@ class RefereeFactory(UserFactory):
     username = Sequence(lambda n: f"referee{n}")  # type: ignore[no-untyped-call]
     is_staff = True
     is_superuser = True
+
+
+class StaffFactory(UserFactory):
+    """Staff, as the admin requires of a console user; ``console_user`` gives it its group."""
+
+    username = Sequence(lambda n: f"staff{n}")  # type: ignore[no-untyped-call]
+    is_staff = True
+
+
+def console_group(name: str) -> Group:
+    """The console group ``name`` from its data migration, made again (with its permissions)
+    when a transactional test before this one flushed the database."""
+    group = Group.objects.filter(name=name).first()
+    if group is None:
+        for config in django_apps.get_app_configs():
+            create_permissions(config, verbosity=0)
+        _GROUPS_MIGRATION.make_groups(django_apps)
+        group = Group.objects.get(name=name)
+    return group
+
+
+def console_user(username: str, group: str | None) -> User:
+    """A staff user in the console group ``group`` (``organiser``, ``referee``; None: none)."""
+    user = StaffFactory.create(username=username)
+    if group is not None:
+        user.groups.add(console_group(group))
+    return user
 
 
 class PlayerFactory(DjangoModelFactory[Player]):

@@ -1,109 +1,387 @@
-"""The referee panel's tournament pages: browse and search everything; changes that have rules
-(results, pairing, registration) go through services, so those rows are read-only here."""
+"""The console: the admin pages of organisers and referees.
+
+Every page is scoped to the events its user may see and checks each object with
+``tournaments.permissions`` (``console.admin_base.ConsoleAdmin``); every change goes through a
+service, and an admin action runs one service per object and records it in the audit log
+(``console.admin_actions``); nothing is deleted here (an event is cancelled, an entry withdrawn,
+a result corrected by a new one).
+
+This module has the pages that change something: players and leagues (added and changed through
+their services), tournaments (created on the plan page, ``console.plan``; settings and referees
+changed through ``tournament_update`` and ``tournament_set_referees``) and entries (registered on
+``console.registration``'s page). The records of an event (rounds, tables, results, money, ranks,
+the audit log, games and rulings) are view-only: ``console.records``. The games app's pages are
+registered here too, scoped like the rest: ``games`` cannot ask whose a game is.
+"""
 
 from __future__ import annotations
 
-from django.contrib import admin
-from django.http import HttpRequest
+from typing import Any
 
+from django import forms
+from django.contrib import admin
+from django.contrib.admin.utils import flatten_fieldsets
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext_lazy as _
+
+from durak_site.errors import ServiceError
+from games.models import Game, RefereeEvent
 from tournaments import models
+from tournaments.console import records
+from tournaments.console.admin_actions import (
+    cancel,
+    check_in,
+    close_registration,
+    disqualify,
+    open_registration,
+    pair_next_round,
+    start,
+    withdraw,
+)
+from tournaments.console.admin_base import (
+    ConsoleAdmin,
+    ReadOnlyInline,
+    adopt,
+    all_fields,
+    form_error,
+    managed_leagues,
+)
+from tournaments.console.plan import tournament_add_view
+from tournaments.console.registration import entry_register_view
+from tournaments.models import AuditEvent, Entry, League, Round, Tournament
+from tournaments.permissions import (
+    REFEREE,
+    can_manage,
+    can_manage_league,
+    is_organiser,
+    leagues_for,
+    tournaments_for,
+)
+from tournaments.services.leagues import (
+    LEAGUE_SETTINGS,
+    league_create,
+    league_update,
+    validate_league,
+)
+from tournaments.services.people import player_create
+from tournaments.services.plans import (
+    EDITABLE_BY_STATUS,
+    tournament_editable_fields,
+    tournament_set_referees,
+    tournament_update,
+    validate_tournament_changes,
+)
+
+OVER = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+PLAYER_FIELDS = ("display_name", "club", "city", "user")
+SETTINGS = frozenset(name for names in EDITABLE_BY_STATUS.values() for name in names)
+
+
+# --- people and leagues ------------------------------------------------------------------------
 
 
 @admin.register(models.Player)
-class PlayerAdmin(admin.ModelAdmin[models.Player]):
+class PlayerAdmin(ConsoleAdmin[models.Player]):
+    """Everyone in the console sees the players; organisers add them (``player_create``)."""
+
     list_display = ["display_name", "club", "city", "is_bot", "rating_mu", "rating_sigma"]
     list_filter = ["is_bot"]
     search_fields = ["display_name", "club", "city", "user__username"]
     raw_id_fields = ["user"]
+    fields = PLAYER_FIELDS
 
+    def scope(self, user: Any, queryset: QuerySet[models.Player]) -> QuerySet[models.Player]:
+        return queryset
 
-@admin.register(models.League)
-class LeagueAdmin(admin.ModelAdmin[models.League]):
-    list_display = ["name", "season", "slug"]
-    search_fields = ["name", "season"]
+    def may_view(self, user: Any, obj: models.Player) -> bool:
+        return True
 
-
-class StageInline(admin.TabularInline[models.Stage, models.Tournament]):
-    model = models.Stage
-    extra = 0
-    can_delete = False
-    readonly_fields = [f.name for f in models.Stage._meta.fields if f.name != "id"]
-
-    def has_add_permission(
-        self, request: HttpRequest, obj: models.Tournament | None = None
-    ) -> bool:
-        return False
-
-
-@admin.register(models.Tournament)
-class TournamentAdmin(admin.ModelAdmin[models.Tournament]):
-    list_display = ["name", "status", "league", "team_size", "entry_fee", "currency", "created_at"]
-    list_filter = ["status", "league"]
-    search_fields = ["name", "slug"]
-    readonly_fields = [
-        "status",
-        "rules",
-        "started_at",
-        "finished_at",
-        "ranks_computed_at",
-        "ratings_applied_at",
-    ]
-    inlines = [StageInline]
-
-
-@admin.register(models.Entry)
-class EntryAdmin(admin.ModelAdmin[models.Entry]):
-    list_display = ["__str__", "tournament", "status", "paid", "final_place"]
-    list_filter = ["status", "tournament"]
-    search_fields = ["player__display_name", "team__name"]
-    raw_id_fields = ["tournament", "player", "team"]
-    readonly_fields = ["status", "final_place"]
-
-
-@admin.register(models.Round)
-class RoundAdmin(admin.ModelAdmin[models.Round]):
-    list_display = ["__str__", "status", "paired_at", "finished_at"]
-    list_filter = ["status"]
-    readonly_fields = [f.name for f in models.Round._meta.fields]
-
-
-class SeatInline(admin.TabularInline[models.Seat, models.Table]):
-    model = models.Seat
-    extra = 0
-    can_delete = False
-    readonly_fields = ["position", "entry", "player"]
-
-    def has_add_permission(self, request: HttpRequest, obj: models.Table | None = None) -> bool:
-        return False
-
-
-@admin.register(models.Table)
-class TableAdmin(admin.ModelAdmin[models.Table]):
-    list_display = ["__str__", "status", "score_group", "is_bye"]
-    list_filter = ["status", "round__stage__tournament"]
-    readonly_fields = [f.name for f in models.Table._meta.fields]
-    inlines = [SeatInline]
-
-
-@admin.register(models.TableResult)
-class TableResultAdmin(admin.ModelAdmin[models.TableResult]):
-    list_display = ["__str__", "source", "places", "reason", "created_at"]
-    list_filter = ["source"]
-    readonly_fields = [f.name for f in models.TableResult._meta.fields]
+    def get_fields(self, request: HttpRequest, obj: models.Player | None = None) -> tuple[str, ...]:
+        added = ("is_bot", "bot_kind", "rating_mu", "rating_sigma", "created_at")
+        return PLAYER_FIELDS if obj is None else (*PLAYER_FIELDS, *added)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
+        return is_organiser(request.user) and self.model_permission(request, "add")
+
+    def save_model(self, request: HttpRequest, obj: models.Player, form: Any, change: Any) -> None:
+        if change:
+            raise PermissionDenied
+        data = form.cleaned_data
+        adopt(
+            obj,
+            player_create(
+                display_name=data["display_name"],
+                club=data.get("club", ""),
+                city=data.get("city", ""),
+                user=data.get("user"),
+            ),
+        )
 
 
-@admin.register(models.RankRecord)
-class RankRecordAdmin(admin.ModelAdmin[models.RankRecord]):
-    list_display = ["player", "rank", "pogony_received", "pogony_given", "league", "tournament"]
-    search_fields = ["player__display_name", "rank"]
-    readonly_fields = [f.name for f in models.RankRecord._meta.fields]
+class LeagueForm(forms.ModelForm[League]):
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for name in ("points_scale", "rank_ladder"):  # an emptied box is an empty list
+            if name in cleaned and cleaned[name] is None:
+                cleaned[name] = []
+        changes = {
+            name: cleaned[name]
+            for name in LEAGUE_SETTINGS
+            if name in cleaned and name in self.fields
+        }
+        if changes and not self.errors:
+            try:
+                validate_league(changes)
+            except ServiceError as exc:
+                form_error(self, exc)
+        return cleaned
 
 
-@admin.register(models.Payout)
-class PayoutAdmin(admin.ModelAdmin[models.Payout]):
-    list_display = ["tournament", "place", "entry", "amount", "final"]
-    list_filter = ["tournament"]
-    readonly_fields = [f.name for f in models.Payout._meta.fields]
+@admin.register(League)
+class LeagueAdmin(ConsoleAdmin[League]):
+    """Leagues: organisers add theirs and change them (``league_create``, ``league_update``)."""
+
+    form = LeagueForm
+    list_display = ["name", "season", "slug", "created_by", "tournament_names"]
+    list_select_related = ["created_by"]
+    search_fields = ["name", "season"]
+    readonly_after = ("slug", "created_by", "created_at", "tournament_names")
+
+    def scope(self, user: Any, queryset: QuerySet[League]) -> QuerySet[League]:
+        return queryset.filter(pk__in=leagues_for(user))
+
+    def may_view(self, user: Any, obj: League) -> bool:
+        return leagues_for(user).filter(pk=obj.pk).exists()
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[League]:
+        visible = tournaments_for(request.user).order_by("-created_at")
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related(Prefetch("tournaments", visible, to_attr="visible_tournaments"))
+        )
+
+    def get_fields(self, request: HttpRequest, obj: League | None = None) -> tuple[str, ...]:
+        return LEAGUE_SETTINGS if obj is None else (*LEAGUE_SETTINGS, *self.readonly_after)
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: League | None = None
+    ) -> tuple[str, ...]:
+        return () if obj is None else self.readonly_after
+
+    @admin.display(description=_("Tournaments"))
+    def tournament_names(self, obj: League) -> str:
+        return ", ".join(str(t) for t in getattr(obj, "visible_tournaments", [])) or "—"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return is_organiser(request.user) and self.model_permission(request, "add")
+
+    def has_change_permission(self, request: HttpRequest, obj: League | None = None) -> bool:
+        if not self.model_permission(request, "change"):
+            return False
+        return obj is None or can_manage_league(request.user, obj)
+
+    def save_model(self, request: HttpRequest, obj: League, form: Any, change: Any) -> None:
+        data = form.cleaned_data
+        if not change:
+            adopt(obj, league_create(actor=request.user, **{k: data[k] for k in LEAGUE_SETTINGS}))
+            return
+        changes = {name: data[name] for name in form.changed_data if name in LEAGUE_SETTINGS}
+        if changes:
+            league_update(league=League.objects.get(pk=obj.pk), actor=request.user, **changes)
+
+
+# --- tournaments -----------------------------------------------------------------------------
+
+
+class StageInline(ReadOnlyInline[models.Stage, Tournament]):
+    model = models.Stage
+    fields = readonly_fields = tuple(all_fields(models.Stage, but=("id", "tournament")))
+
+
+class TournamentSettingsChangeForm(forms.ModelForm[Tournament]):
+    """The change page's form: the settings the status leaves open, validated by the service's
+    own checks (``validate_tournament_changes``) so that a refusal shows on its field."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        league = self.fields.get("league")
+        if isinstance(league, forms.ModelChoiceField) and self.instance.league_id:
+            # The leagues its user manages (``formfield_for_foreignkey``), and the one it is in.
+            managed = league.queryset if league.queryset is not None else League.objects.none()
+            current = League.objects.filter(pk=self.instance.league_id)
+            league.queryset = (managed | current).distinct()
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        # An emptied JSON box is "none": the default payouts, the default rules.
+        for name, empty in (("payout_structure", []), ("rules", {})):
+            if name in cleaned and cleaned[name] is None:
+                cleaned[name] = empty
+        changes = {name: cleaned[name] for name in self.changed_data if name in SETTINGS}
+        if changes and not self.errors:
+            try:
+                validate_tournament_changes(self.instance, changes)
+            except ServiceError as exc:
+                form_error(self, exc)
+        return cleaned
+
+
+@admin.register(Tournament)
+class TournamentAdmin(ConsoleAdmin[Tournament]):
+    """An organiser's events: created on the plan page (``console.plan``); its settings editable
+    until registration closes, its referees until it ends; the rest by actions."""
+
+    form = TournamentSettingsChangeForm
+    list_display = [
+        "name",
+        "status",
+        "league",
+        "team_size",
+        "entry_fee",
+        "currency",
+        "created_by",
+        "created_at",
+    ]
+    list_filter = ["status", ("league", admin.RelatedOnlyFieldListFilter)]
+    list_select_related = ["league", "created_by"]
+    search_fields = ["name", "slug"]
+    filter_horizontal = ["referees"]
+    inlines = [StageInline]
+    actions = [open_registration, close_registration, start, cancel, pair_next_round]
+    fieldsets = [
+        (None, {"fields": ["name", "slug", "status", "league", "is_public", "created_by"]}),
+        (
+            _("Registration"),
+            {"fields": ["max_entries", "check_in_required", "late_registration_rounds"]},
+        ),
+        (
+            _("Money"),
+            {
+                "fields": [
+                    "currency",
+                    "entry_fee",
+                    "reentry_fee",
+                    "rake_percent",
+                    "guarantee",
+                    "payout_structure",
+                ]
+            },
+        ),
+        (_("Play"), {"fields": ["team_size", "rules", "move_clock_seconds"]}),
+        (_("Referees"), {"fields": ["referees"]}),
+        (
+            _("Record"),
+            {
+                "fields": [
+                    "created_at",
+                    "started_at",
+                    "finished_at",
+                    "ranks_computed_at",
+                    "ratings_applied_at",
+                ]
+            },
+        ),
+    ]
+
+    def scope(self, user: Any, queryset: QuerySet[Tournament]) -> QuerySet[Tournament]:
+        return queryset.filter(pk__in=tournaments_for(user))
+
+    def tournament_of(self, obj: Tournament) -> Tournament:
+        return obj
+
+    def editable(self, obj: Tournament) -> set[str]:
+        editable = set(tournament_editable_fields(obj))
+        if obj.status not in OVER:
+            editable.add("referees")
+        return editable
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> list[str]:
+        shown = flatten_fieldsets(self.fieldsets)
+        if obj is None:
+            return shown
+        editable = self.editable(obj)
+        return [name for name in shown if name not in editable]
+
+    def formfield_for_foreignkey(
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
+    ) -> forms.ModelChoiceField[Any] | None:
+        if db_field.name == "league":
+            kwargs["queryset"] = managed_leagues(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
+    ) -> forms.ModelMultipleChoiceField[Any] | None:
+        if db_field.name == "referees":
+            kwargs["queryset"] = (
+                get_user_model()
+                .objects.filter(groups__name=REFEREE, is_active=True)
+                .distinct()
+                .order_by("username")
+            )
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return is_organiser(request.user) and self.model_permission(request, "add")
+
+    def has_change_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
+        if not self.model_permission(request, "change"):
+            return False
+        return obj is None or (can_manage(request.user, obj) and obj.status not in OVER)
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        return tournament_add_view(self, request)
+
+    def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: Any) -> None:
+        if not change:
+            raise PermissionDenied  # created on the plan page (add_view)
+        current = Tournament.objects.get(pk=obj.pk)
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in SETTINGS}
+        if changes:
+            current = tournament_update(tournament=current, actor=request.user, **changes)
+        if "referees" in form.changed_data:
+            tournament_set_referees(
+                tournament=current, actor=request.user, referees=form.cleaned_data["referees"]
+            )
+
+
+@admin.register(Entry)
+class EntryAdmin(ConsoleAdmin[Entry]):
+    """Entries: registered on the add page (``entry_register``), then changed by actions."""
+
+    list_display = ["__str__", "tournament", "status", "status_reason", "paid", "final_place"]
+    list_filter = ["status", ("tournament", admin.RelatedOnlyFieldListFilter)]
+    list_select_related = ["tournament", "player", "team"]
+    search_fields = ["player__display_name", "team__name"]
+    readonly_fields = all_fields(Entry)
+    actions = [check_in, withdraw, disqualify]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return is_organiser(request.user) and self.model_permission(request, "add")
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        return entry_register_view(self, request)
+
+
+# --- the records of an event: view-only ---------------------------------------------------------
+
+admin.site.register(Round, records.RoundAdmin)
+admin.site.register(models.Table, records.TableAdmin)
+admin.site.register(models.TableResult, records.TableResultAdmin)
+admin.site.register(models.Payout, records.PayoutAdmin)
+admin.site.register(models.PrizePool, records.PrizePoolAdmin)
+admin.site.register(models.RankRecord, records.RankRecordAdmin)
+admin.site.register(models.RatingChange, records.RatingChangeAdmin)
+admin.site.register(AuditEvent, records.AuditEventAdmin)
+admin.site.register(Game, records.GameAdmin)
+admin.site.register(RefereeEvent, records.RefereeEventAdmin)

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class TournamentsConfig(AppConfig):
     name = "tournaments"
-    verbose_name = "Tournaments and leagues"
+    verbose_name = _("Tournaments and leagues")
 
     def ready(self) -> None:
         # Imported here, not at the top: models load only once the app registry is ready.

@@ -14,9 +14,11 @@ LOCALE = Path(settings.LOCALE_PATHS[0])
 CATALOGUES = sorted(LOCALE.glob("*/LC_MESSAGES/django.po"))
 
 
-def read_po(path: Path) -> dict[str, str]:
-    """msgid -> msgstr of the entries msgfmt compiles (not fuzzy, translated; no header)."""
-    entries: dict[str, str] = {}
+def read_po(path: Path) -> dict[str | tuple[str, int], str]:
+    """The entries msgfmt compiles (not fuzzy, translated; no header), keyed as ``gettext``
+    keys its catalogue: ``msgid``, ``"<msgctxt>\x04<msgid>"`` with a context, and
+    ``(msgid, n)`` for each plural form."""
+    entries: dict[str | tuple[str, int], str] = {}
     for block in path.read_text(encoding="utf-8").split("\n\n"):
         lines = [line for line in block.splitlines() if line and not line.startswith("#~")]
         if any(line.startswith("#,") and "fuzzy" in line for line in lines):
@@ -33,8 +35,18 @@ def read_po(path: Path) -> dict[str, str]:
             key, _, value = line.partition(" ")
             current = key
             fields[key] = ast.literal_eval(value)
-        if "msgid" in fields and fields["msgid"] and fields.get("msgstr"):
-            entries[fields["msgid"]] = fields["msgstr"]
+        if not fields.get("msgid"):
+            continue
+        key = fields["msgid"]
+        if "msgctxt" in fields:
+            key = f"{fields['msgctxt']}\x04{key}"
+        forms = sorted(k for k in fields if k.startswith("msgstr["))
+        if forms:
+            if all(fields[k] for k in forms):
+                for k in forms:
+                    entries[(key, int(k[len("msgstr[") : -1]))] = fields[k]
+        elif fields.get("msgstr"):
+            entries[key] = fields["msgstr"]
     return entries
 
 
@@ -51,7 +63,7 @@ def test_each_mo_is_compiled_from_its_po(po: Path) -> None:
     catalogue = {
         k: v
         for k, v in compiled._catalog.items()  # type: ignore[attr-defined]
-        if isinstance(k, str) and k
+        if k and k != ("", 0)
     }
     assert catalogue == read_po(po), f"{mo} is stale: run manage.py compilemessages"
 
@@ -60,4 +72,5 @@ def test_the_russian_catalogue_is_complete() -> None:
     po = LOCALE / "ru" / "LC_MESSAGES" / "django.po"
     text = po.read_text(encoding="utf-8")
     msgids = text.count("\nmsgid ") - 1  # less the header
-    assert len(read_po(po)) == msgids, "a Russian translation is missing or fuzzy"
+    translated = {k[0] if isinstance(k, tuple) else k for k in read_po(po)}
+    assert len(translated) == msgids, "a Russian translation is missing or fuzzy"

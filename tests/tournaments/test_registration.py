@@ -75,3 +75,48 @@ def test_a_team_event_takes_teams_of_its_size(bot_players: list[Player]) -> None
     clash = services.team_create(name="Снова", players=[bot_players[4], bot_players[6]])
     with pytest.raises(RegistrationError, match="another team"):
         services.entry_register(tournament=tournament, team=clash)
+
+
+@pytest.mark.django_db
+def test_closing_registration_refuses_entries_until_reopened_and_the_start_still_works(
+    bot_players: list[Player],
+) -> None:
+    # given an open 2-seat event with four entries and a fifth player waiting
+    tournament = services.tournament_create(
+        name="Закрытие", stages=[{"format": "swiss", "table_size": 2, "rounds": 1}]
+    )
+    services.tournament_open_registration(tournament=tournament)
+    for player in bot_players[:4]:
+        services.entry_register(tournament=tournament, player=player)
+    # when registration is closed
+    services.tournament_close_registration(tournament=tournament)
+    # then nobody else gets in, and closing twice is refused
+    with pytest.raises(RegistrationError, match="registration is closed"):
+        services.entry_register(tournament=tournament, player=bot_players[4])
+    with pytest.raises(StateError, match="not open"):
+        services.tournament_close_registration(tournament=tournament)
+    # when it is reopened, the fifth registers; closed again, the event still starts
+    services.tournament_open_registration(tournament=tournament)
+    services.entry_register(tournament=tournament, player=bot_players[4])
+    services.tournament_close_registration(tournament=tournament)
+    services.tournament_start(tournament=tournament)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING
+    assert tournament.entries.count() == 5
+
+
+@pytest.mark.django_db
+def test_closing_with_check_in_withdraws_who_did_not_check_in(bot_players: list[Player]) -> None:
+    tournament = services.tournament_create(
+        name="Отметка",
+        stages=[{"format": "swiss", "table_size": 2, "rounds": 1}],
+        check_in_required=True,
+    )
+    services.tournament_open_registration(tournament=tournament)
+    entries = [services.entry_register(tournament=tournament, player=p) for p in bot_players[:3]]
+    for entry in entries[:2]:
+        services.entry_check_in(entry=entry)
+    services.tournament_close_registration(tournament=tournament)
+    statuses = dict(tournament.entries.values_list("pk", "status"))
+    assert statuses[entries[2].pk] == Entry.Status.WITHDRAWN
+    assert {statuses[e.pk] for e in entries[:2]} == {Entry.Status.CHECKED_IN}

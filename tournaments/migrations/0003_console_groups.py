@@ -54,6 +54,11 @@ def forwards(apps, schema_editor):  # type: ignore[no-untyped-def]
         config.models_module = True
         create_permissions(config, apps=apps, verbosity=0)
         config.models_module = None
+    make_groups(apps)
+
+
+def make_groups(apps):  # type: ignore[no-untyped-def]
+    """The two groups with exactly their permissions (which must exist)."""
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
 

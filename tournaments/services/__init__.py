@@ -1,7 +1,9 @@
 """Writes of the tournament domain, one module per responsibility; this package is their index.
 
 - :mod:`~tournaments.services.people`: players and teams;
-- :mod:`~tournaments.services.plans`: a tournament with its stage plan, validated whole;
+- :mod:`~tournaments.services.plans`: a tournament with its stage plan, validated whole; its
+  settings and referees changed later (audited);
+- :mod:`~tournaments.services.leagues`: leagues, owned by their organiser (audited);
 - :mod:`~tournaments.services.registration`: opening, closing, entries and their status;
 - :mod:`~tournaments.services.rounds`: pairing a round (swiss, round robin, knockout bracket);
 - :mod:`~tournaments.services.seating`: seating a table and dealing its series' games;
@@ -23,8 +25,13 @@ from tournaments.services.awards import (
     ratings_update,
     tournament_ranks_compute,
 )
+from tournaments.services.leagues import league_create, league_update
 from tournaments.services.people import player_create, team_create
-from tournaments.services.plans import tournament_create
+from tournaments.services.plans import (
+    tournament_create,
+    tournament_set_referees,
+    tournament_update,
+)
 from tournaments.services.progression import round_complete, rounds_sweep, tournament_start
 from tournaments.services.registration import (
     entry_check_in,
@@ -45,7 +52,9 @@ __all__ = [
     "entry_reenter",
     "entry_register",
     "entry_withdraw",
+    "league_create",
     "league_ranks_compute",
+    "league_update",
     "player_create",
     "prize_pool_compute",
     "ratings_update",
@@ -61,5 +70,7 @@ __all__ = [
     "tournament_create",
     "tournament_open_registration",
     "tournament_ranks_compute",
+    "tournament_set_referees",
     "tournament_start",
+    "tournament_update",
 ]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from decimal import InvalidOperation
+import copy
+from collections.abc import Iterable, Sequence
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.db import transaction
@@ -11,8 +12,10 @@ from django.utils.text import slugify
 
 from games.engine.errors import RulesError
 from tournaments import adapters
-from tournaments.errors import ConfigurationError
+from tournaments.errors import ConfigurationError, StateError
 from tournaments.models import (
+    AuditEvent,
+    Entry,
     League,
     Stage,
     Tournament,
@@ -21,13 +24,16 @@ from tournaments.pairing import (
     PairingError,
     validate_stages,
 )
+from tournaments.permissions import is_referee
 from tournaments.plan_schema import (
     TournamentPlanSerializer,
     error_fields,
     error_message,
     stage_fields,
+    stage_spec,
 )
 from tournaments.scoring.errors import ScoringError
+from tournaments.services.audit import audit_record
 
 _CYRILLIC = dict(
     zip(
@@ -182,3 +188,161 @@ def tournament_create(
         stage.tournament = tournament
     Stage.objects.bulk_create(built)
     return tournament
+
+
+# --- changing a tournament's settings --------------------------------------------------------
+
+# What an organiser may change after creation, by status: the settings while nobody plays yet;
+# the rules too while in draft (registration is for a plan and its rules: the stages and the
+# rules are fixed once it opens); nothing once the event runs (or is over).
+SETTINGS_EDITABLE = (
+    "name",
+    "is_public",
+    "max_entries",
+    "check_in_required",
+    "late_registration_rounds",
+    "entry_fee",
+    "reentry_fee",
+    "rake_percent",
+    "guarantee",
+    "payout_structure",
+    "move_clock_seconds",
+    "league",
+)
+EDITABLE_BY_STATUS: dict[str, tuple[str, ...]] = {
+    Tournament.Status.DRAFT: (*SETTINGS_EDITABLE, "rules"),
+    Tournament.Status.REGISTRATION: SETTINGS_EDITABLE,
+}
+
+
+def tournament_editable_fields(tournament: Tournament) -> tuple[str, ...]:
+    """The settings of ``tournament`` that :func:`tournament_update` may change now."""
+    return EDITABLE_BY_STATUS.get(tournament.status, ())
+
+
+def _audit_value(value: Any) -> Any:
+    """A setting as the audit log stores it (JSON: amounts as strings, a league by id and name)."""
+    if isinstance(value, League):
+        return {"id": value.pk, "name": str(value)}
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return [_audit_value(v) for v in value]
+    return value
+
+
+def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any]) -> dict[str, Any]:
+    """The ``changes`` to ``tournament``'s settings, validated as creation validates a plan;
+    returns them as they would be stored.
+
+    Refused (``StateError``) if a setting is frozen by the status, else (``ConfigurationError``)
+    by the plan's schema (``TournamentPlanSerializer``, partially: only the changed settings,
+    against the stored team size and stages) and then by :func:`validate_plan` on the tournament
+    as it would be. Each refusal names its fields in ``fields``.
+    """
+    unknown = sorted(set(changes) - {*SETTINGS_EDITABLE, "rules"})
+    if unknown:
+        raise ConfigurationError(
+            f"not a setting that can be changed: {', '.join(unknown)}",
+            fields={key: ["not a setting that can be changed"] for key in unknown},
+        )
+    editable = tournament_editable_fields(tournament)
+    frozen = sorted(set(changes) - set(editable))
+    if frozen:
+        message = f"fixed while the tournament is {tournament.status}"
+        raise StateError(
+            f"{', '.join(frozen)}: {message}", fields={key: [message] for key in frozen}
+        )
+    league = changes.get("league")
+    if league is not None and not isinstance(league, League):
+        raise ConfigurationError("league: not a league", fields={"league": ["not a league"]})
+    stages = list(tournament.stages.all())
+    schema = {key: value for key, value in changes.items() if key != "league"}
+    plan = TournamentPlanSerializer(
+        data={
+            **schema,
+            # The serializer checks the stages against the team size: the stored ones.
+            "team_size": tournament.team_size,
+            "stages": [stage_spec(stage) for stage in stages],
+        },
+        partial=True,
+    )
+    if not plan.is_valid():
+        raise ConfigurationError(error_message(plan.errors), fields=error_fields(plan.errors))
+    checked = {key: plan.validated_data[key] for key in schema}
+    if "payout_structure" in checked:
+        checked["payout_structure"] = [str(p) for p in checked["payout_structure"]]
+    if "league" in changes:
+        checked["league"] = league
+    max_entries = checked.get("max_entries", tournament.max_entries)
+    if "max_entries" in checked and max_entries is not None:
+        active = tournament.entries.filter(status__in=Entry.ACTIVE).count()
+        if max_entries < active:
+            message = f"must be at least the {active} entries already registered"
+            raise ConfigurationError(f"max_entries: {message}", fields={"max_entries": [message]})
+    would_be = copy.copy(tournament)
+    for key, value in checked.items():
+        setattr(would_be, key, value)
+    validate_plan(would_be, stages, max_entries)
+    return checked
+
+
+@transaction.atomic
+def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> Tournament:
+    """Change a tournament's settings (name, fees, rake, payouts, ...; see
+    :data:`EDITABLE_BY_STATUS`), validated as creation validates them
+    (:func:`validate_tournament_changes`), with an audit row of the values before and after.
+
+    Settings given with their current value are no change; with no change nothing is written.
+    Locks the tournament row (its status decides what may change).
+    """
+    locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    checked = validate_tournament_changes(locked, changes)
+    changed = {key: value for key, value in checked.items() if getattr(locked, key) != value}
+    if not changed:
+        return locked
+    before = {key: _audit_value(getattr(locked, key)) for key in changed}
+    for key, value in changed.items():
+        setattr(locked, key, value)
+    locked.save(update_fields=list(changed))
+    audit_record(
+        actor=actor,
+        action=AuditEvent.Action.TOURNAMENT_EDIT,
+        tournament=locked,
+        target=locked,
+        before=before,
+        after={key: _audit_value(value) for key, value in changed.items()},
+    )
+    return locked
+
+
+@transaction.atomic
+def tournament_set_referees(
+    *, tournament: Tournament, actor: Any, referees: Iterable[Any]
+) -> Tournament:
+    """Make ``referees`` (users of the ``referee`` group) the tournament's referees, with an
+    audit row of the usernames before and after. Refused once the tournament is over.
+
+    Locks the tournament row.
+    """
+    locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if locked.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+        raise StateError(f"the tournament is {locked.status}: its referees are fixed")
+    chosen = list({user.pk: user for user in referees}.values())
+    not_referees = sorted(user.get_username() for user in chosen if not is_referee(user))
+    if not_referees:
+        message = f"not in the referee group: {', '.join(not_referees)}"
+        raise ConfigurationError(f"referees: {message}", fields={"referees": [message]})
+    current = list(locked.referees.all())
+    if {user.pk for user in current} == {user.pk for user in chosen}:
+        return locked
+    locked.referees.set(chosen)
+    audit_record(
+        actor=actor,
+        action=AuditEvent.Action.TOURNAMENT_REFEREES,
+        tournament=locked,
+        target=locked,
+        before={"referees": sorted(user.get_username() for user in current)},
+        after={"referees": sorted(user.get_username() for user in chosen)},
+    )
+    return locked

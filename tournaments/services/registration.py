@@ -35,6 +35,17 @@ def _set_status(tournament: Tournament, allowed: Sequence[str], new: str) -> Tou
 
 
 def tournament_open_registration(*, tournament: Tournament) -> Tournament:
+    """Open registration of a draft, or reopen a registration that was closed before the start
+    (a conditional UPDATE: a second call refuses)."""
+    reopened = Tournament.objects.filter(
+        pk=tournament.pk,
+        status=Tournament.Status.REGISTRATION,
+        registration_closed_at__isnull=False,
+    ).update(registration_closed_at=None)
+    if reopened:
+        tournament.registration_closed_at = None
+        tournament.status = Tournament.Status.REGISTRATION
+        return tournament
     return _set_status(tournament, [Tournament.Status.DRAFT], Tournament.Status.REGISTRATION)
 
 
@@ -48,7 +59,9 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
 
 def _registration_open(tournament: Tournament) -> None:
     if tournament.status == Tournament.Status.REGISTRATION:
-        return
+        if tournament.registration_closed_at is None:
+            return
+        raise RegistrationError("registration is closed (the tournament starts soon)")
     if tournament.status == Tournament.Status.RUNNING and tournament.late_registration_rounds:
         # Open until the given round of the first (swiss) stage has been paired.
         paired = Round.objects.filter(
@@ -149,16 +162,21 @@ def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
 
 
 def tournament_close_registration(*, tournament: Tournament) -> Tournament:
-    """Close registration: without check-in … entries that did not check in are withdrawn."""
+    """Close registration before the start: no new entries (late registration, where the plan
+    allows it, opens again once the event runs). With check-in required, the entries that did
+    not check in are withdrawn now. The plan must still fit the entries left. Locks the
+    tournament row; the organiser may reopen (:func:`tournament_open_registration`)."""
     with transaction.atomic():
-        tournament = _set_status(
-            tournament, [Tournament.Status.REGISTRATION], Tournament.Status.RUNNING
-        )
-        if tournament.check_in_required:
-            Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED).update(
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status != Tournament.Status.REGISTRATION or locked.registration_closed_at:
+            state = "closed" if locked.registration_closed_at else locked.status
+            raise StateError(f"registration is not open (the tournament is {state})")
+        if locked.check_in_required:
+            Entry.objects.filter(tournament=locked, status=Entry.Status.REGISTERED).update(
                 status=Entry.Status.WITHDRAWN, status_reason="did not check in"
             )
-        entries = Entry.objects.filter(tournament=tournament, status__in=Entry.ACTIVE).count()
-        validate_plan(tournament, list(tournament.stages.all()), entries)
-        Tournament.objects.filter(pk=tournament.pk).update(started_at=timezone.now())
-    return tournament
+        entries = Entry.objects.filter(tournament=locked, status__in=Entry.ACTIVE).count()
+        validate_plan(locked, list(locked.stages.all()), entries)
+        locked.registration_closed_at = timezone.now()
+        locked.save(update_fields=["registration_closed_at"])
+    return locked

@@ -1,4 +1,5 @@
-"""Prepare the demo: an admin login (printed), a finished tournament and one in progress.
+"""Prepare the demo: three console logins (printed: a superuser, an organiser who owns the demo
+events, a referee assigned to them), a finished tournament and one in progress.
 
 The finished one is played by bots with ``simulate_tournament``; in the one in progress the
 admin has a seat, so its table waits for a person to play in the browser. With real Celery
@@ -14,13 +15,15 @@ import time
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tournaments import services
 from tournaments.models import Player, Seat, Tournament
+from tournaments.permissions import ORGANISER, REFEREE
 
-DEMO_ADMIN = "admin"
+DEMO_ADMIN, DEMO_ORGANISER, DEMO_REFEREE = "admin", "organiser", "referee"
 FINISHED_NAME = "Демо: Кубок ботов"
 LIVE_NAME = "Демо: турнир идёт"
 
@@ -39,7 +42,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        user = self._admin(options["base_url"].rstrip("/"))
+        base_url = options["base_url"].rstrip("/")
+        user = self._login(base_url, DEMO_ADMIN, "", "a superuser, seated in the live event")
+        organiser = self._login(base_url, DEMO_ORGANISER, ORGANISER, "owns the demo events")
+        referee = self._login(base_url, DEMO_REFEREE, REFEREE, "referees the demo events")
         if options["no_simulation"]:
             return
         deadline = time.monotonic() + options["timeout"]
@@ -60,9 +66,13 @@ class Command(BaseCommand):
                 no_progress=True,
                 top=3,
                 timeout=options["timeout"],
+                organiser=DEMO_ORGANISER,
+                referee=DEMO_REFEREE,
                 stdout=self.stdout,
             )
-        live = Tournament.objects.filter(name=LIVE_NAME).first() or self._live(user)
+        live = Tournament.objects.filter(name=LIVE_NAME).first() or self._live(
+            user, organiser, referee
+        )
         self.stdout.write(self.style.SUCCESS(f"Tournament in progress: /tournaments/{live.slug}/"))
         seat = self._wait_for_seat(live, user, deadline, options["timeout"])
         self.stdout.write(
@@ -88,24 +98,28 @@ class Command(BaseCommand):
                 )
             time.sleep(0.25)
 
-    def _admin(self, base_url: str) -> Any:
+    def _login(self, base_url: str, username: str, group: str, role: str) -> Any:
+        """Create (or reset) a console user with a fresh password and print its login; a
+        superuser when ``group`` is empty, else a staff user in that group."""
         user_model = get_user_model()
         password = secrets.token_urlsafe(9)
-        user, created = user_model.objects.get_or_create(
-            username=DEMO_ADMIN, defaults={"is_staff": True, "is_superuser": True}
-        )
-        user.is_staff = user.is_superuser = True
+        user, created = user_model.objects.get_or_create(username=username)
+        user.is_staff = True
+        user.is_superuser = not group
         user.set_password(password)
         user.save()
+        if group:
+            user.groups.add(Group.objects.get(name=group))
         verb = "created" if created else "reset"
         self.stdout.write(
             self.style.SUCCESS(
-                f"Admin login {verb}: {base_url}/admin/  user {DEMO_ADMIN!r}  password {password!r}"
+                f"Login {verb} ({role}): {base_url}/admin/  "
+                f"user {username!r}  password {password!r}"
             )
         )
         return user
 
-    def _live(self, user: Any) -> Tournament:
+    def _live(self, user: Any, organiser: Any, referee: Any) -> Tournament:
         """Eight entries at 4-seat tables: the admin and seven bots; the admin's table waits."""
         me = Player.objects.filter(user=user).first() or services.player_create(
             display_name="Вы (admin)", user=user, club="Демо"
@@ -115,7 +129,9 @@ class Command(BaseCommand):
             stages=[{"format": "swiss", "table_size": 4, "rounds": 2}],
             entry_fee="50",
             move_clock_seconds=0,
+            created_by=organiser,
         )
+        services.tournament_set_referees(tournament=tournament, actor=organiser, referees=[referee])
         services.tournament_open_registration(tournament=tournament)
         services.entry_register(tournament=tournament, player=me)
         for i in range(7):

@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections
 from tqdm import tqdm
@@ -104,11 +105,16 @@ class Command(BaseCommand):
             default=3600.0,
             help="seconds for the whole tournament and the jobs after its end (exit 1 past it)",
         )
+        parser.add_argument(
+            "--organiser", default="", help="username of the organiser who owns the event"
+        )
+        parser.add_argument(
+            "--referee", default="", help="username of a referee (group referee) to assign"
+        )
         parser.add_argument("--no-progress", action="store_true")
         parser.add_argument("--top", type=int, default=8, help="standings rows to print")
 
     def handle(self, *args: Any, **options: Any) -> None:
-
         count = options["players"]
         if count < 2:
             raise CommandError("--players must be at least 2")
@@ -120,6 +126,7 @@ class Command(BaseCommand):
             raise CommandError(f"--rules is not JSON: {exc}") from None
         kinds = [k.strip() for k in options["bots"].split(",") if k.strip()]
         name = options["name"] or f"Симуляция на {count} игроков"
+        owner, referee = (self._user(options, key) for key in ("organiser", "referee"))
         try:
             tournament = services.tournament_create(
                 name=name,
@@ -130,7 +137,12 @@ class Command(BaseCommand):
                 currency=options["currency"],
                 seed=options["seed"],
                 move_clock_seconds=0,
+                created_by=owner,
             )
+            if referee is not None:
+                services.tournament_set_referees(
+                    tournament=tournament, actor=owner, referees=[referee]
+                )
             services.tournament_open_registration(tournament=tournament)
             for i in range(count):
                 kind = kinds[i % len(kinds)]
@@ -187,6 +199,15 @@ class Command(BaseCommand):
         bar.close()
         if not settings.CELERY_TASK_ALWAYS_EAGER:
             self._wait_for_final_jobs(tournament, deadline)
+
+    def _user(self, options: dict[str, Any], key: str) -> Any:
+        """The user named by ``--organiser``/``--referee`` (None when not given)."""
+        if not options[key]:
+            return None
+        user = get_user_model().objects.filter(username=options[key]).first()
+        if user is None:
+            raise CommandError(f"--{key}: there is no user {options[key]!r}")
+        return user
 
     def _wait_for_final_jobs(self, tournament: Tournament, deadline: float) -> None:
         """The end of a tournament starts the prize, rank and rating jobs; wait for all three

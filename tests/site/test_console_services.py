@@ -1,0 +1,176 @@
+"""The services behind the console's edit pages: a tournament's settings and referees, leagues.
+Each validates as creation does, refuses with the fields it is about, and audits what changed."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import User
+
+from tests.builders import make_tournament
+from tests.factories import PlayerFactory
+from tournaments import services
+from tournaments.errors import ConfigurationError, StateError
+from tournaments.models import AuditEvent, League, Tournament
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def open_event(organiser: User) -> Tournament:
+    """Registration open, three players registered, organiser's."""
+    return make_tournament(
+        PlayerFactory.create_batch(3),
+        stages=[{"format": "swiss", "table_size": 2, "rounds": 2}],
+        created_by=organiser,
+    )
+
+
+def edits(tournament: Tournament) -> list[AuditEvent]:
+    return list(
+        AuditEvent.objects.filter(tournament=tournament, action=AuditEvent.Action.TOURNAMENT_EDIT)
+    )
+
+
+def test_an_update_changes_only_what_differs_and_audits_it(
+    open_event: Tournament, organiser: User
+) -> None:
+    updated = services.tournament_update(
+        tournament=open_event,
+        actor=organiser,
+        name=" Кубок города ",
+        entry_fee="100",  # unchanged
+        guarantee=Decimal("5000"),
+        is_public=False,
+    )
+    assert (updated.name, updated.guarantee, updated.is_public) == (
+        "Кубок города",
+        Decimal(5000),
+        False,
+    )
+    [row] = edits(open_event)
+    assert row.before == {"name": "Кубок клуба", "guarantee": "0.000", "is_public": True}
+    assert row.after == {"name": "Кубок города", "guarantee": "5000.000", "is_public": False}
+    services.tournament_update(tournament=open_event, actor=organiser, guarantee="5000")
+    assert len(edits(open_event)) == 1  # no change, no row
+
+
+def test_an_update_is_validated_like_a_plan(open_event: Tournament, organiser: User) -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        services.tournament_update(tournament=open_event, actor=organiser, entry_fee="-5")
+    assert "entry_fee" in refused.value.fields
+    with pytest.raises(ConfigurationError) as refused:
+        services.tournament_update(
+            tournament=open_event, actor=organiser, payout_structure=["70", "20"]
+        )
+    assert "payout_structure" in refused.value.fields
+    with pytest.raises(ConfigurationError) as refused:
+        services.tournament_update(tournament=open_event, actor=organiser, max_entries=2)
+    assert "max_entries" in refused.value.fields  # three are registered
+    with pytest.raises(ConfigurationError) as refused:
+        services.tournament_update(tournament=open_event, actor=organiser, seed="x")
+    assert "seed" in refused.value.fields  # not a setting to change
+    assert not edits(open_event)
+
+
+def test_the_rules_are_fixed_once_registration_opens_and_everything_once_it_runs(
+    open_event: Tournament, organiser: User
+) -> None:
+    with pytest.raises(StateError) as refused:
+        services.tournament_update(tournament=open_event, actor=organiser, rules={"deck_size": 52})
+    assert "rules" in refused.value.fields
+    draft = services.tournament_create(
+        name="Черновик", stages=[{"format": "swiss", "rounds": 2}], created_by=organiser
+    )
+    services.tournament_update(tournament=draft, actor=organiser, rules={"variant": "transfer"})
+    assert Tournament.objects.get(pk=draft.pk).rules == {"variant": "transfer"}
+    with pytest.raises(ConfigurationError) as engine_refused:
+        services.tournament_update(tournament=draft, actor=organiser, rules={"deck_size": 35})
+    assert "rules" in engine_refused.value.fields
+
+    services.tournament_start(tournament=open_event)
+    with pytest.raises(StateError) as running:
+        services.tournament_update(tournament=open_event, actor=organiser, entry_fee="1")
+    assert running.value.fields == {"entry_fee": ["fixed while the tournament is running"]}
+
+
+def test_referees_come_from_the_referee_group_and_are_audited(
+    open_event: Tournament, organiser: User, event_referee: User, other_referee: User
+) -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        services.tournament_set_referees(
+            tournament=open_event, actor=organiser, referees=[event_referee, organiser]
+        )
+    assert refused.value.fields == {"referees": ["not in the referee group: organiser"]}
+
+    services.tournament_set_referees(
+        tournament=open_event, actor=organiser, referees=[event_referee, other_referee]
+    )
+    services.tournament_set_referees(
+        tournament=open_event, actor=organiser, referees=[other_referee, event_referee]
+    )
+    assert set(open_event.referees.all()) == {event_referee, other_referee}
+    [row] = AuditEvent.objects.filter(action=AuditEvent.Action.TOURNAMENT_REFEREES)
+    assert (row.before, row.after) == (
+        {"referees": []},
+        {"referees": ["event-referee", "other-referee"]},
+    )
+    services.tournament_cancel(tournament=open_event)
+    with pytest.raises(StateError):
+        services.tournament_set_referees(tournament=open_event, actor=organiser, referees=[])
+
+
+def test_a_league_is_its_creators_and_audited(organiser: User) -> None:
+    league = services.league_create(
+        name=" Лига Тулы ", season="2027", actor=organiser, points_scale=[25, "18", "1/2"]
+    )
+    twin = services.league_create(name="Лига Тулы", season="2027", actor=organiser)
+    assert (league.name, league.slug, league.created_by) == ("Лига Тулы", "liga-tuly", organiser)
+    assert twin.slug == "liga-tuly-2"
+    assert league.points_scale == [25, "18", "1/2"]
+    [created] = AuditEvent.objects.filter(league=league, action=AuditEvent.Action.LEAGUE_CREATE)
+    assert created.tournament is None and created.after == {
+        "slug": "liga-tuly",
+        "name": "Лига Тулы",
+        "season": "2027",
+        "points_scale": [25, "18", "1/2"],
+        "rank_ladder": [],
+    }
+
+    services.league_update(league=league, actor=organiser, rank_ladder=["сержант", "старшина"])
+    [edit] = AuditEvent.objects.filter(league=league, action=AuditEvent.Action.LEAGUE_EDIT)
+    assert (edit.before, edit.after) == (
+        {"rank_ladder": []},
+        {"rank_ladder": ["сержант", "старшина"]},
+    )
+    assert League.objects.get(pk=league.pk).slug == "liga-tuly"
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"name": " "}, "name"),
+        ({"season": "x" * 41}, "season"),
+        ({"points_scale": [10, 20]}, "points_scale"),
+        ({"points_scale": [1.5]}, "points_scale"),
+        ({"rank_ladder": ["сержант", "сержант"]}, "rank_ladder"),
+        ({"rank_ladder": "сержант"}, "rank_ladder"),
+        ({"slug": "other"}, "slug"),
+    ],
+)
+def test_league_settings_are_refused_on_their_field(
+    organiser: User, changes: dict[str, object], field: str
+) -> None:
+    league = services.league_create(name="Лига", season="2027", actor=organiser)
+    with pytest.raises(ConfigurationError) as refused:
+        services.league_update(league=league, actor=organiser, **changes)
+    assert list(refused.value.fields) == [field]
+
+
+def test_a_season_that_has_the_slug_already_is_refused(organiser: User) -> None:
+    services.league_create(name="Лига", season="2027", actor=organiser)
+    other = services.league_create(name="Лига", season="2028", actor=organiser)
+    with pytest.raises(ConfigurationError) as refused:
+        services.league_update(league=other, actor=organiser, season="2027")
+    assert list(refused.value.fields) == ["season"]

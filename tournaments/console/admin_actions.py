@@ -1,0 +1,373 @@
+"""The console's admin actions: each runs one service per selected object and records it in the
+audit log, in one transaction per object.
+
+:func:`console_action` turns ``step(request, obj, reason)`` (the service call and its
+``audit_record``) into an admin action that:
+
+- refuses the whole selection (404) if it names an object its user does not see, and (403) if
+  the user may not act on one of them (``may(user, tournament)``: ``can_manage`` or
+  ``can_referee``), before changing anything;
+- asks for a reason first when the action needs one: an intermediate page like Django's delete
+  confirmation, with a required reason;
+- runs ``step`` for each object inside ``transaction.atomic()``; a service's refusal is an error
+  message naming the object (that object is left as it was, the others go on), never a 500.
+
+The actions of the console's pages follow: on tournaments (open and close registration, start,
+cancel with a reason, pair the next round), entries (check in; withdraw and disqualify, with a
+reason) and rounds (request pairing).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Model, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext, ngettext_lazy
+from django.utils.translation import gettext_lazy as _
+
+from durak_site.errors import ServiceError
+from tournaments.console.admin_base import ConsoleAdmin
+from tournaments.errors import StateError
+from tournaments.models import AuditEvent, Entry, Round, Tournament
+from tournaments.permissions import can_manage, can_referee
+from tournaments.services.audit import audit_record
+from tournaments.services.progression import tournament_start
+from tournaments.services.registration import (
+    entry_check_in,
+    entry_disqualify,
+    entry_withdraw,
+    tournament_cancel,
+    tournament_close_registration,
+    tournament_open_registration,
+)
+from tournaments.services.rounds import round_request_pairing
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrPromise
+
+REASON_TEMPLATE = "admin/console/action_reason.html"
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(
+        label=_("Reason"),
+        max_length=300,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text=_("Kept in the audit log, and shown to the players where it concerns them."),
+    )
+
+
+# A step: the service call for one object and its audit row (``reason``: "" unless asked for).
+Step = Callable[[HttpRequest, Any, str], None]
+Action = Callable[[ConsoleAdmin[Any], HttpRequest, QuerySet[Any]], HttpResponse | None]
+
+
+def _selection(
+    modeladmin: ConsoleAdmin[Any], request: HttpRequest, queryset: QuerySet[Any]
+) -> list[Any]:
+    objects = list(queryset)
+    if request.POST.get("select_across") != "1":
+        selected = set(request.POST.getlist(helpers.ACTION_CHECKBOX_NAME))
+        if len(objects) < len(selected):
+            raise Http404(_("There is no such object, or it is not yours to see."))
+    return objects
+
+
+def console_action(
+    *,
+    description: str | _StrPromise,
+    may: Callable[[Any, Tournament], bool],
+    permission: str,
+    done: str | _StrPromise,
+    reason: bool = False,
+) -> Callable[[Step], Action]:
+    """An admin action that runs ``step`` for each selected object the user ``may`` act on.
+
+    ``permission`` names the ``ConsoleAdmin.has_<permission>_permission`` that shows the action
+    at all; ``done`` is the message after it, with ``%(count)d`` objects.
+    """
+
+    def decorate(step: Step) -> Action:
+        @admin.action(description=description, permissions=[permission])
+        @functools.wraps(step)
+        def action(
+            modeladmin: ConsoleAdmin[Any], request: HttpRequest, queryset: QuerySet[Any]
+        ) -> HttpResponse | None:
+            objects = _selection(modeladmin, request, queryset)
+            for obj in objects:
+                tournament = modeladmin.tournament_of(obj)
+                if tournament is None or not may(request.user, tournament):
+                    raise PermissionDenied
+            text = ""
+            if reason:
+                form = ReasonForm(request.POST if request.POST.get("post") == "yes" else None)
+                if not form.is_valid():
+                    return _ask_reason(
+                        modeladmin=modeladmin,
+                        request=request,
+                        objects=objects,
+                        form=form,
+                        description=description,
+                        step=step,
+                    )
+                text = form.cleaned_data["reason"].strip()
+            count = 0
+            for obj in objects:
+                try:
+                    with transaction.atomic():
+                        step(request, obj, text)
+                except ServiceError as exc:
+                    modeladmin.message_user(request, f"{obj}: {exc.message}", messages.ERROR)
+                else:
+                    count += 1
+            if count:
+                modeladmin.message_user(request, done % {"count": count}, messages.SUCCESS)
+            return None
+
+        return action
+
+    return decorate
+
+
+def _ask_reason(
+    *,
+    modeladmin: ConsoleAdmin[Any],
+    request: HttpRequest,
+    objects: list[Model],
+    form: ReasonForm,
+    description: str | _StrPromise,
+    step: Step,
+) -> HttpResponse:
+    """The intermediate page: what is about to happen to which objects, and why (required)."""
+    opts = modeladmin.model._meta
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": description,
+        "subtitle": None,
+        "objects": objects,
+        "form": form,
+        "action_name": getattr(step, "__name__", ""),
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "opts": opts,
+        "app_label": opts.app_label,
+        "media": modeladmin.media,
+    }
+    request.current_app = modeladmin.admin_site.name
+    return TemplateResponse(request, REASON_TEMPLATE, context)
+
+
+# --- actions: one service each, audited in its transaction -----------------------------------
+
+
+def _audit_status(
+    request: HttpRequest, action: str, obj: Any, *, tournament: Tournament, before: str, reason: str
+) -> None:
+    audit_record(
+        actor=request.user,
+        action=action,
+        tournament=tournament,
+        target=obj,
+        reason=reason,
+        before={"status": before},
+        after={"status": obj.status},
+    )
+
+
+@console_action(
+    description=_("Open registration"),
+    may=can_manage,
+    permission="manage",
+    done=ngettext_lazy(
+        "Registration opened for %(count)d tournament.",
+        "Registration opened for %(count)d tournaments.",
+        "count",
+    ),
+)
+def open_registration(request: HttpRequest, tournament: Tournament, reason: str) -> None:
+    before = tournament.status
+    tournament_open_registration(tournament=tournament)
+    _audit_status(
+        request,
+        AuditEvent.Action.TOURNAMENT_OPEN,
+        tournament,
+        tournament=tournament,
+        before=before,
+        reason=reason,
+    )
+
+
+@console_action(
+    description=_("Close registration"),
+    may=can_manage,
+    permission="manage",
+    done=ngettext_lazy(
+        "Registration closed for %(count)d tournament.",
+        "Registration closed for %(count)d tournaments.",
+        "count",
+    ),
+)
+def close_registration(request: HttpRequest, tournament: Tournament, reason: str) -> None:
+    before = tournament.status
+    tournament_close_registration(tournament=tournament)
+    _audit_status(
+        request,
+        AuditEvent.Action.TOURNAMENT_CLOSE,
+        tournament,
+        tournament=tournament,
+        before=before,
+        reason=reason,
+    )
+
+
+@console_action(
+    description=_("Start"),
+    may=can_manage,
+    permission="manage",
+    done=ngettext_lazy("%(count)d tournament started.", "%(count)d tournaments started.", "count"),
+)
+def start(request: HttpRequest, tournament: Tournament, reason: str) -> None:
+    before = tournament.status
+    tournament = tournament_start(tournament=tournament)
+    _audit_status(
+        request,
+        AuditEvent.Action.TOURNAMENT_START,
+        tournament,
+        tournament=tournament,
+        before=before,
+        reason=reason,
+    )
+
+
+@console_action(
+    description=_("Cancel (with a reason)"),
+    may=can_manage,
+    permission="manage",
+    reason=True,
+    done=ngettext_lazy(
+        "%(count)d tournament cancelled.", "%(count)d tournaments cancelled.", "count"
+    ),
+)
+def cancel(request: HttpRequest, tournament: Tournament, reason: str) -> None:
+    before = tournament.status
+    tournament_cancel(tournament=tournament)
+    _audit_status(
+        request,
+        AuditEvent.Action.TOURNAMENT_CANCEL,
+        tournament,
+        tournament=tournament,
+        before=before,
+        reason=reason,
+    )
+
+
+def _request_pairing(request: HttpRequest, round_: Round) -> None:
+    round_request_pairing(round_=round_)
+    audit_record(
+        actor=request.user,
+        action=AuditEvent.Action.ROUND_PAIR,
+        tournament=round_.stage.tournament,
+        target=round_,
+    )
+
+
+@console_action(
+    description=_("Request pairing"),
+    may=can_referee,
+    permission="referee",
+    done=ngettext_lazy(
+        "Pairing requested for %(count)d tournament.",
+        "Pairing requested for %(count)d tournaments.",
+        "count",
+    ),
+)
+def pair_next_round(request: HttpRequest, tournament: Tournament, reason: str) -> None:
+    """Request the pairing of the tournament's next pending round."""
+    round_ = (
+        Round.objects.filter(stage__tournament=tournament, status=Round.Status.PENDING)
+        .select_related("stage__tournament")
+        .order_by("stage__order", "number")
+        .first()
+    )
+    if round_ is None:
+        raise StateError(gettext("no round is waiting to be paired"))
+    _request_pairing(request, round_)
+
+
+@console_action(
+    description=_("Request pairing"),
+    may=can_referee,
+    permission="referee",
+    done=ngettext_lazy(
+        "Pairing requested for %(count)d round.", "Pairing requested for %(count)d rounds.", "count"
+    ),
+)
+def request_pairing(request: HttpRequest, round_: Round, reason: str) -> None:
+    _request_pairing(request, round_)
+
+
+@console_action(
+    description=_("Check in"),
+    may=can_referee,
+    permission="referee",
+    done=ngettext_lazy("%(count)d entry checked in.", "%(count)d entries checked in.", "count"),
+)
+def check_in(request: HttpRequest, entry: Entry, reason: str) -> None:
+    before = entry.status
+    entry = entry_check_in(entry=entry)
+    _audit_status(
+        request,
+        AuditEvent.Action.ENTRY_CHECK_IN,
+        entry,
+        tournament=entry.tournament,
+        before=before,
+        reason=reason,
+    )
+
+
+@console_action(
+    description=_("Withdraw (with a reason)"),
+    may=can_referee,
+    permission="referee",
+    reason=True,
+    done=ngettext_lazy("%(count)d entry withdrawn.", "%(count)d entries withdrawn.", "count"),
+)
+def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
+    before = entry.status
+    entry = entry_withdraw(entry=entry, reason=reason)
+    _audit_status(
+        request,
+        AuditEvent.Action.ENTRY_WITHDRAW,
+        entry,
+        tournament=entry.tournament,
+        before=before,
+        reason=reason,
+    )
+
+
+@console_action(
+    description=_("Disqualify (with a reason)"),
+    may=can_referee,
+    permission="referee",
+    reason=True,
+    done=ngettext_lazy("%(count)d entry disqualified.", "%(count)d entries disqualified.", "count"),
+)
+def disqualify(request: HttpRequest, entry: Entry, reason: str) -> None:
+    before = entry.status
+    entry = entry_disqualify(entry=entry, reason=reason)
+    _audit_status(
+        request,
+        AuditEvent.Action.ENTRY_DISQUALIFY,
+        entry,
+        tournament=entry.tournament,
+        before=before,
+        reason=reason,
+    )

@@ -1,0 +1,246 @@
+"""The console's ``ModelAdmin`` base: every page scoped to the events its user may see, every
+write through a service, nothing deleted.
+
+Django's admin checks model permissions only (the groups of ``0003_console_groups`` grant those)
+and shows every row of a changelist; here each admin also says which rows its user sees
+(:meth:`ConsoleAdmin.scope`, through ``tournaments.permissions.tournaments_for``) and which
+tournament an object belongs to (:meth:`ConsoleAdmin.tournament_of`), checked with
+``tournaments.permissions`` on each object. An object outside the user's scope is a 404 (its
+change, delete and history pages, and an action posted with its id); one it sees but may not
+change is a 403.
+
+By default an admin is view-only: no add, change or delete, and a save or delete that reached
+the model anyway is refused. An admin that writes says so by overriding the permission methods
+and ``save_model``, which calls a service (:func:`adopt` gives the admin the service's row). A
+service's refusal that gets past the form's validation (a race: the status changed meanwhile)
+rolls the page's transaction back and comes back as an error message, never as a 500.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth import get_permission_codename
+from django.core.exceptions import PermissionDenied
+from django.db.models import Model, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.translation import gettext_lazy as _
+
+from durak_site.errors import ServiceError
+from tournaments.models import League, Tournament
+from tournaments.permissions import (
+    can_view,
+    is_console_user,
+    is_organiser,
+    is_referee,
+    tournaments_for,
+)
+
+_M = TypeVar("_M", bound=Model)
+_C = TypeVar("_C", bound=Model)
+_P = TypeVar("_P", bound=Model)
+
+
+def managed_tournaments(user: Any) -> QuerySet[Tournament]:
+    """The tournaments ``user`` may manage (``permissions.can_manage`` as a queryset)."""
+    scope = tournaments_for(user)
+    if getattr(user, "is_superuser", False):
+        return scope
+    if is_organiser(user):
+        return scope.filter(created_by=user)
+    return scope.none()
+
+
+def managed_leagues(user: Any) -> QuerySet[League]:
+    """The leagues ``user`` may manage (``permissions.can_manage_league`` as a queryset)."""
+    if getattr(user, "is_superuser", False):
+        return League.objects.all()
+    if is_organiser(user):
+        return League.objects.filter(created_by=user)
+    return League.objects.none()
+
+
+def all_fields(model: type[Model], *, but: Sequence[str] = ("id",)) -> list[str]:
+    """The names of ``model``'s fields (for read-only pages), less ``but``."""
+    return [f.name for f in model._meta.fields if f.name not in but]
+
+
+def follow(obj: Any, path: str) -> Any:
+    """``obj.a.b.c`` for the lookup path ``a__b__c`` (None as soon as a link is empty)."""
+    for name in path.split("__"):
+        if obj is None:
+            return None
+        obj = getattr(obj, name)
+    return obj
+
+
+def adopt(obj: Model, saved: Model) -> None:
+    """Make the admin's unsaved ``obj`` the row a service saved, so that the admin's message,
+    history entry and redirect after an add name the real row."""
+    for field in saved._meta.concrete_fields:
+        setattr(obj, field.attname, getattr(saved, field.attname))
+    obj._state.adding = False
+    obj._state.db = saved._state.db
+
+
+def form_error(form: forms.BaseForm, exc: ServiceError) -> None:
+    """A service's refusal on the form: each message on the field it names when the form has
+    that field, the rest (and a refusal naming no field) above the form."""
+    placed = False
+    if isinstance(exc.fields, Mapping):
+        for name, detail in exc.fields.items():
+            if name in form.fields and name not in form.errors:
+                for message in detail if isinstance(detail, list) else [detail]:
+                    form.add_error(name, str(message))
+                placed = True
+    if not placed:
+        form.add_error(None, exc.message)
+
+
+class ConsoleAdmin(admin.ModelAdmin[_M]):
+    """A console page of a model: scoped, view-only unless it says otherwise, never deleting."""
+
+    #: The lookup path from this model to its tournament, e.g. ``"round__stage__tournament"``.
+    tournament_path: ClassVar[str] = "tournament"
+
+    # --- scope -------------------------------------------------------------------------------
+
+    def scope(self, user: Any, queryset: QuerySet[_M]) -> QuerySet[_M]:
+        """The rows of ``queryset`` a non-superuser console user sees."""
+        return queryset.filter(**{f"{self.tournament_path}__in": tournaments_for(user)})
+
+    def tournament_of(self, obj: _M) -> Tournament | None:
+        """The tournament ``obj`` belongs to (None: it belongs to none)."""
+        tournament = follow(obj, self.tournament_path)
+        return tournament if isinstance(tournament, Tournament) else None
+
+    def may_view(self, user: Any, obj: _M) -> bool:
+        """Whether a non-superuser console user may see ``obj``."""
+        tournament = self.tournament_of(obj)
+        return tournament is not None and can_view(user, tournament)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[_M]:
+        queryset = super().get_queryset(request)
+        user = request.user
+        if not is_console_user(user):
+            return queryset.none()
+        if getattr(user, "is_superuser", False):
+            return queryset
+        return self.scope(user, queryset)
+
+    def get_object(
+        self, request: HttpRequest, object_id: str, from_field: str | None = None
+    ) -> _M | None:
+        # Django redirects to the index for a missing object; outside the scope is a 404.
+        obj = super().get_object(request, object_id, from_field)
+        if obj is None:
+            raise Http404(_("There is no such object, or it is not yours to see."))
+        return obj
+
+    # --- permissions -------------------------------------------------------------------------
+
+    def model_permission(self, request: HttpRequest, action: str) -> bool:
+        """The model permission ``action`` ("add", "change", ...) of the user's groups."""
+        codename = get_permission_codename(action, self.opts)
+        return is_console_user(request.user) and request.user.has_perm(
+            f"{self.opts.app_label}.{codename}"
+        )
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return is_console_user(request.user) and super().has_module_permission(request)
+
+    def has_view_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
+        user = request.user
+        if not is_console_user(user) or not super().has_view_permission(request, obj):
+            return False
+        return obj is None or getattr(user, "is_superuser", False) or self.may_view(user, obj)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
+        return False
+
+    def has_manage_permission(self, request: HttpRequest) -> bool:
+        """Actions that change an event itself (``permissions.can_manage`` per object)."""
+        return is_organiser(request.user)
+
+    def has_referee_permission(self, request: HttpRequest) -> bool:
+        """Actions of refereeing (``permissions.can_referee`` per object)."""
+        return is_organiser(request.user) or is_referee(request.user)
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        # Django answers an action the user may not run (delete_selected, ...) with the list
+        # again (200) or "no action selected"; here it is refused.
+        name = request.POST.get("action", "") if request.method == "POST" else ""
+        if name and name not in self.get_actions(request):
+            raise PermissionDenied
+        return super().changelist_view(request, extra_context)
+
+    # --- writes ------------------------------------------------------------------------------
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except ServiceError as exc:
+            # Raised inside the page's transaction, which has rolled back: nothing changed.
+            self.message_user(request, exc.message, messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
+    def save_model(self, request: HttpRequest, obj: _M, form: Any, change: Any) -> None:
+        raise PermissionDenied
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: Any) -> None:
+        # The service called by ``save_model`` stored everything the page changes; the inlines
+        # are read-only and save nothing (the history message asks what they saved).
+        for formset in formsets:
+            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+
+    def delete_model(self, request: HttpRequest, obj: _M) -> None:
+        raise PermissionDenied
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[_M]) -> None:
+        raise PermissionDenied
+
+
+class ReadOnlyInline(admin.TabularInline[_C, _P]):
+    """Rows shown on their parent's page (which has checked the permission), never edited."""
+
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_view_permission(  # type: ignore[override]
+        self, request: HttpRequest, obj: _P | None = None
+    ) -> bool:
+        return is_console_user(request.user)
+
+    def has_add_permission(self, request: HttpRequest, obj: _P | None = None) -> bool:
+        return False
+
+    def has_change_permission(  # type: ignore[override]
+        self, request: HttpRequest, obj: _P | None = None
+    ) -> bool:
+        return False
+
+    def has_delete_permission(  # type: ignore[override]
+        self, request: HttpRequest, obj: _P | None = None
+    ) -> bool:
+        return False

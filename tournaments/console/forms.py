@@ -1,0 +1,796 @@
+"""The forms of the console's stage-plan page: a tournament's settings, its rules options and its
+stages as rows, turned into the plan that ``services.tournament_create`` takes, and the service's
+refusals put back on the fields they are about.
+
+The forms only parse (a number is a number, a choice is one of the choices); every rule about
+the plan (bounds, what a format needs, what the engine and the pairing code accept) is the
+service's, so that the page, the API and the management commands refuse the same plans with the
+same reasons (``tournaments.plan_schema``, ``services.plans.validate_plan``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from django import forms
+from django.contrib.admin import helpers
+from django.forms.formsets import BaseFormSet, formset_factory
+from django.utils.functional import Promise
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
+from rest_framework.settings import api_settings
+
+from games.engine.cards import DECK_SIZES
+from games.engine.rules import NEXT_GAME_FIRST, THROW_IN_BY, VARIANTS, Rules
+from tournaments.console.admin_base import managed_leagues
+from tournaments.errors import ConfigurationError
+from tournaments.models import League, Stage
+from tournaments.plan_schema import error_message
+from tournaments.scoring.points import TIE_BREAKS
+from tournaments.scoring.prizes import ISO_4217_EXPONENTS
+
+__all__ = ["PlanForms", "RulesForm", "StageForm", "StageFormSet", "TournamentSettingsForm"]
+
+NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
+# Enough for any sensible event; the formset refuses more rows than this.
+MAX_STAGES = 12
+# The preview seats this many entries at most (a knockout bracket of 100,000 takes half a second).
+MAX_EXPECTED_ENTRIES = 100_000
+
+
+def _number_input(width: str = "6em", **attrs: Any) -> forms.NumberInput:
+    return forms.NumberInput(attrs={"style": f"width: {width}", **attrs})
+
+
+# --- the tournament's own settings ------------------------------------------------------------
+
+
+class TournamentSettingsForm(forms.Form):
+    """Everything of a plan but its rules and stages, plus the preview's expected entries."""
+
+    name = forms.CharField(label=_("Name"), widget=forms.TextInput(attrs={"size": 50}))
+    is_public = forms.BooleanField(
+        label=_("Public"),
+        required=False,
+        initial=True,
+        help_text=_("Anyone may watch; a private event is for its players and staff only."),
+    )
+    league = forms.ModelChoiceField(
+        label=_("League"),
+        queryset=League.objects.none(),
+        required=False,
+        empty_label=_("(no league)"),
+    )
+    team_size = forms.TypedChoiceField(
+        label=_("Entries"),
+        coerce=int,
+        initial=1,
+        choices=[
+            (1, _("Individual players")),
+            (2, _("Teams of 2 (2×2 tables)")),
+            (3, _("Teams of 3 (3×3 tables)")),
+        ],
+    )
+    max_entries = forms.IntegerField(
+        label=_("Max entries"),
+        required=False,
+        widget=_number_input(),
+        help_text=_("Empty: no limit."),
+    )
+    check_in_required = forms.BooleanField(label=_("Check-in required"), required=False)
+    late_registration_rounds = forms.IntegerField(
+        label=_("Late registration (rounds)"),
+        required=False,
+        initial=0,
+        widget=_number_input(),
+        help_text=_("Entries are taken until this round of the first stage; 0: none."),
+    )
+    move_clock_seconds = forms.IntegerField(
+        label=_("Move clock (seconds)"), required=False, initial=60, widget=_number_input()
+    )
+    seed = forms.CharField(
+        label=_("Seed"),
+        required=False,
+        help_text=_("Of the random draws (seating, the last tie-break); empty: the event's slug."),
+    )
+    currency = forms.ChoiceField(
+        label=_("Currency"),
+        required=False,
+        initial="RUB",
+        choices=[(code, code) for code in sorted(ISO_4217_EXPONENTS)],
+    )
+    entry_fee = forms.DecimalField(
+        label=_("Entry fee"), required=False, initial=0, widget=_number_input("8em", step="any")
+    )
+    rake_percent = forms.DecimalField(
+        label=_("Rake %"),
+        required=False,
+        initial=0,
+        widget=_number_input(step="any"),
+        help_text=_("The organiser's share of the fees, in percent."),
+    )
+    guarantee = forms.DecimalField(
+        label=_("Guarantee"),
+        required=False,
+        initial=0,
+        widget=_number_input("8em", step="any"),
+        help_text=_("The pool is raised to this minimum; 0: none."),
+    )
+    reentry_fee = forms.DecimalField(
+        label=_("Re-entry fee"),
+        required=False,
+        initial=0,
+        widget=_number_input("8em", step="any"),
+        help_text=_("0: no re-entries."),
+    )
+    payout_structure = forms.CharField(
+        label=_("Payouts by place (%)"),
+        required=False,
+        widget=forms.TextInput(attrs={"size": 30, "placeholder": "50, 30, 20"}),
+        help_text=_(
+            "Percentages of the pool for places 1, 2, 3…, adding up to 100. "
+            "Empty: the default, about the top 15 per cent on a falling scale."
+        ),
+    )
+    expected_entries = forms.IntegerField(
+        label=_("Expected entries"),
+        required=False,
+        min_value=2,
+        max_value=MAX_EXPECTED_ENTRIES,
+        widget=_number_input(),
+        help_text=_("For the preview only (empty: the max entries); nothing is stored."),
+    )
+
+    DEFAULTED = (
+        "late_registration_rounds",
+        "currency",
+        "entry_fee",
+        "rake_percent",
+        "guarantee",
+        "reentry_fee",
+        "move_clock_seconds",
+    )
+    FIELDSETS: list[tuple[Promise, dict[str, Any]]] = [
+        (
+            _("Tournament"),
+            {
+                "fields": [
+                    "name",
+                    "is_public",
+                    "league",
+                    "team_size",
+                    ("max_entries", "late_registration_rounds"),
+                    "check_in_required",
+                    ("move_clock_seconds", "seed"),
+                ]
+            },
+        ),
+        (
+            _("Prize pool"),
+            {
+                "fields": [
+                    ("currency", "entry_fee", "reentry_fee"),
+                    ("rake_percent", "guarantee"),
+                    "payout_structure",
+                ]
+            },
+        ),
+    ]
+    PREVIEW_FIELDSETS: list[tuple[Promise | None, dict[str, Any]]] = [
+        (None, {"fields": ["expected_entries"]}),
+    ]
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        league = self.fields["league"]
+        assert isinstance(league, forms.ModelChoiceField)
+        league.queryset = managed_leagues(user)
+
+    def clean_payout_structure(self) -> list[str]:
+        text: str = self.cleaned_data.get("payout_structure") or ""
+        # "50, 30, 20", "50% 30% 20%" or "50; 30; 20": decimals take a point, never a comma.
+        return [part for part in re.split(r"[\s,;%]+", text) if part]
+
+    def plan(self) -> dict[str, Any]:
+        """The settings part of ``tournament_create``'s keyword arguments."""
+        data = self.cleaned_data
+        plan = {
+            "name": data["name"],
+            "league": data["league"],
+            "team_size": data["team_size"],
+            "max_entries": data["max_entries"],
+            "check_in_required": data["check_in_required"],
+            "payout_structure": data["payout_structure"],
+            "is_public": data["is_public"],
+            "seed": data["seed"],
+        }
+        # Left blank: the service's default (no fee, no rake, the standard clock, ...).
+        for name in self.DEFAULTED:
+            if data.get(name) not in (None, ""):
+                plan[name] = data[name]
+        return plan
+
+
+# --- the rules: one field per engine option ----------------------------------------------------
+
+# Options set per table by the stages, not by the organiser.
+PER_TABLE_OPTIONS = ("players", "teams")
+# Shown only for the transfer variant (the engine refuses them with the others).
+TRANSFER_OPTIONS = (
+    "transfer_first_bout",
+    "transfer_two_players",
+    "transfer_over_trump",
+    "transfer_to_go_out",
+    "trump_show",
+)
+
+# The rules fieldset's lines (several fields to a line, as in the admin).
+RULES_LAYOUT: list[tuple[str, ...]] = [
+    ("variant", "deck_size"),
+    ("hand_size", "bout_limit", "first_bout_limit"),
+    ("throw_in_by", "unlimited_after_stock"),
+    ("next_game_first", "draw"),
+    ("pogony_min_cards", "redeal_five_of_suit"),
+]
+TRANSFER_LAYOUT: list[tuple[str, ...]] = [
+    ("transfer_first_bout", "transfer_two_players", "transfer_over_trump"),
+    ("transfer_to_go_out", "trump_show"),
+]
+
+_CHOICES: dict[str, list[tuple[Any, Promise]]] = {
+    "variant": [
+        ("simple", _("Simple (no throw-ins)")),
+        ("throw_in", _("Throw-in")),
+        ("transfer", pgettext_lazy("durak variant", "Transfer")),
+    ],
+    "deck_size": [
+        (24, _("24 cards (9 to ace)")),
+        (36, _("36 cards (6 to ace)")),
+        (52, _("52 cards (2 to ace)")),
+    ],
+    "throw_in_by": [
+        ("all", _("Everyone")),
+        ("neighbours", _("The defender's two neighbours")),
+    ],
+    "next_game_first": [
+        ("from_under_fool", _("The fool's left neighbour (from under the fool)")),
+        ("onto_fool", _("The fool's right neighbour (onto the fool)")),
+        ("winner", _("The first player out")),
+    ],
+}
+# Checked against the engine's own lists in the tests: a new value there shows up here.
+ENGINE_CHOICES: dict[str, tuple[Any, ...]] = {
+    "variant": VARIANTS,
+    "deck_size": DECK_SIZES,
+    "throw_in_by": THROW_IN_BY,
+    "next_game_first": NEXT_GAME_FIRST,
+}
+
+_LABELS: dict[str, tuple[Promise, Promise | None]] = {
+    "variant": (_("Variant"), None),
+    "deck_size": (_("Deck"), None),
+    "hand_size": (_("Hand size"), _("Cards dealt to each player.")),
+    "bout_limit": (_("Cards per bout"), _("At most this many attack cards in one bout.")),
+    "first_bout_limit": (
+        _("Cards in the first bout"),
+        _("The cap until the first successful defence of the game."),
+    ),
+    "unlimited_after_stock": (_("No bout limit once the stock is empty"), None),
+    "throw_in_by": (_("Who throws in"), None),
+    "transfer_first_bout": (_("Transfer in the first bout"), None),
+    "transfer_two_players": (_("Transfer when only two players are left"), None),
+    "transfer_over_trump": (_("Transfer while a trump lies on the table"), None),
+    "transfer_to_go_out": (_("Transfer with the last card to go out"), None),
+    "trump_show": (
+        _("Transfer by showing a trump"),
+        _("Once per game; the trump stays in hand."),
+    ),
+    "draw": (_("A draw is possible"), _("Off: the last defender is the fool.")),
+    "pogony_min_cards": (
+        _("Cards for pogony"),
+        _("The winner's last cards of the pogony rank: at least this many (1 to 4)."),
+    ),
+    "redeal_five_of_suit": (_("Redeal for five cards of a suit"), None),
+    "next_game_first": (_("Who attacks first in the next game"), None),
+}
+
+
+def rule_options() -> list[dataclasses.Field[Any]]:
+    """The engine's options that an organiser sets for the whole event."""
+    return [f for f in dataclasses.fields(Rules) if f.name not in PER_TABLE_OPTIONS]
+
+
+def _rule_field(option: dataclasses.Field[Any]) -> forms.Field:
+    label, help_text = _LABELS.get(option.name, (option.name.replace("_", " ").capitalize(), None))
+    default: Any = option.default
+    common: dict[str, Any] = {"label": label, "initial": default, "help_text": help_text or ""}
+    if isinstance(default, bool):
+        return forms.BooleanField(required=False, **common)
+    if option.name in _CHOICES:
+        kind: Callable[[Any], Any] = type(default)
+        return forms.TypedChoiceField(
+            choices=_CHOICES[option.name], coerce=kind, required=False, empty_value=None, **common
+        )
+    if isinstance(default, int):
+        return forms.IntegerField(required=False, widget=_number_input("5em"), **common)
+    return forms.CharField(required=False, **common)
+
+
+class RulesForm(forms.Form):
+    """The engine's options (``rules.md``), one field each, with the engine's defaults.
+
+    Only the values that differ from the defaults go into the plan's ``rules``: a default left
+    alone is not stored, so an event follows the engine's defaults.
+    """
+
+    prefix = "rules"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for option in rule_options():
+            self.fields[option.name] = _rule_field(option)
+
+    def fieldsets(self) -> list[tuple[Promise, dict[str, Any]]]:
+        laid_out = {name for line in RULES_LAYOUT for name in line}
+        # An option the engine gains later gets a line of its own until it is laid out here.
+        rest = [
+            (f.name,)
+            for f in rule_options()
+            if f.name not in laid_out and f.name not in TRANSFER_OPTIONS
+        ]
+        return [
+            (_("Rules"), {"fields": [*RULES_LAYOUT, *rest]}),
+            (
+                _("Transfer options"),
+                {"fields": TRANSFER_LAYOUT, "classes": ["transfer-only"]},
+            ),
+        ]
+
+    def rules(self) -> dict[str, Any]:
+        """The options that differ from the engine's defaults."""
+        out: dict[str, Any] = {}
+        for option in rule_options():
+            value = self.cleaned_data.get(option.name)
+            if value is not None and value != option.default:
+                out[option.name] = value
+        return out
+
+
+# --- the stages ---------------------------------------------------------------------------------
+
+FORMAT_CHOICES = [
+    ("", "---------"),
+    (Stage.Format.SWISS.value, _("Swiss")),
+    (Stage.Format.ROUND_ROBIN.value, _("Round robin")),
+    (Stage.Format.KNOCKOUT.value, _("Knockout")),
+]
+SERIES_CHOICES = [
+    (Stage.SeriesFormat.SINGLE.value, _("Single game")),
+    (Stage.SeriesFormat.BEST_OF.value, _("Best of N")),
+    (Stage.SeriesFormat.FIRST_TO.value, _("First to N points")),
+    (Stage.SeriesFormat.LONG.value, _("Long durak")),
+]
+ADVANCE_NONE, ADVANCE_TOP, ADVANCE_PER_TABLE = "none", "top", "per_table"
+ADVANCE_CHOICES = [
+    (ADVANCE_NONE, _("None (last stage)")),
+    (ADVANCE_TOP, _("Top N overall")),
+    (ADVANCE_PER_TABLE, _("Top K per table or group")),
+]
+TIE_BREAK_LABELS: dict[str, Promise] = {
+    "points": _("Points"),
+    "first_places": _("First places"),
+    "buchholz": _("Buchholz"),
+    "fewest_fools": _("Fewest fools"),
+    "head_to_head": _("Head-to-head"),
+}
+# Which count each format needs (the others are ignored for it, and hidden by the page's script).
+FORMAT_COUNT = {
+    Stage.Format.SWISS.value: "rounds",
+    Stage.Format.ROUND_ROBIN.value: "groups",
+    Stage.Format.KNOCKOUT.value: "advance_per_table",
+}
+COUNTED_SERIES = (Stage.SeriesFormat.BEST_OF.value, Stage.SeriesFormat.FIRST_TO.value)
+
+
+class StageForm(forms.Form):
+    """One stage as a row: the fields a stage spec has (``plan_schema.StageSpecSerializer``)."""
+
+    format = forms.ChoiceField(label=_("Format"), choices=FORMAT_CHOICES)
+    name = forms.CharField(
+        label=_("Name"), required=False, widget=forms.TextInput(attrs={"size": 14})
+    )
+    table_size = forms.TypedChoiceField(
+        label=_("Seats"),
+        coerce=int,
+        initial=4,
+        choices=[(n, str(n)) for n in range(2, 7)],
+        help_text=_("Seats per table (a team table: twice the team size)."),
+    )
+    rounds = forms.IntegerField(
+        label=_("Rounds"),
+        required=False,
+        widget=_number_input("4.5em"),
+        help_text=_("Swiss: the number of rounds."),
+    )
+    groups = forms.IntegerField(
+        label=_("Groups"),
+        required=False,
+        widget=_number_input("4.5em"),
+        help_text=_("Round robin: the number of groups."),
+    )
+    advance_per_table = forms.IntegerField(
+        label=_("Go on per table"),
+        required=False,
+        widget=_number_input("4.5em"),
+        help_text=_("Knockout: how many of each table go on to the next table."),
+    )
+    series_format = forms.ChoiceField(
+        label=_("Series"), choices=SERIES_CHOICES, initial=Stage.SeriesFormat.SINGLE.value
+    )
+    series_target = forms.IntegerField(
+        label=_("N"),
+        required=False,
+        initial=1,
+        widget=_number_input("4.5em"),
+        help_text=_("Best of N games, or first to N points."),
+    )
+    advance_rule = forms.ChoiceField(
+        label=_("Advance"), choices=ADVANCE_CHOICES, initial=ADVANCE_NONE
+    )
+    advance_count = forms.IntegerField(
+        label=_("How many"),
+        required=False,
+        widget=_number_input("5em"),
+        help_text=_("N overall, or K per table or group."),
+    )
+    tiebreaks = forms.MultipleChoiceField(
+        label=_("Tie-breaks"),
+        required=False,
+        choices=[(name, TIE_BREAK_LABELS.get(name, name)) for name in TIE_BREAKS],
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_(
+            "Ties are broken in this order (Buchholz: the opponents' points); "
+            "none ticked: all of them."
+        ),
+    )
+    points = forms.CharField(
+        label=_("Points by place"),
+        required=False,
+        widget=forms.TextInput(attrs={"size": 12, "placeholder": "3, 2, 1, 0"}),
+        help_text=_(
+            "Points for the first out, the second, …, the fool; another table size after a "
+            "semicolon (3, 2, 1, 0; 2, 1, 0). Empty: places count k−1, …, 0."
+        ),
+    )
+
+    # A stage row's two lines: the stage's shape, then its scoring and who advances.
+    LINES = (
+        (
+            "format",
+            "name",
+            "table_size",
+            "rounds",
+            "groups",
+            "advance_per_table",
+            "series_format",
+            "series_target",
+        ),
+        ("advance_rule", "advance_count", "points", "tiebreaks"),
+    )
+    COLUMNS = tuple(name for line in LINES for name in line)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+    def clean_points(self) -> dict[str, list[int | str]]:
+        text: str = self.cleaned_data.get("points") or ""
+        tables: dict[str, list[int | str]] = {}
+        for chunk in text.split(";"):
+            values = [v for v in re.split(r"[\s,]+", chunk) if v]
+            if not values:
+                continue
+            size = str(len(values))
+            if size in tables:
+                raise forms.ValidationError(
+                    gettext("Two lists of %(size)s values: one per table size."),
+                    params={"size": size},
+                )
+            tables[size] = [int(v) if v.isascii() and v.isdigit() else v for v in values]
+        return tables
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        rule = data.get("advance_rule")
+        if rule in (ADVANCE_TOP, ADVANCE_PER_TABLE) and data.get("advance_count") is None:
+            self.add_error("advance_count", gettext("Say how many advance."))
+        return data
+
+    def spec(self) -> dict[str, Any]:
+        """The stage spec of this row (``plan_schema``'s shape); fields another format or series
+        uses are left out."""
+        data = self.cleaned_data
+        fmt = data["format"]
+        spec: dict[str, Any] = {
+            "name": data["name"],
+            "format": fmt,
+            "table_size": data["table_size"],
+        }
+        count = FORMAT_COUNT.get(fmt)
+        if count is not None:
+            spec[count] = data[count]
+        series: dict[str, Any] = {"format": data["series_format"]}
+        if data["series_format"] in COUNTED_SERIES and data["series_target"] is not None:
+            series["target"] = data["series_target"]
+        spec["series"] = series
+        rule = data["advance_rule"]
+        if rule in (ADVANCE_TOP, ADVANCE_PER_TABLE):
+            spec["advance"] = {rule: data["advance_count"]}
+        if data["points"]:
+            spec["scoring"] = {"tables": data["points"]}
+        spec["tiebreaks"] = list(data["tiebreaks"])
+        return spec
+
+
+class BaseStageFormSet(BaseFormSet[StageForm]):
+    def filled_forms(self) -> list[StageForm]:
+        """The rows that make stages, in order: not deleted, not left blank."""
+        return [
+            form
+            for form in self.forms
+            if form.has_changed() and not getattr(form, "cleaned_data", {}).get("DELETE")
+        ]
+
+
+StageFormSet = formset_factory(
+    StageForm,
+    formset=BaseStageFormSet,
+    extra=4,
+    can_delete=True,
+    max_num=MAX_STAGES,
+    validate_max=True,
+    absolute_max=MAX_STAGES,
+)
+
+
+# --- the whole page: three forms, one plan ----------------------------------------------------
+
+
+class PlanForms:
+    """The settings form, the rules form and the stages formset of one page, as one plan.
+
+    ``plan()`` gives ``tournament_create``'s keyword arguments; ``refuse()`` puts a
+    ``ConfigurationError`` back on the fields and rows it names.
+    """
+
+    def __init__(
+        self, data: Mapping[str, Any] | None, *, user: Any, previewing: bool = False
+    ) -> None:
+        self.previewing = previewing
+        self.settings = TournamentSettingsForm(data, user=user)
+        self.rules = RulesForm(data)
+        self.stages: BaseStageFormSet = StageFormSet(data, prefix="stages")  # type: ignore[assignment]
+        # Whole-plan refusals no one field is to blame for: shown at the top; refusals about the
+        # list of stages: above the stages.
+        self.plan_errors: list[str] = []
+        self.stage_list_errors: list[str] = []
+
+    def is_valid(self) -> bool:
+        if not self.previewing and "expected_entries" in self.settings.errors:
+            # Only the preview reads it: a save does not stop at it.
+            del self.settings.errors["expected_entries"]
+        # All three, so that every parse error is shown at once.
+        valid = [self.settings.is_valid(), self.rules.is_valid(), self.stages.is_valid()]
+        return all(valid)
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(
+            self.plan_errors
+            or self.stage_list_errors
+            or (self.settings.is_bound and self.settings.errors)
+            or (self.rules.is_bound and self.rules.errors)
+            or (self.stages.is_bound and self.stages.total_error_count())
+        )
+
+    def plan(self) -> dict[str, Any]:
+        """``tournament_create``'s keyword arguments (``created_by`` aside)."""
+        return {
+            **self.settings.plan(),
+            "rules": self.rules.rules(),
+            "stages": [form.spec() for form in self.stages.filled_forms()],
+        }
+
+    @property
+    def expected_entries(self) -> int | None:
+        value = self.settings.cleaned_data.get("expected_entries")
+        if value is None:
+            value = self.settings.cleaned_data.get("max_entries")
+        return value if isinstance(value, int) else None
+
+    def admin_forms(self, model_admin: Any) -> dict[str, helpers.AdminForm]:
+        """The forms as the admin renders them (fieldsets with the admin's look)."""
+        # The admin's helpers take any form, though their stubs say a model form.
+        settings: Any = self.settings
+        rules: Any = self.rules
+        return {
+            "settings": helpers.AdminForm(
+                settings, settings.FIELDSETS, {}, model_admin=model_admin
+            ),
+            "rules": helpers.AdminForm(rules, rules.fieldsets(), {}, model_admin=model_admin),
+            "preview": helpers.AdminForm(
+                settings, settings.PREVIEW_FIELDSETS, {}, model_admin=model_admin
+            ),
+        }
+
+    # --- refusals back onto the fields -------------------------------------------------------
+
+    def refuse(self, exc: ConfigurationError) -> None:
+        """Show a refusal of the service: each field error on its field (a stage's on its row),
+        the rest at the top."""
+        placed = False
+        for key, detail in (exc.fields or {}).items():
+            self._place(str(key), detail)
+            placed = True
+        if not placed:
+            self._place_message(exc.message)
+
+    def refuse_field(self, name: str, message: str) -> None:
+        """One more refusal on a settings field (the preview's own checks)."""
+        self.settings.add_error(name, message)
+
+    def _place(self, key: str, detail: Any) -> None:
+        if key == "stages":
+            self._place_stages(detail)
+        elif key == "rules":
+            self._place_rules(detail)
+        elif key == "payout_structure" and isinstance(detail, Mapping):
+            for index, messages in detail.items():
+                for message in _messages(messages):
+                    self.settings.add_error(
+                        "payout_structure",
+                        gettext("place %(place)s: %(message)s")
+                        % {"place": _index(index) + 1, "message": message},
+                    )
+        elif key in self.settings.fields:
+            for message in _messages(detail):
+                self.settings.add_error(key, message)
+        elif key == NON_FIELD:
+            self.plan_errors.extend(_messages(detail))
+        else:
+            self.plan_errors.append(error_message({key: detail}))
+
+    def _place_rules(self, detail: Any) -> None:
+        if isinstance(detail, Mapping):
+            # {"players": [...]}: the schema's refusals name the option.
+            for option, messages in detail.items():
+                for message in _messages(messages):
+                    self._rule_error(str(option), message, prefixed=False)
+            return
+        for message in _messages(detail):
+            # The engine's messages start with the option: "hand_size: 6 hands of 6 cards ...".
+            option, sep, rest = message.partition(": ")
+            if sep:
+                self._rule_error(option, rest, prefixed=True, whole=message)
+            else:
+                self.rules.add_error(None, message)
+
+    def _rule_error(self, option: str, message: str, *, prefixed: bool, whole: str = "") -> None:
+        if option in self.rules.fields:
+            self.rules.add_error(option, message)
+        else:
+            self.rules.add_error(None, whole if prefixed else f"{option}: {message}")
+
+    def _place_stages(self, detail: Any) -> None:
+        forms_ = self.stages.filled_forms()
+        if isinstance(detail, Mapping):
+            items: Iterable[tuple[Any, Any]] = detail.items()
+        elif isinstance(detail, list) and all(isinstance(d, (Mapping, list)) for d in detail):
+            items = enumerate(detail)
+        else:
+            # "a tournament needs at least one stage" and the like: about the list.
+            self.stage_list_errors.extend(_messages(detail))
+            return
+        for index, errors in items:
+            if not errors:
+                continue
+            if index == NON_FIELD:
+                self.stage_list_errors.extend(_messages(errors))
+                continue
+            number = _index(index)
+            if 0 <= number < len(forms_):
+                _place_stage(forms_[number], errors)
+            else:
+                self.plan_errors.append(error_message({"stages": {index: errors}}))
+
+    def _place_message(self, message: str) -> None:
+        # The pairing code names a stage by its number from 1: "stage 2 (knockout): ...".
+        match = re.match(r"stage (\d+)\b[^:]*:\s*(.+)", message, re.DOTALL)
+        filled = self.stages.filled_forms()
+        if match and 1 <= int(match.group(1)) <= len(filled):
+            filled[int(match.group(1)) - 1].add_error(None, match.group(2))
+        else:
+            self.plan_errors.append(message)
+
+
+# Where a stage spec's errors go in its row.
+_STAGE_FIELDS = {
+    "name": "name",
+    "format": "format",
+    "table_size": "table_size",
+    "rounds": "rounds",
+    "groups": "groups",
+    "advance_per_table": "advance_per_table",
+    "tiebreaks": "tiebreaks",
+    "scoring": "points",
+}
+_SUB_FIELDS = {
+    ("series", "format"): "series_format",
+    ("series", "target"): "series_target",
+    ("series", NON_FIELD): "series_format",
+    ("advance", "top"): "advance_count",
+    ("advance", "per_table"): "advance_count",
+    ("advance", NON_FIELD): "advance_rule",
+}
+
+
+def _place_stage(form: StageForm, errors: Any) -> None:
+    if not isinstance(errors, Mapping):
+        for message in _messages(errors):
+            form.add_error(None, message)
+        return
+    for name, detail in errors.items():
+        key = str(name)
+        if key in _STAGE_FIELDS:
+            for message in _flat(detail):
+                form.add_error(_STAGE_FIELDS[key], message)
+        elif key in ("series", "advance") and isinstance(detail, Mapping):
+            for sub, messages in detail.items():
+                field = _SUB_FIELDS.get((key, str(sub)))
+                for message in _messages(messages):
+                    if field is None:
+                        form.add_error(None, f"{key}.{sub}: {message}")
+                    else:
+                        form.add_error(field, message)
+        elif key in ("series", "advance"):
+            for message in _messages(detail):
+                form.add_error("series_format" if key == "series" else "advance_rule", message)
+        elif key == NON_FIELD:
+            for message in _messages(detail):
+                form.add_error(None, message)
+        else:
+            form.add_error(None, error_message({key: detail}))
+
+
+def _index(key: Any) -> int:
+    try:
+        return int(key)
+    except (TypeError, ValueError):
+        return -1
+
+
+def _messages(detail: Any) -> Iterator[str]:
+    """The messages of one field's errors (a string or a list of them)."""
+    if isinstance(detail, str):
+        yield detail
+    elif isinstance(detail, list):
+        for item in detail:
+            yield from _flat(item)
+    else:
+        yield from _flat(detail)
+
+
+def _flat(detail: Any) -> Iterator[str]:
+    """Nested errors as lines; a nested key leads its message (``4: must not increase``)."""
+    if isinstance(detail, Mapping):
+        for key, value in detail.items():
+            for message in _flat(value):
+                yield message if key in (NON_FIELD, "tables") else f"{key}: {message}"
+    elif isinstance(detail, list):
+        for item in detail:
+            yield from _flat(item)
+    else:
+        yield str(detail)

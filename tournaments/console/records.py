@@ -1,0 +1,308 @@
+"""The console's pages of an event's records: rounds, tables, results, money, ranks, ratings,
+the audit log, and the games app's games and rulings. All view-only (``ConsoleAdmin``'s
+default): they are written by the services of play, pairing and awards, never here. Players and
+entries are shown by name. ``tournaments.admin`` registers them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from games.admin import GameRecordAdmin, RefereeEventRecordAdmin
+from games.models import Game, RefereeEvent
+from tournaments import models
+from tournaments.console.admin_actions import request_pairing
+from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields, managed_leagues
+from tournaments.models import AuditEvent, Entry, Round, Tournament
+from tournaments.permissions import can_manage_league, can_view, leagues_for, tournaments_for
+
+
+def entry_names(ids: Iterable[int]) -> dict[int, str]:
+    """Entries' names (player or team) by id."""
+    rows = Entry.objects.filter(pk__in=set(ids)).select_related("player", "team")
+    return {entry.pk: entry.name for entry in rows}
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+# --- rounds, tables, results --------------------------------------------------------------------
+
+
+class RoundAdmin(ConsoleAdmin[Round]):
+    tournament_path = "stage__tournament"
+    list_display = ["__str__", "tournament", "status", "paired_at", "finished_at"]
+    list_filter = ["status", ("stage__tournament", admin.RelatedOnlyFieldListFilter)]
+    list_select_related = ["stage__tournament"]
+    readonly_fields = all_fields(Round)
+    actions = [request_pairing]
+
+    @admin.display(description=_("Tournament"))
+    def tournament(self, obj: Round) -> Tournament:
+        return obj.stage.tournament
+
+
+class SeatInline(ReadOnlyInline[models.Seat, models.Table]):
+    model = models.Seat
+    fields = readonly_fields = ("position", "entry", "player")
+
+
+class TableAdmin(ConsoleAdmin[models.Table]):
+    tournament_path = "round__stage__tournament"
+    list_display = ["__str__", "status", "seated", "score_group", "is_bye"]
+    list_filter = ["status", ("round__stage__tournament", admin.RelatedOnlyFieldListFilter)]
+    list_select_related = ["round__stage"]
+    readonly_fields = ["seated", *all_fields(models.Table)]
+    inlines = [SeatInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[models.Table]:
+        return super().get_queryset(request).prefetch_related("seats__player")
+
+    @admin.display(description=_("Seated"))
+    def seated(self, obj: models.Table) -> str:
+        return ", ".join(seat.player.display_name for seat in obj.seats.all())
+
+
+class ResultChangeList(ChangeList):
+    """The page's results with the names of all their entries, read in one query."""
+
+    def get_results(self, request: HttpRequest) -> None:
+        super().get_results(request)
+        results = list(self.result_list)
+        names = entry_names(i for r in results for i in TableResultAdmin.entry_ids(r))
+        for result in results:
+            result.entry_names = names
+
+
+class TableResultAdmin(ConsoleAdmin[models.TableResult]):
+    """Results are rows, never edits: a correction is a new result with a reason."""
+
+    tournament_path = "table__round__stage__tournament"
+    list_display = [
+        "__str__",
+        "table",
+        "places_named",
+        "fool_named",
+        "source",
+        "reason",
+        "entered_by",
+        "created_at",
+    ]
+    list_filter = ["source", ("table__round__stage__tournament", admin.RelatedOnlyFieldListFilter)]
+    list_select_related = ["table__round__stage", "entered_by"]
+    search_fields = ["reason"]
+    fields = readonly_fields = (
+        "table",
+        "places_named",
+        "fool_named",
+        "drawn_named",
+        "pogony_named",
+        "team_lost_named",
+        "games",
+        "source",
+        "reason",
+        "entered_by",
+        "supersedes",
+        "created_at",
+    )
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return ResultChangeList
+
+    @staticmethod
+    def entry_ids(result: models.TableResult) -> list[int]:
+        hung = [i for p in result.pogony or [] for i in [p.get("by"), *p.get("on", [])]]
+        ids = [*result.places, *result.drawn, *result.team_lost, *hung, result.fool_entry_id]
+        return [int(i) for i in ids if isinstance(i, int)]
+
+    def _names(self, result: models.TableResult) -> dict[int, str]:
+        names = getattr(result, "entry_names", None)
+        if names is None:
+            names = result.entry_names = entry_names(self.entry_ids(result))  # type: ignore[attr-defined]
+        return names
+
+    def _named(self, result: models.TableResult, ids: Iterable[Any]) -> str:
+        names = self._names(result)
+        return ", ".join(names.get(i, f"#{i}") for i in ids) or "—"
+
+    @admin.display(description=_("Places (first out first)"))
+    def places_named(self, obj: models.TableResult) -> str:
+        names = self._names(obj)
+        return ", ".join(f"{n}. {names.get(i, f'#{i}')}" for n, i in enumerate(obj.places, 1))
+
+    @admin.display(description=_("Fool"))
+    def fool_named(self, obj: models.TableResult) -> str:
+        return self._named(obj, [obj.fool_entry_id] if obj.fool_entry_id else [])
+
+    @admin.display(description=_("Drawn"))
+    def drawn_named(self, obj: models.TableResult) -> str:
+        return self._named(obj, obj.drawn)
+
+    @admin.display(description=_("Losing team"))
+    def team_lost_named(self, obj: models.TableResult) -> str:
+        return self._named(obj, obj.team_lost)
+
+    @admin.display(description=_("Pogony"))
+    def pogony_named(self, obj: models.TableResult) -> str:
+        lines = [
+            gettext("%(by)s on %(on)s (%(rank)s)")
+            % {
+                "by": self._named(obj, [hung.get("by")]),
+                "on": self._named(obj, hung.get("on", [])),
+                "rank": hung.get("rank", "—"),
+            }
+            for hung in obj.pogony or []
+            if isinstance(hung, dict)
+        ]
+        return "; ".join(lines) or "—"
+
+
+# --- money, ranks, ratings ------------------------------------------------------------------------
+
+
+class PayoutAdmin(ConsoleAdmin[models.Payout]):
+    list_display = ["tournament", "place", "entry", "amount", "final", "computed_at"]
+    list_filter = ["final", ("tournament", admin.RelatedOnlyFieldListFilter)]
+    list_select_related = ["tournament", "entry__player", "entry__team"]
+    readonly_fields = all_fields(models.Payout)
+
+
+class PrizePoolAdmin(ConsoleAdmin[models.PrizePool]):
+    list_display = ["tournament", "total", "currency", "gross", "rake", "paid_entries", "final"]
+    list_filter = ["final"]
+    list_select_related = ["tournament"]
+    readonly_fields = all_fields(models.PrizePool)
+
+
+class RankRecordAdmin(ConsoleAdmin[models.RankRecord]):
+    list_display = ["player", "rank", "pogony_received", "pogony_given", "league", "tournament"]
+    list_select_related = ["player", "league", "tournament"]
+    search_fields = ["player__display_name", "rank"]
+    readonly_fields = all_fields(models.RankRecord)
+
+    def scope(
+        self, user: Any, queryset: QuerySet[models.RankRecord]
+    ) -> QuerySet[models.RankRecord]:
+        return queryset.filter(
+            Q(tournament__in=tournaments_for(user)) | Q(league__in=leagues_for(user))
+        )
+
+    def may_view(self, user: Any, obj: models.RankRecord) -> bool:
+        if obj.tournament is not None:
+            return can_view(user, obj.tournament)
+        return obj.league is not None and leagues_for(user).filter(pk=obj.league.pk).exists()
+
+
+class RatingChangeAdmin(ConsoleAdmin[models.RatingChange]):
+    list_display = ["player", "tournament", "mu_before", "mu_after", "sigma_after", "created_at"]
+    list_select_related = ["player", "tournament"]
+    search_fields = ["player__display_name"]
+    readonly_fields = all_fields(models.RatingChange)
+
+
+# --- the audit log ------------------------------------------------------------------------------
+
+
+class AuditEventAdmin(ConsoleAdmin[AuditEvent]):
+    """Who changed what, when and why: seen by the event's organiser and referees (a league's
+    by its owner); never changed or deleted."""
+
+    list_display = [
+        "created_at",
+        "action",
+        "tournament",
+        "target_repr",
+        "actor_name",
+        "reason",
+        "change_summary",
+    ]
+    list_filter = [
+        "action",
+        ("tournament", admin.RelatedOnlyFieldListFilter),
+        ("actor", admin.RelatedOnlyFieldListFilter),
+        "created_at",
+    ]
+    list_select_related = ["tournament"]
+    search_fields = ["target_repr", "reason", "actor_name", "tournament__name"]
+    date_hierarchy = "created_at"
+    fields = readonly_fields = (
+        "created_at",
+        "action",
+        "tournament",
+        "league",
+        "actor_name",
+        "target_type",
+        "target_id",
+        "target_repr",
+        "reason",
+        "change_table",
+    )
+
+    def scope(self, user: Any, queryset: QuerySet[AuditEvent]) -> QuerySet[AuditEvent]:
+        return queryset.filter(
+            Q(tournament__in=tournaments_for(user))
+            | Q(tournament__isnull=True, league__in=managed_leagues(user))
+        )
+
+    def may_view(self, user: Any, obj: AuditEvent) -> bool:
+        if obj.tournament is not None:
+            return can_view(user, obj.tournament)
+        return obj.league is not None and can_manage_league(user, obj.league)
+
+    @staticmethod
+    def _rows(obj: AuditEvent) -> list[tuple[str, str, str]]:
+        before = obj.before if isinstance(obj.before, dict) else {}
+        after = obj.after if isinstance(obj.after, dict) else {}
+        if not isinstance(obj.before, (dict, type(None))) or not isinstance(
+            obj.after, (dict, type(None))
+        ):
+            return [("", _show(obj.before), _show(obj.after))]
+        keys = [*before, *(key for key in after if key not in before)]
+        return [(key, _show(before.get(key)), _show(after.get(key))) for key in keys]
+
+    @admin.display(description=_("Change"))
+    def change_summary(self, obj: AuditEvent) -> str:
+        return "; ".join(
+            f"{key}: {old} → {new}" if key else f"{old} → {new}"
+            for key, old, new in self._rows(obj)
+        )
+
+    @admin.display(description=_("Before and after"))
+    def change_table(self, obj: AuditEvent) -> SafeString | str:
+        rows = self._rows(obj)
+        if not rows:
+            return "—"
+        return format_html(
+            "<table><thead><tr><th></th><th>{}</th><th>{}</th></tr></thead>"
+            "<tbody>{}</tbody></table>",
+            gettext("Before"),
+            gettext("After"),
+            format_html_join("", "<tr><th>{}</th><td>{}</td><td>{}</td></tr>", rows),
+        )
+
+
+# --- games (the games app's pages, scoped here) ---------------------------------------------------
+
+
+class GameAdmin(ConsoleAdmin[Game], GameRecordAdmin):
+    tournament_path = "table__round__stage__tournament"
+
+
+class RefereeEventAdmin(ConsoleAdmin[RefereeEvent], RefereeEventRecordAdmin):
+    tournament_path = "game__table__round__stage__tournament"

@@ -1,0 +1,164 @@
+"""Leagues: a season of tournaments, owned by the organiser who creates it; each change audited."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from django.db import transaction
+from django.utils.text import slugify
+from rest_framework import serializers
+
+from tournaments.errors import ConfigurationError
+from tournaments.models import AuditEvent, League
+from tournaments.plan_schema import ExactNumberField
+from tournaments.services.audit import audit_record
+from tournaments.services.plans import _transliterate
+
+LEAGUE_SETTINGS = ("name", "season", "points_scale", "rank_ladder")
+_LIMITS = {"name": 120, "season": 40}
+RANK_MAX = 40  # a rank name, as RankRecord.rank stores it
+
+
+def _refuse(field: str, message: str) -> ConfigurationError:
+    return ConfigurationError(f"{field}: {message}", fields={field: [message]})
+
+
+def _text(field: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _refuse(field, "must not be blank")
+    text = value.strip()
+    if len(text) > _LIMITS[field]:
+        raise _refuse(field, f"must be at most {_LIMITS[field]} characters")
+    return text
+
+
+def _points_scale(value: Any) -> list[int | str]:
+    if not isinstance(value, (list, tuple)):
+        raise _refuse("points_scale", "must be a list of points, first place first")
+    points = []
+    for place, item in enumerate(value, start=1):
+        try:
+            points.append(ExactNumberField().run_validation(item))
+        except serializers.ValidationError as exc:
+            detail = exc.detail[0] if isinstance(exc.detail, list) else exc.detail
+            raise _refuse("points_scale", f"place {place}: {detail}") from None
+    if any(_as_number(a) < _as_number(b) for a, b in itertools.pairwise(points)):
+        raise _refuse("points_scale", "a better place never gets fewer points")
+    return points
+
+
+def _as_number(value: int | str) -> Fraction:
+    return Fraction(str(value))
+
+
+def _rank_ladder(value: Any) -> list[str]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(r, str) for r in value):
+        raise _refuse("rank_ladder", "must be a list of rank names, lowest first")
+    ranks = [rank.strip() for rank in value]
+    if any(not rank for rank in ranks):
+        raise _refuse("rank_ladder", "a rank needs a name")
+    if any(len(rank) > RANK_MAX for rank in ranks):
+        raise _refuse("rank_ladder", f"a rank name has at most {RANK_MAX} characters")
+    twice = sorted({rank for rank in ranks if ranks.count(rank) > 1})
+    if twice:
+        raise _refuse("rank_ladder", f"listed twice: {', '.join(twice)}")
+    return ranks
+
+
+def validate_league(changes: dict[str, Any]) -> dict[str, Any]:
+    """League settings as they would be stored; a ``ConfigurationError`` naming its field for
+    the first one that is not valid (a form calls this in ``clean()``, the services again)."""
+    unknown = sorted(set(changes) - set(LEAGUE_SETTINGS))
+    if unknown:
+        raise _refuse(unknown[0], "not a league setting")
+    checked: dict[str, Any] = {}
+    for field in ("name", "season"):
+        if field in changes:
+            checked[field] = _text(field, changes[field])
+    if "points_scale" in changes:
+        checked["points_scale"] = _points_scale(changes["points_scale"] or [])
+    if "rank_ladder" in changes:
+        checked["rank_ladder"] = _rank_ladder(changes["rank_ladder"] or [])
+    return checked
+
+
+def _free_slug(name: str, season: str) -> str:
+    base = slugify(_transliterate(name))[:110] or "league"
+    taken = League.objects.filter(season=season)
+    slug, n = base, 1
+    while taken.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def _audit_fields(league: League, fields: Sequence[str]) -> dict[str, Any]:
+    return {field: getattr(league, field) for field in fields}
+
+
+@transaction.atomic
+def league_create(
+    *,
+    name: str,
+    season: str,
+    actor: Any,
+    points_scale: Sequence[Any] = (),
+    rank_ladder: Sequence[str] = (),
+) -> League:
+    """Create a league owned by ``actor`` (its organiser), with an audit row. Its slug comes
+    from the name (unique within the season)."""
+    checked = validate_league(
+        {
+            "name": name,
+            "season": season,
+            "points_scale": list(points_scale),
+            "rank_ladder": list(rank_ladder),
+        }
+    )
+    owner = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+    league = League.objects.create(
+        slug=_free_slug(checked["name"], checked["season"]), created_by=owner, **checked
+    )
+    audit_record(
+        actor=actor,
+        action=AuditEvent.Action.LEAGUE_CREATE,
+        league=league,
+        target=league,
+        after=_audit_fields(league, ["slug", *LEAGUE_SETTINGS]),
+    )
+    return league
+
+
+@transaction.atomic
+def league_update(*, league: League, actor: Any, **changes: Any) -> League:
+    """Change a league's name, season, points scale or rank ladder, with an audit row of the
+    values before and after (nothing is written when nothing changes). The slug stays, so that
+    its addresses do; a season that already has a league of that slug is refused.
+
+    Locks the league row.
+    """
+    locked = League.objects.select_for_update().get(pk=league.pk)
+    checked = validate_league(changes)
+    changed = {key: value for key, value in checked.items() if getattr(locked, key) != value}
+    if not changed:
+        return locked
+    if "season" in changed:
+        clash = League.objects.filter(slug=locked.slug, season=changed["season"])
+        if clash.exclude(pk=locked.pk).exists():
+            raise _refuse("season", f"that season already has a league {locked.slug!r}")
+    before = _audit_fields(locked, list(changed))
+    for key, value in changed.items():
+        setattr(locked, key, value)
+    locked.save(update_fields=list(changed))
+    audit_record(
+        actor=actor,
+        action=AuditEvent.Action.LEAGUE_EDIT,
+        league=locked,
+        target=locked,
+        before=before,
+        after=_audit_fields(locked, list(changed)),
+    )
+    return locked
