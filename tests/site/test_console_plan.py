@@ -24,15 +24,10 @@ from pytest_django import Settings
 
 from games.engine.rules import Rules
 from tests.factories import UserFactory
-from tournaments.console.forms import (
-    _CHOICES,
-    ENGINE_CHOICES,
-    PER_TABLE_OPTIONS,
-    RulesForm,
-    StageForm,
-    TournamentSettingsForm,
-)
+from tournaments.console.forms import TournamentSettingsForm
 from tournaments.console.plan import PlanPreview, tournament_add_view
+from tournaments.console.rules_form import _CHOICES, ENGINE_CHOICES, PER_TABLE_OPTIONS, RulesForm
+from tournaments.console.stage_forms import StageForm
 from tournaments.models import AuditEvent, League, Stage, Tournament
 from tournaments.permissions import ORGANISER, REFEREE
 

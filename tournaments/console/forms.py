@@ -10,39 +10,31 @@ same reasons (``tournaments.plan_schema``, ``services.plans.validate_plan``).
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from django import forms
 from django.contrib.admin import helpers
-from django.forms.formsets import BaseFormSet, formset_factory
 from django.utils.functional import Promise
-from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from rest_framework.settings import api_settings
 
-from games.engine.cards import DECK_SIZES
-from games.engine.rules import NEXT_GAME_FIRST, THROW_IN_BY, VARIANTS, Rules
 from tournaments.console.admin_base import managed_leagues
+from tournaments.console.rules_form import RulesForm
+from tournaments.console.stage_forms import BaseStageFormSet, StageForm, StageFormSet
+from tournaments.console.widgets import number_input
 from tournaments.errors import ConfigurationError
-from tournaments.models import League, Stage
+from tournaments.models import League
 from tournaments.plan_schema import error_message
-from tournaments.scoring.points import TIE_BREAKS
 from tournaments.scoring.prizes import ISO_4217_EXPONENTS
 
-__all__ = ["PlanForms", "RulesForm", "StageForm", "StageFormSet", "TournamentSettingsForm"]
+__all__ = ["PlanForms", "TournamentSettingsForm"]
 
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
-# Enough for any sensible event; the formset refuses more rows than this.
-MAX_STAGES = 12
 # The preview seats this many entries at most (a knockout bracket of 100,000 takes half a second).
 MAX_EXPECTED_ENTRIES = 100_000
-
-
-def _number_input(width: str = "6em", **attrs: Any) -> forms.NumberInput:
-    return forms.NumberInput(attrs={"style": f"width: {width}", **attrs})
 
 
 # --- the tournament's own settings ------------------------------------------------------------
@@ -77,7 +69,7 @@ class TournamentSettingsForm(forms.Form):
     max_entries = forms.IntegerField(
         label=_("Max entries"),
         required=False,
-        widget=_number_input(),
+        widget=number_input(),
         help_text=_("Empty: no limit."),
     )
     check_in_required = forms.BooleanField(label=_("Check-in required"), required=False)
@@ -85,11 +77,11 @@ class TournamentSettingsForm(forms.Form):
         label=_("Late registration (rounds)"),
         required=False,
         initial=0,
-        widget=_number_input(),
+        widget=number_input(),
         help_text=_("Entries are taken until this round of the first stage; 0: none."),
     )
     move_clock_seconds = forms.IntegerField(
-        label=_("Move clock (seconds)"), required=False, initial=60, widget=_number_input()
+        label=_("Move clock (seconds)"), required=False, initial=60, widget=number_input()
     )
     seed = forms.CharField(
         label=_("Seed"),
@@ -103,27 +95,27 @@ class TournamentSettingsForm(forms.Form):
         choices=[(code, code) for code in sorted(ISO_4217_EXPONENTS)],
     )
     entry_fee = forms.DecimalField(
-        label=_("Entry fee"), required=False, initial=0, widget=_number_input("8em", step="any")
+        label=_("Entry fee"), required=False, initial=0, widget=number_input("8em", step="any")
     )
     rake_percent = forms.DecimalField(
         label=_("Rake %"),
         required=False,
         initial=0,
-        widget=_number_input(step="any"),
+        widget=number_input(step="any"),
         help_text=_("The organiser's share of the fees, in percent."),
     )
     guarantee = forms.DecimalField(
         label=_("Guarantee"),
         required=False,
         initial=0,
-        widget=_number_input("8em", step="any"),
+        widget=number_input("8em", step="any"),
         help_text=_("The pool is raised to this minimum; 0: none."),
     )
     reentry_fee = forms.DecimalField(
         label=_("Re-entry fee"),
         required=False,
         initial=0,
-        widget=_number_input("8em", step="any"),
+        widget=number_input("8em", step="any"),
         help_text=_("0: no re-entries."),
     )
     payout_structure = forms.CharField(
@@ -140,7 +132,7 @@ class TournamentSettingsForm(forms.Form):
         required=False,
         min_value=2,
         max_value=MAX_EXPECTED_ENTRIES,
-        widget=_number_input(),
+        widget=number_input(),
         help_text=_("For the preview only (empty: the max entries); nothing is stored."),
     )
 
@@ -212,348 +204,6 @@ class TournamentSettingsForm(forms.Form):
             if data.get(name) not in (None, ""):
                 plan[name] = data[name]
         return plan
-
-
-# --- the rules: one field per engine option ----------------------------------------------------
-
-# Options set per table by the stages, not by the organiser.
-PER_TABLE_OPTIONS = ("players", "teams")
-# Shown only for the transfer variant (the engine refuses them with the others).
-TRANSFER_OPTIONS = (
-    "transfer_first_bout",
-    "transfer_two_players",
-    "transfer_over_trump",
-    "transfer_to_go_out",
-    "trump_show",
-)
-
-# The rules fieldset's lines (several fields to a line, as in the admin).
-RULES_LAYOUT: list[tuple[str, ...]] = [
-    ("variant", "deck_size"),
-    ("hand_size", "bout_limit", "first_bout_limit"),
-    ("throw_in_by", "unlimited_after_stock"),
-    ("next_game_first", "draw"),
-    ("pogony_min_cards", "redeal_five_of_suit"),
-]
-TRANSFER_LAYOUT: list[tuple[str, ...]] = [
-    ("transfer_first_bout", "transfer_two_players", "transfer_over_trump"),
-    ("transfer_to_go_out", "trump_show"),
-]
-
-_CHOICES: dict[str, list[tuple[Any, Promise]]] = {
-    "variant": [
-        ("simple", _("Simple (no throw-ins)")),
-        ("throw_in", _("Throw-in")),
-        ("transfer", pgettext_lazy("durak variant", "Transfer")),
-    ],
-    "deck_size": [
-        (24, _("24 cards (9 to ace)")),
-        (36, _("36 cards (6 to ace)")),
-        (52, _("52 cards (2 to ace)")),
-    ],
-    "throw_in_by": [
-        ("all", _("Everyone")),
-        ("neighbours", _("The defender's two neighbours")),
-    ],
-    "next_game_first": [
-        ("from_under_fool", _("The fool's left neighbour (from under the fool)")),
-        ("onto_fool", _("The fool's right neighbour (onto the fool)")),
-        ("winner", _("The first player out")),
-    ],
-}
-# Checked against the engine's own lists in the tests: a new value there shows up here.
-ENGINE_CHOICES: dict[str, tuple[Any, ...]] = {
-    "variant": VARIANTS,
-    "deck_size": DECK_SIZES,
-    "throw_in_by": THROW_IN_BY,
-    "next_game_first": NEXT_GAME_FIRST,
-}
-
-_LABELS: dict[str, tuple[Promise, Promise | None]] = {
-    "variant": (_("Variant"), None),
-    "deck_size": (_("Deck"), None),
-    "hand_size": (_("Hand size"), _("Cards dealt to each player.")),
-    "bout_limit": (_("Cards per bout"), _("At most this many attack cards in one bout.")),
-    "first_bout_limit": (
-        _("Cards in the first bout"),
-        _("The cap until the first successful defence of the game."),
-    ),
-    "unlimited_after_stock": (_("No bout limit once the stock is empty"), None),
-    "throw_in_by": (_("Who throws in"), None),
-    "transfer_first_bout": (_("Transfer in the first bout"), None),
-    "transfer_two_players": (_("Transfer when only two players are left"), None),
-    "transfer_over_trump": (_("Transfer while a trump lies on the table"), None),
-    "transfer_to_go_out": (_("Transfer with the last card to go out"), None),
-    "trump_show": (
-        _("Transfer by showing a trump"),
-        _("Once per game; the trump stays in hand."),
-    ),
-    "draw": (_("A draw is possible"), _("Off: the last defender is the fool.")),
-    "pogony_min_cards": (
-        _("Cards for pogony"),
-        _("The winner's last cards of the pogony rank: at least this many (1 to 4)."),
-    ),
-    "redeal_five_of_suit": (_("Redeal for five cards of a suit"), None),
-    "next_game_first": (_("Who attacks first in the next game"), None),
-}
-
-
-def rule_options() -> list[dataclasses.Field[Any]]:
-    """The engine's options that an organiser sets for the whole event."""
-    return [f for f in dataclasses.fields(Rules) if f.name not in PER_TABLE_OPTIONS]
-
-
-def _rule_field(option: dataclasses.Field[Any]) -> forms.Field:
-    label, help_text = _LABELS.get(option.name, (option.name.replace("_", " ").capitalize(), None))
-    default: Any = option.default
-    common: dict[str, Any] = {"label": label, "initial": default, "help_text": help_text or ""}
-    if isinstance(default, bool):
-        return forms.BooleanField(required=False, **common)
-    if option.name in _CHOICES:
-        kind: Callable[[Any], Any] = type(default)
-        return forms.TypedChoiceField(
-            choices=_CHOICES[option.name], coerce=kind, required=False, empty_value=None, **common
-        )
-    if isinstance(default, int):
-        return forms.IntegerField(required=False, widget=_number_input("5em"), **common)
-    return forms.CharField(required=False, **common)
-
-
-class RulesForm(forms.Form):
-    """The engine's options (``rules.md``), one field each, with the engine's defaults.
-
-    Only the values that differ from the defaults go into the plan's ``rules``: a default left
-    alone is not stored, so an event follows the engine's defaults.
-    """
-
-    prefix = "rules"
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for option in rule_options():
-            self.fields[option.name] = _rule_field(option)
-
-    def fieldsets(self) -> list[tuple[Promise, dict[str, Any]]]:
-        laid_out = {name for line in RULES_LAYOUT for name in line}
-        # An option the engine gains later gets a line of its own until it is laid out here.
-        rest = [
-            (f.name,)
-            for f in rule_options()
-            if f.name not in laid_out and f.name not in TRANSFER_OPTIONS
-        ]
-        return [
-            (_("Rules"), {"fields": [*RULES_LAYOUT, *rest]}),
-            (
-                _("Transfer options"),
-                {"fields": TRANSFER_LAYOUT, "classes": ["transfer-only"]},
-            ),
-        ]
-
-    def rules(self) -> dict[str, Any]:
-        """The options that differ from the engine's defaults."""
-        out: dict[str, Any] = {}
-        for option in rule_options():
-            value = self.cleaned_data.get(option.name)
-            if value is not None and value != option.default:
-                out[option.name] = value
-        return out
-
-
-# --- the stages ---------------------------------------------------------------------------------
-
-FORMAT_CHOICES = [
-    ("", "---------"),
-    (Stage.Format.SWISS.value, _("Swiss")),
-    (Stage.Format.ROUND_ROBIN.value, _("Round robin")),
-    (Stage.Format.KNOCKOUT.value, _("Knockout")),
-]
-SERIES_CHOICES = [
-    (Stage.SeriesFormat.SINGLE.value, _("Single game")),
-    (Stage.SeriesFormat.BEST_OF.value, _("Best of N")),
-    (Stage.SeriesFormat.FIRST_TO.value, _("First to N points")),
-    (Stage.SeriesFormat.LONG.value, _("Long durak")),
-]
-ADVANCE_NONE, ADVANCE_TOP, ADVANCE_PER_TABLE = "none", "top", "per_table"
-ADVANCE_CHOICES = [
-    (ADVANCE_NONE, _("None (last stage)")),
-    (ADVANCE_TOP, _("Top N overall")),
-    (ADVANCE_PER_TABLE, _("Top K per table or group")),
-]
-TIE_BREAK_LABELS: dict[str, Promise] = {
-    "points": _("Points"),
-    "first_places": _("First places"),
-    "buchholz": _("Buchholz"),
-    "fewest_fools": _("Fewest fools"),
-    "head_to_head": _("Head-to-head"),
-}
-# Which count each format needs (the others are ignored for it, and hidden by the page's script).
-FORMAT_COUNT = {
-    Stage.Format.SWISS.value: "rounds",
-    Stage.Format.ROUND_ROBIN.value: "groups",
-    Stage.Format.KNOCKOUT.value: "advance_per_table",
-}
-COUNTED_SERIES = (Stage.SeriesFormat.BEST_OF.value, Stage.SeriesFormat.FIRST_TO.value)
-
-
-class StageForm(forms.Form):
-    """One stage as a row: the fields a stage spec has (``plan_schema.StageSpecSerializer``)."""
-
-    format = forms.ChoiceField(label=_("Format"), choices=FORMAT_CHOICES)
-    name = forms.CharField(
-        label=_("Name"), required=False, widget=forms.TextInput(attrs={"size": 14})
-    )
-    table_size = forms.TypedChoiceField(
-        label=_("Seats"),
-        coerce=int,
-        initial=4,
-        choices=[(n, str(n)) for n in range(2, 7)],
-        help_text=_("Seats per table (a team table: twice the team size)."),
-    )
-    rounds = forms.IntegerField(
-        label=_("Rounds"),
-        required=False,
-        widget=_number_input("4.5em"),
-        help_text=_("Swiss: the number of rounds."),
-    )
-    groups = forms.IntegerField(
-        label=_("Groups"),
-        required=False,
-        widget=_number_input("4.5em"),
-        help_text=_("Round robin: the number of groups."),
-    )
-    advance_per_table = forms.IntegerField(
-        label=_("Go on per table"),
-        required=False,
-        widget=_number_input("4.5em"),
-        help_text=_("Knockout: how many of each table go on to the next table."),
-    )
-    series_format = forms.ChoiceField(
-        label=_("Series"), choices=SERIES_CHOICES, initial=Stage.SeriesFormat.SINGLE.value
-    )
-    series_target = forms.IntegerField(
-        label=_("N"),
-        required=False,
-        initial=1,
-        widget=_number_input("4.5em"),
-        help_text=_("Best of N games, or first to N points."),
-    )
-    advance_rule = forms.ChoiceField(
-        label=_("Advance"), choices=ADVANCE_CHOICES, initial=ADVANCE_NONE
-    )
-    advance_count = forms.IntegerField(
-        label=_("How many"),
-        required=False,
-        widget=_number_input("5em"),
-        help_text=_("N overall, or K per table or group."),
-    )
-    tiebreaks = forms.MultipleChoiceField(
-        label=_("Tie-breaks"),
-        required=False,
-        choices=[(name, TIE_BREAK_LABELS.get(name, name)) for name in TIE_BREAKS],
-        widget=forms.CheckboxSelectMultiple,
-        help_text=_(
-            "Ties are broken in this order (Buchholz: the opponents' points); "
-            "none ticked: all of them."
-        ),
-    )
-    points = forms.CharField(
-        label=_("Points by place"),
-        required=False,
-        widget=forms.TextInput(attrs={"size": 12, "placeholder": "3, 2, 1, 0"}),
-        help_text=_(
-            "Points for the first out, the second, …, the fool; another table size after a "
-            "semicolon (3, 2, 1, 0; 2, 1, 0). Empty: places count k−1, …, 0."
-        ),
-    )
-
-    # A stage row's two lines: the stage's shape, then its scoring and who advances.
-    LINES = (
-        (
-            "format",
-            "name",
-            "table_size",
-            "rounds",
-            "groups",
-            "advance_per_table",
-            "series_format",
-            "series_target",
-        ),
-        ("advance_rule", "advance_count", "points", "tiebreaks"),
-    )
-    COLUMNS = tuple(name for line in LINES for name in line)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("label_suffix", "")
-        super().__init__(*args, **kwargs)
-
-    def clean_points(self) -> dict[str, list[int | str]]:
-        text: str = self.cleaned_data.get("points") or ""
-        tables: dict[str, list[int | str]] = {}
-        for chunk in text.split(";"):
-            values = [v for v in re.split(r"[\s,]+", chunk) if v]
-            if not values:
-                continue
-            size = str(len(values))
-            if size in tables:
-                raise forms.ValidationError(
-                    gettext("Two lists of %(size)s values: one per table size."),
-                    params={"size": size},
-                )
-            tables[size] = [int(v) if v.isascii() and v.isdigit() else v for v in values]
-        return tables
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        rule = data.get("advance_rule")
-        if rule in (ADVANCE_TOP, ADVANCE_PER_TABLE) and data.get("advance_count") is None:
-            self.add_error("advance_count", gettext("Say how many advance."))
-        return data
-
-    def spec(self) -> dict[str, Any]:
-        """The stage spec of this row (``plan_schema``'s shape); fields another format or series
-        uses are left out."""
-        data = self.cleaned_data
-        fmt = data["format"]
-        spec: dict[str, Any] = {
-            "name": data["name"],
-            "format": fmt,
-            "table_size": data["table_size"],
-        }
-        count = FORMAT_COUNT.get(fmt)
-        if count is not None:
-            spec[count] = data[count]
-        series: dict[str, Any] = {"format": data["series_format"]}
-        if data["series_format"] in COUNTED_SERIES and data["series_target"] is not None:
-            series["target"] = data["series_target"]
-        spec["series"] = series
-        rule = data["advance_rule"]
-        if rule in (ADVANCE_TOP, ADVANCE_PER_TABLE):
-            spec["advance"] = {rule: data["advance_count"]}
-        if data["points"]:
-            spec["scoring"] = {"tables": data["points"]}
-        spec["tiebreaks"] = list(data["tiebreaks"])
-        return spec
-
-
-class BaseStageFormSet(BaseFormSet[StageForm]):
-    def filled_forms(self) -> list[StageForm]:
-        """The rows that make stages, in order: not deleted, not left blank."""
-        return [
-            form
-            for form in self.forms
-            if form.has_changed() and not getattr(form, "cleaned_data", {}).get("DELETE")
-        ]
-
-
-StageFormSet = formset_factory(
-    StageForm,
-    formset=BaseStageFormSet,
-    extra=4,
-    can_delete=True,
-    max_num=MAX_STAGES,
-    validate_max=True,
-    absolute_max=MAX_STAGES,
-)
 
 
 # --- the whole page: three forms, one plan ----------------------------------------------------

@@ -28,7 +28,8 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from tournaments import adapters
-from tournaments.console.forms import PlanForms, StageForm
+from tournaments.console.forms import PlanForms
+from tournaments.console.stage_forms import StageForm
 from tournaments.errors import ConfigurationError
 from tournaments.models import AuditEvent, Stage, Tournament
 from tournaments.pairing import (
