@@ -17,7 +17,9 @@ The console's cast (``tournaments.permissions``): ``superuser``, ``organiser`` a
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -36,7 +38,6 @@ from pytest_django import DjangoDbBlocker, Settings
 from durak_site import dbthreads
 from durak_site.celery import app
 from durak_site.processes import worker_command
-from durak_site.tasks import ping
 from games import services as game_services
 from games.models import Game
 from tests.builders import (
@@ -89,48 +90,47 @@ def run_database_url() -> str:
     return url._replace(path="/" + connection.settings_dict["NAME"]).geturl()
 
 
+@contextlib.contextmanager
+def worker_process(name: str, log_name: str, blocker: DjangoDbBlocker) -> Iterator[None]:
+    """A real Celery worker process called ``name`` (``worker@host``) on the test database and
+    this run's own queue, answering before this yields, stopped after; its output goes to
+    ``log_name`` in the project folder."""
+    with blocker.unblock():
+        env = subprocess_env(DATABASE_URL=run_database_url())
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    with open(ROOT / log_name, "w") as log:
+        worker = subprocess.Popen(
+            worker_command(sys.executable, queue=queue, name=name, solo=True, loglevel="warning"),
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not app.control.ping(destination=[name], timeout=1.0):
+                if worker.poll() is not None:
+                    raise RuntimeError(f"the worker {name} died: see {log.name}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the worker {name} did not answer: see {log.name}")
+            yield
+        finally:
+            worker.terminate()
+            try:
+                worker.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+
+
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
     """A real Celery worker process on the test database and this run's own queue."""
     if not REAL_STACK:
         pytest.skip("a real worker needs REDIS_URL and DATABASE_URL")
-    with django_db_blocker.unblock():
-        env = subprocess_env(DATABASE_URL=run_database_url())
-    queue = settings.CELERY_TASK_DEFAULT_QUEUE
     app.control.purge()
-    log = open(ROOT / ".pytest-worker.log", "w")  # noqa: SIM115 (closed at teardown)
-    worker = subprocess.Popen(
-        worker_command(
-            sys.executable,
-            queue=queue,
-            name=f"test-{os.getpid()}@%h",
-            solo=True,
-            loglevel="warning",
-        ),
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if worker.poll() is not None:
-                raise RuntimeError(f"the worker died: see {log.name}")
-            try:
-                ping.delay("ready").get(timeout=2)
-                break
-            except Exception:
-                if time.monotonic() > deadline:
-                    raise
+    name = f"test-{os.getpid()}@{socket.gethostname()}"
+    with worker_process(name, ".pytest-worker.log", django_db_blocker):
         yield
-    finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        log.close()
 
 
 @pytest.fixture(autouse=True)
@@ -154,6 +154,13 @@ def fast_password_hashing(settings: Settings) -> None:
 def eager_jobs() -> Iterator[None]:
     """Run jobs in-process for this test, whatever the configuration (a real worker is tested
     separately)."""
+    with jobs_in_process():
+        yield
+
+
+@contextlib.contextmanager
+def jobs_in_process() -> Iterator[None]:
+    """Jobs run in-process (Celery eager) inside this block, whatever the configuration."""
     saved = app.conf.task_always_eager
     app.conf.task_always_eager = True
     try:

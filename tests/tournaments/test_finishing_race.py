@@ -9,11 +9,8 @@ also meet on shared player rows and on the league's rank rows.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,10 +24,8 @@ from django.db.models import F
 from pytest_django import DjangoDbBlocker
 
 from durak_site import dbretry
-from durak_site.celery import app
-from durak_site.processes import worker_command
 from tests.builders import make_tournament
-from tests.conftest import ROOT, run_database_url, subprocess_env
+from tests.conftest import jobs_in_process, worker_process
 from tests.factories import PlayerFactory
 from tournaments import services
 from tournaments.models import (
@@ -205,53 +200,14 @@ def test_a_real_deadlock_is_retried_and_both_transactions_commit() -> None:
 def second_celery_worker(celery_worker: None, django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
     """A second worker process on the same queue and test database as ``celery_worker``: two
     processes take the end-of-tournament jobs at the same time, as in production."""
-    with django_db_blocker.unblock():
-        env = subprocess_env(DATABASE_URL=run_database_url())
     name = f"test2-{os.getpid()}@{socket.gethostname()}"
-    log = open(ROOT / ".pytest-worker-2.log", "w")  # noqa: SIM115 (closed at teardown)
-    worker = subprocess.Popen(
-        worker_command(
-            sys.executable,
-            queue=settings.CELERY_TASK_DEFAULT_QUEUE,
-            name=name,
-            solo=True,
-            loglevel="warning",
-        ),
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not app.control.ping(destination=[name], timeout=1.0):
-            if worker.poll() is not None:
-                raise RuntimeError(f"the second worker died: see {log.name}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the second worker did not answer: see {log.name}")
+    with worker_process(name, ".pytest-worker-2.log", django_db_blocker):
         yield
-    finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        log.close()
-
-
-@contextlib.contextmanager
-def eager() -> Iterator[None]:
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    try:
-        yield
-    finally:
-        app.conf.task_always_eager = saved
 
 
 def seated_table(tournament: Tournament) -> Table:
     """Start the tournament and pair its round in-process: one table, seated and dealt."""
-    with eager():
+    with jobs_in_process():
         services.tournament_start(tournament=tournament)
     round_ = Round.objects.get(stage__tournament=tournament)
     assert round_.status == Round.Status.PLAYING

@@ -45,12 +45,11 @@ from tournaments.plan_schema import (
     TournamentPlanSerializer,
     error_fields,
     error_message,
-    stage_fields,
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.prizes import Payment, compute_prizes
 from tournaments.services.audit import audit_record
-from tournaments.services.plans import tournament_create, validate_plan
+from tournaments.services.plans import plan_rows, tournament_create, validate_plan
 
 __all__ = ["PlanPreview", "plan_preview", "tournament_add_view"]
 
@@ -248,35 +247,13 @@ def plan_preview(plan: dict[str, Any], entries: int) -> PlanPreview:
 
 
 def _unsaved(plan: dict[str, Any]) -> tuple[Tournament, list[Stage]]:
-    """The plan's rows, validated by the plan's schema and not saved (``tournament_create``
-    builds the same ones)."""
+    """The plan's rows, validated by the plan's schema and not saved (the ones
+    ``tournament_create`` would store)."""
     data = {key: value for key, value in plan.items() if key != "league"}
     schema = TournamentPlanSerializer(data=data)
     if not schema.is_valid():
         raise ConfigurationError(error_message(schema.errors), fields=error_fields(schema.errors))
-    settings = schema.validated_data
-    tournament = Tournament(
-        name=settings["name"],
-        rules=settings["rules"],
-        team_size=settings["team_size"],
-        max_entries=settings["max_entries"],
-        check_in_required=settings["check_in_required"],
-        late_registration_rounds=settings["late_registration_rounds"],
-        currency=settings["currency"],
-        entry_fee=settings["entry_fee"],
-        rake_percent=settings["rake_percent"],
-        guarantee=settings["guarantee"],
-        reentry_fee=settings["reentry_fee"],
-        payout_structure=[str(p) for p in settings["payout_structure"]],
-        move_clock_seconds=settings["move_clock_seconds"],
-        is_public=settings["is_public"],
-        seed=settings["seed"] or settings["name"],
-    )
-    stages = [
-        Stage(order=order, **stage_fields(spec))
-        for order, spec in enumerate(settings["stages"], start=1)
-    ]
-    return tournament, stages
+    return plan_rows(schema.validated_data)
 
 
 def _sizes(sizes: Sequence[int], *, teams: bool) -> str:

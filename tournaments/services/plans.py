@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -158,10 +158,24 @@ def tournament_create(
     while Tournament.objects.filter(slug=slug).exists():
         n += 1
         slug = f"{base}-{n}"
+    tournament, built = plan_rows(settings, slug=slug, league=league, created_by=created_by)
+    validate_plan(tournament, built, settings["max_entries"])
+    tournament.save()
+    for stage in built:
+        stage.tournament = tournament
+    Stage.objects.bulk_create(built)
+    return tournament
+
+
+def plan_rows(
+    settings: Mapping[str, Any], *, slug: str = "", **fields: Any
+) -> tuple[Tournament, list[Stage]]:
+    """The unsaved tournament and stage rows of a plan that ``TournamentPlanSerializer``
+    validated (``fields``: the rows' other fields, e.g. ``league``, ``created_by``). The random
+    draw's seed defaults to the slug, else the name."""
     tournament = Tournament(
         name=settings["name"],
         slug=slug,
-        league=league,
         rules=settings["rules"],
         team_size=settings["team_size"],
         max_entries=settings["max_entries"],
@@ -175,19 +189,14 @@ def tournament_create(
         payout_structure=[str(p) for p in settings["payout_structure"]],
         move_clock_seconds=settings["move_clock_seconds"],
         is_public=settings["is_public"],
-        seed=settings["seed"] or slug,
-        created_by=created_by,
+        seed=settings["seed"] or slug or settings["name"],
+        **fields,
     )
-    built = [
+    stages = [
         Stage(order=order, **stage_fields(spec))
         for order, spec in enumerate(settings["stages"], start=1)
     ]
-    validate_plan(tournament, built, settings["max_entries"])
-    tournament.save()
-    for stage in built:
-        stage.tournament = tournament
-    Stage.objects.bulk_create(built)
-    return tournament
+    return tournament, stages
 
 
 # --- changing a tournament's settings --------------------------------------------------------
