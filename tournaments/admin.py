@@ -25,6 +25,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, path
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
@@ -50,7 +51,12 @@ from tournaments.console.admin_base import (
     managed_leagues,
 )
 from tournaments.console.plan import tournament_add_view
-from tournaments.console.registration import entry_register_view
+from tournaments.console.registration import (
+    entry_register_view,
+    open_for_registration,
+    registration_closed,
+    tournament_import_players_view,
+)
 from tournaments.models import AuditEvent, Entry, League, Round, Tournament
 from tournaments.permissions import (
     REFEREE,
@@ -78,6 +84,11 @@ from tournaments.services.plans import (
 OVER = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
 PLAYER_FIELDS = ("display_name", "club", "city", "user")
 SETTINGS = frozenset(name for names in EDITABLE_BY_STATUS.values() for name in names)
+
+# The console's own name instead of "Django administration".
+admin.site.site_header = _("Durak tournaments: the console")
+admin.site.site_title = _("Durak tournaments console")
+admin.site.index_title = _("Organisers and referees")
 
 
 # --- people and leagues ------------------------------------------------------------------------
@@ -340,6 +351,34 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
             raise PermissionDenied
         return tournament_add_view(self, request)
 
+    def get_urls(self) -> list[URLPattern]:
+        def import_players(request: HttpRequest, object_id: str) -> HttpResponse:
+            return tournament_import_players_view(self, request, object_id)
+
+        return [
+            path(
+                "<path:object_id>/import-players/",
+                self.admin_site.admin_view(import_players),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_import_players",
+            ),
+            *super().get_urls(),
+        ]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        # The "Import players from CSV" button, for an event its user manages that takes entries.
+        managed = open_for_registration(request.user)
+        tournament = managed.filter(pk=int(object_id)).first() if object_id.isdigit() else None
+        importable = tournament is not None and registration_closed(tournament) is None
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "can_import": importable}
+        )
+
     def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: Any) -> None:
         if not change:
             raise PermissionDenied  # created on the plan page (add_view)
@@ -371,6 +410,18 @@ class EntryAdmin(ConsoleAdmin[Entry]):
         self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         return entry_register_view(self, request)
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        # "Import players from CSV" for each event its user manages that takes entries (only
+        # the one the list is filtered by, if it is).
+        importable = open_for_registration(request.user).order_by("-created_at")
+        shown = request.GET.get("tournament__id__exact", "")
+        if shown.isdigit():
+            importable = importable.filter(pk=int(shown))
+        extra = {**(extra_context or {}), "import_tournaments": list(importable[:5])}
+        return super().changelist_view(request, extra)
 
 
 # --- the records of an event: view-only ---------------------------------------------------------

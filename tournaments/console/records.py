@@ -16,6 +16,7 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -32,6 +33,9 @@ def entry_names(ids: Iterable[int]) -> dict[int, str]:
     """Entries' names (player or team) by id."""
     rows = Entry.objects.filter(pk__in=set(ids)).select_related("player", "team")
     return {entry.pk: entry.name for entry in rows}
+
+
+SUMMARY_CHARS = 120  # the audit list's "what changed" column
 
 
 def _show(value: Any) -> str:
@@ -276,12 +280,14 @@ class AuditEventAdmin(ConsoleAdmin[AuditEvent]):
         keys = [*before, *(key for key in after if key not in before)]
         return [(key, _show(before.get(key)), _show(after.get(key))) for key in keys]
 
-    @admin.display(description=_("Change"))
+    @admin.display(description=_("What changed"))
     def change_summary(self, obj: AuditEvent) -> str:
-        return "; ".join(
+        """One line for the list (the whole before and after are on the record's page)."""
+        summary = "; ".join(
             f"{key}: {old} → {new}" if key else f"{old} → {new}"
             for key, old, new in self._rows(obj)
         )
+        return Truncator(summary).chars(SUMMARY_CHARS)
 
     @admin.display(description=_("Before and after"))
     def change_table(self, obj: AuditEvent) -> SafeString | str:

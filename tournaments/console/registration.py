@@ -1,28 +1,38 @@
-"""The console's "add entry" page: register a player for a tournament its user manages, through
-``services.entry_register`` (audited); a refusal (registration closed, the event full, the
-player already in) is shown on the form."""
+"""The console's registration pages: "add entry" registers a player for a tournament its user
+manages, through ``services.entry_register`` (audited); a refusal (registration closed, the
+event full, the player already in) is shown on the form. "Import players from CSV" (a
+tournament's page) reads a file (``console.csv_import``), previews what each line will do
+(nothing stored), and on confirmation creates the new players and registers every valid line in
+one transaction, or none if the service refuses one. The preview's rows travel to the
+confirmation signed (``django.core.signing``), not stored."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import AutocompleteSelect
+from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
+from tournaments.console import csv_import
 from tournaments.console.admin_base import form_error, managed_tournaments
 from tournaments.models import AuditEvent, Entry, Player, Tournament
 from tournaments.permissions import can_manage
 from tournaments.services.audit import audit_record
-from tournaments.services.registration import entry_register
+from tournaments.services.people import player_create
+from tournaments.services.registration import entry_register, validate_registration_open
 
 TEMPLATE = "admin/tournaments/entry/register.html"
 
@@ -31,7 +41,7 @@ def open_for_registration(user: Any) -> QuerySet[Tournament]:
     """The tournaments ``user`` manages that take entries now (or may, during the first rounds
     of late registration: the service has the last word)."""
     return managed_tournaments(user).filter(
-        Q(status=Tournament.Status.REGISTRATION)
+        Q(status=Tournament.Status.REGISTRATION, registration_closed_at__isnull=True)
         | Q(status=Tournament.Status.RUNNING, late_registration_rounds__gt=0)
     )
 
@@ -106,3 +116,222 @@ def entry_register_view(model_admin: admin.ModelAdmin[Entry], request: HttpReque
     }
     request.current_app = site.name
     return TemplateResponse(request, TEMPLATE, context)
+
+
+# --- importing players from a CSV file -----------------------------------------------------------
+
+IMPORT_TEMPLATE = "admin/tournaments/tournament/import_players.html"
+IMPORT_SALT = "tournaments.console.import-players"
+IMPORT_MAX_AGE = 60 * 60  # seconds between the preview and the confirmation
+IMPORT_REASON = "CSV import"
+
+
+class PlayersFileForm(forms.Form):
+    file = forms.FileField(
+        label=_("CSV file"),
+        help_text=_(
+            "A header row, then a line per player: name (or имя, игрок), and optionally club "
+            "(клуб) and rating (рейтинг, 0–3000, 1500 being average). UTF-8 or Windows-1251, "
+            "separated by commas or semicolons; at most 2000 lines and 1 MiB."
+        ),
+    )
+    paid = forms.BooleanField(label=_("Entry fees paid"), required=False, initial=True)
+
+
+@dataclass(frozen=True)
+class PlannedRow:
+    """A line of the file and what confirming will do with it."""
+
+    row: csv_import.Row
+    player: Player | None  # the existing player it names (display name and club), if any
+    registered: bool  # that player is in the tournament already: skipped
+
+    @property
+    def outcome(self) -> str:
+        if not self.row.valid:
+            return gettext("Skipped: an error")
+        if self.registered:
+            return gettext("Skipped: already registered")
+        if self.player is not None:
+            if self.row.rating is not None:
+                return gettext("Existing player (its rating is kept, the file's is not used)")
+            return gettext("Existing player")
+        return gettext("New player")
+
+    @property
+    def to_register(self) -> bool:
+        return self.row.valid and not self.registered
+
+
+def plan_rows(tournament: Tournament, rows: Sequence[csv_import.Row]) -> list[PlannedRow]:
+    """Match each row to an existing player by exact display name and club (the oldest, if the
+    same name and club are there twice), and see whether it is registered already."""
+    names = {row.name for row in rows if row.name}
+    existing: dict[tuple[str, str], Player] = {}
+    for player in Player.objects.filter(display_name__in=names).order_by("pk"):
+        existing.setdefault((player.display_name, player.club), player)
+    registered = set(
+        Entry.objects.filter(tournament=tournament, player__in=list(existing.values())).values_list(
+            "player_id", flat=True
+        )
+    )
+    planned = []
+    for row in rows:
+        match = existing.get((row.name, row.club))
+        planned.append(PlannedRow(row, match, match is not None and match.pk in registered))
+    return planned
+
+
+class ImportRefused(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+@transaction.atomic
+def import_players(
+    *, tournament: Tournament, rows: Sequence[csv_import.Row], paid: bool, actor: Any
+) -> int:
+    """Register the rows' players (creating the new ones, with their rating) in one
+    transaction, one audit row per entry; the number registered. A refusal of the service
+    (the event full, registration closed meanwhile) raises :class:`ImportRefused` with its line,
+    and nothing is stored."""
+    count = 0
+    for planned in plan_rows(tournament, rows):
+        if not planned.to_register:
+            continue
+        row = planned.row
+        try:
+            player = planned.player
+            if player is None:
+                player = player_create(display_name=row.name, club=row.club, rating=row.rating)
+            entry = entry_register(tournament=tournament, player=player, paid=paid)
+        except ServiceError as exc:
+            raise ImportRefused(row.line, exc.message) from exc
+        audit_record(
+            actor=actor,
+            action=AuditEvent.Action.ENTRY_REGISTER,
+            tournament=tournament,
+            target=entry,
+            reason=IMPORT_REASON,
+            after={
+                "status": entry.status,
+                "paid": entry.paid,
+                "line": row.line,
+                "new_player": planned.player is None,
+            },
+        )
+        count += 1
+    return count
+
+
+def sign_rows(tournament: Tournament, rows: Sequence[csv_import.Row], paid: bool) -> str:
+    payload = {
+        "tournament": tournament.pk,
+        "paid": paid,
+        "rows": [[r.line, r.name, r.club, r.rating] for r in rows],
+    }
+    return signing.dumps(payload, salt=IMPORT_SALT, compress=True)
+
+
+def unsign_rows(tournament: Tournament, token: str) -> tuple[list[csv_import.Row], bool]:
+    """The rows and the "paid" choice :func:`sign_rows` signed for ``tournament``; raises
+    ``signing.BadSignature`` (or ``SignatureExpired``) if the data was changed or is stale."""
+    payload = signing.loads(token, salt=IMPORT_SALT, max_age=IMPORT_MAX_AGE)
+    if payload.get("tournament") != tournament.pk:
+        raise signing.BadSignature("signed for another tournament")
+    rows = [
+        csv_import.Row(int(line), str(name), str(club), None if rating is None else float(rating))
+        for line, name, club, rating in payload["rows"]
+    ]
+    return rows, bool(payload["paid"])
+
+
+def tournament_import_players_view(
+    model_admin: admin.ModelAdmin[Tournament], request: HttpRequest, object_id: str
+) -> HttpResponse:
+    """GET: the upload form; POST a file: the preview (nothing stored); POST ``rows`` (the
+    preview's signed rows): register them all, or none, then the tournament's entries."""
+    tournament = model_admin.get_object(request, object_id)  # outside the user's scope: 404
+    if tournament is None:
+        raise Http404
+    if not can_manage(request.user, tournament):
+        raise PermissionDenied
+    context: dict[str, Any] = {"tournament": tournament, "form": None, "planned": None}
+    status = 200
+    closed = registration_closed(tournament)
+    if closed:
+        context["refusal"], status = closed, 409
+    elif request.method == "POST" and "rows" in request.POST:
+        try:
+            rows, paid = unsign_rows(tournament, request.POST["rows"])
+        except (signing.BadSignature, KeyError, TypeError, ValueError):
+            context["refusal"] = gettext(
+                "The import data was changed or is out of date: upload the file again."
+            )
+            context["form"], status = PlayersFileForm(), 400
+        else:
+            try:
+                count = import_players(
+                    tournament=tournament, rows=rows, paid=paid, actor=request.user
+                )
+            except ImportRefused as exc:
+                context["refusal"] = gettext(
+                    "Line %(line)d was refused: %(message)s. Nothing was registered."
+                ) % {"line": exc.line, "message": exc.message}
+                context["form"], status = PlayersFileForm(), 409
+            else:
+                model_admin.message_user(
+                    request,
+                    ngettext("%(count)d player registered", "%(count)d players registered", count)
+                    % {"count": count},
+                    messages.SUCCESS,
+                )
+                changelist = reverse(f"{model_admin.admin_site.name}:tournaments_entry_changelist")
+                return HttpResponseRedirect(f"{changelist}?tournament__id__exact={tournament.pk}")
+    elif request.method == "POST":
+        form = PlayersFileForm(request.POST, request.FILES)
+        context["form"] = form
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            if upload.size > csv_import.MAX_BYTES:  # refused before it is read
+                parsed = csv_import.too_big()
+            else:
+                parsed = csv_import.parse_players_csv(upload.read())
+            context["file_errors"] = parsed.errors
+            if not parsed.errors:
+                planned = plan_rows(tournament, parsed.rows)
+                context["planned"] = planned
+                context["to_register"] = sum(p.to_register for p in planned)
+                context["signed_rows"] = sign_rows(
+                    tournament, parsed.valid_rows, form.cleaned_data["paid"]
+                )
+    else:
+        context["form"] = PlayersFileForm()
+    opts = model_admin.model._meta
+    site = model_admin.admin_site
+    context.update(
+        {
+            **site.each_context(request),
+            "title": _("Import players from CSV"),
+            "subtitle": str(tournament),
+            "opts": opts,
+            "app_label": opts.app_label,
+            "original": tournament,
+        }
+    )
+    request.current_app = site.name
+    return TemplateResponse(request, IMPORT_TEMPLATE, context, status=status)
+
+
+def registration_closed(tournament: Tournament) -> str | None:
+    """Why ``tournament`` takes no players from a file now (None: it does)."""
+    if tournament.is_team_event:
+        return gettext("This is a team event: its entries are teams, not players from a file.")
+    try:
+        validate_registration_open(tournament)
+    except ServiceError:
+        return gettext(
+            "Registration for this tournament is not open, so no players can be imported."
+        )
+    return None

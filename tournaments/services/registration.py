@@ -57,6 +57,12 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
     )
 
 
+def validate_registration_open(tournament: Tournament) -> None:
+    """Refuse (``RegistrationError``) unless ``tournament`` takes entries now: in registration
+    and not closed, or running within its late registration rounds."""
+    _registration_open(tournament)
+
+
 def _registration_open(tournament: Tournament) -> None:
     if tournament.status == Tournament.Status.REGISTRATION:
         if tournament.registration_closed_at is None:
