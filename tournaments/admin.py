@@ -50,6 +50,7 @@ from tournaments.console.admin_base import (
     form_error,
     managed_leagues,
 )
+from tournaments.console.live import live_tables_view
 from tournaments.console.plan import tournament_add_view
 from tournaments.console.registration import (
     entry_register_view,
@@ -355,7 +356,15 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         def import_players(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_import_players_view(self, request, object_id)
 
+        def live_tables(request: HttpRequest) -> HttpResponse:
+            return live_tables_view(self, request)
+
         return [
+            path(
+                "live-tables/",
+                self.admin_site.admin_view(live_tables),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_live_tables",
+            ),
             path(
                 "<path:object_id>/import-players/",
                 self.admin_site.admin_view(import_players),

@@ -1,0 +1,193 @@
+"""The console's "live tables" page: every table in play at the running events its user
+referees, with whose move it is, the clock, the last move and the flags a referee acts on
+(paused, stalled, disputed). A row links to the table's live page, where the referee panel
+pauses, resumes, adjudicates or voids the game.
+
+:func:`live_tables` assembles the rows in a fixed number of queries, however many tables are
+in play: the games with their last move's and last ruling's times as subqueries, and the seats
+prefetched. Whose move it is comes from the engine's state (only the acting seat: no card ever
+leaves it here)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, Prefetch, Subquery
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from games.engine.bots import acting_seat
+from games.engine.state import GameState
+from games.models import Game, GameAction, RefereeEvent
+from tournaments.models import Round, Seat, Table, Tournament
+from tournaments.permissions import is_console_user, tournaments_for
+
+TEMPLATE = "admin/tournaments/tournament/live_tables.html"
+#: Without a move clock, a game with no move for this long is stalled.
+STALL_WITHOUT_CLOCK = dt.timedelta(minutes=5)
+#: A game with a referee's ruling (pause, resume, adjudication, void) this recent is disputed.
+DISPUTE_WINDOW = dt.timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class LiveTableRow:
+    """A table in play and its current game, as the page shows it."""
+
+    tournament: Tournament
+    round_number: int
+    table_id: int
+    table_number: int
+    players: list[str]  # the seated players' names, by seat
+    game_number: int
+    game_status: str  # the game status's label (in play, paused)
+    to_move: str | None  # the name of the player whose move it is
+    deadline: dt.datetime | None
+    seconds_left: int | None  # None: no clock running; negative: overdue
+    last_action_at: dt.datetime | None
+    paused: bool
+    stalled: bool
+    disputed: bool
+
+    @property
+    def flagged(self) -> bool:
+        return self.paused or self.stalled or self.disputed
+
+    @property
+    def overdue(self) -> bool:
+        return self.seconds_left is not None and self.seconds_left < 0
+
+
+def live_games(user: Any, tournament: Tournament | None = None) -> Any:
+    """The current games (in play or paused) of the playing tables of the playing rounds of the
+    running events ``user`` referees (or of ``tournament`` only, if it is one of them)."""
+    scope = tournaments_for(user).filter(status=Tournament.Status.RUNNING)
+    if tournament is not None:
+        scope = scope.filter(pk=tournament.pk)
+    current = Game.objects.filter(table=OuterRef("table")).order_by("-number", "-pk")
+    last_action = GameAction.objects.filter(game=OuterRef("pk")).order_by("-seq")
+    last_ruling = RefereeEvent.objects.filter(game=OuterRef("pk")).order_by("-created_at")
+    seats = Seat.objects.select_related("player").order_by("position")
+    return (
+        Game.objects.filter(
+            table__status=Table.Status.PLAYING,
+            table__round__status=Round.Status.PLAYING,
+            table__round__stage__tournament__in=scope,
+            status__in=[Game.Status.ACTIVE, Game.Status.PAUSED],
+            pk=Subquery(current.values("pk")[:1]),
+        )
+        .annotate(
+            last_action_at=Subquery(last_action.values("created_at")[:1]),
+            last_ruling_at=Subquery(last_ruling.values("created_at")[:1]),
+        )
+        .select_related("table__round__stage__tournament")
+        .prefetch_related(Prefetch("table__seats", queryset=seats))
+        .order_by()
+    )
+
+
+def live_tables(
+    user: Any,
+    *,
+    tournament: Tournament | None = None,
+    flagged_only: bool = False,
+    now: dt.datetime | None = None,
+) -> list[LiveTableRow]:
+    """The rows of the page: flagged first, then by tournament, round and table."""
+    now = now or timezone.now()
+    rows = []
+    for game in live_games(user, tournament):
+        table = game.table
+        assert table is not None  # the query asks for a table
+        seated = list(table.seats.all())
+        names = {seat.player_id: seat.player.display_name for seat in seated}
+        seat = acting_seat(GameState.from_dict(game.state))
+        player_id = game.players[seat] if seat is not None and seat < len(game.players) else None
+        paused = game.status == Game.Status.PAUSED
+        last_move = game.last_action_at or game.created_at
+        patience = (
+            dt.timedelta(seconds=game.clock_seconds) if game.clock_seconds else STALL_WITHOUT_CLOCK
+        )
+        left = None
+        if game.deadline is not None and not paused:
+            left = int((game.deadline - now).total_seconds())
+        row = LiveTableRow(
+            tournament=table.round.stage.tournament,
+            round_number=table.round.number,
+            table_id=table.pk,
+            table_number=table.number,
+            players=[seat.player.display_name for seat in seated],
+            game_number=game.number,
+            game_status=game.get_status_display(),
+            to_move=names.get(player_id) if player_id is not None else None,
+            deadline=game.deadline,
+            seconds_left=left,
+            last_action_at=game.last_action_at,
+            paused=paused,
+            stalled=not paused and now - last_move > patience,
+            disputed=game.last_ruling_at is not None and now - game.last_ruling_at < DISPUTE_WINDOW,
+        )
+        if row.flagged or not flagged_only:
+            rows.append(row)
+    rows.sort(
+        key=lambda r: (
+            not r.flagged,
+            r.tournament.name,
+            r.tournament.pk,
+            r.round_number,
+            r.table_number,
+        )
+    )
+    return rows
+
+
+class LiveTablesFilter(forms.Form):
+    tournament = forms.ModelChoiceField(
+        queryset=Tournament.objects.none(),
+        label=_("Tournament"),
+        required=False,
+        empty_label=_("All tournaments"),
+    )
+    flagged = forms.BooleanField(label=_("Only flagged tables"), required=False)
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["tournament"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = tournaments_for(user).filter(status=Tournament.Status.RUNNING)
+
+
+def live_tables_view(
+    model_admin: admin.ModelAdmin[Tournament], request: HttpRequest
+) -> HttpResponse:
+    """GET: the tables in play, filtered by the query string (a tournament, only flagged)."""
+    if not is_console_user(request.user) or not model_admin.has_view_permission(request):
+        raise PermissionDenied
+    form = LiveTablesFilter(request.GET or None, user=request.user)
+    tournament, flagged_only = None, False
+    if form.is_bound and form.is_valid():
+        tournament = form.cleaned_data["tournament"]
+        flagged_only = form.cleaned_data["flagged"]
+    rows = live_tables(request.user, tournament=tournament, flagged_only=flagged_only)
+    site = model_admin.admin_site
+    opts = model_admin.model._meta
+    context = {
+        **site.each_context(request),
+        "title": gettext("Live tables"),
+        "subtitle": None,
+        "form": form,
+        "rows": rows,
+        "stall_minutes": int(STALL_WITHOUT_CLOCK.total_seconds() // 60),
+        "dispute_minutes": int(DISPUTE_WINDOW.total_seconds() // 60),
+        "opts": opts,
+        "app_label": opts.app_label,
+    }
+    request.current_app = site.name
+    return TemplateResponse(request, TEMPLATE, context)
