@@ -7,7 +7,8 @@ from fractions import Fraction
 import pytest
 from django.contrib.auth.models import User
 
-from tests.builders import make_tournament
+from games import services as game_services
+from tests.builders import make_tournament, start_live_table
 from tests.factories import PlayerFactory
 from tournaments import selectors, services
 from tournaments.errors import ResultError, StateError
@@ -116,3 +117,21 @@ def test_a_drawn_team_table_is_scored_and_rated(db: None) -> None:
     assert len({round(mu[p], 9) for p in drawn_players}) == 1
     points = {row.entry: row.points for row in selectors.stage_standings(round_.stage)}
     assert points[str(a)] == points[str(b)] == Fraction(1, 2)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_adjudicated_game_makes_the_table_result_the_referees(
+    eager_jobs: None, referee: User
+) -> None:
+    # given a live two-player table whose only game a referee adjudicates
+    live = start_live_table()
+    game_services.game_adjudicate(
+        game_id=live.game.pk, places=[1, 0], fool=0, reason="игрок ушёл", referee=referee
+    )
+    # then the table's result says so: the referee's source, the ruling's reason, who ruled
+    result = TableResult.objects.get(table=live.table)
+    assert result.source == TableResult.Source.REFEREE
+    assert result.entered_by == referee
+    assert result.reason == f"game {live.game.pk} adjudicated: игрок ушёл"
+    seat_entry = dict(live.table.seats.values_list("player_id", "entry_id"))
+    assert result.places == [seat_entry[live.game.players[1]], seat_entry[live.game.players[0]]]

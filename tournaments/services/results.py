@@ -12,7 +12,7 @@ from durak_site.jobs import enqueue_on_commit
 from games import engine
 from games.engine import GameState
 from games.engine.series import Series
-from games.models import Game
+from games.models import Game, RefereeEvent
 from tournaments import selectors
 from tournaments.errors import (
     ResultError,
@@ -217,6 +217,19 @@ def _record_table_result(table: Table, series: Series, game_ids: list[int]) -> N
         for p, index in zip(result.pogony, result.hanging_games, strict=True)
     ]
     all_bots = all(seat.player.is_bot for seat in seats.values())
+    source = TableResult.Source.BOT if all_bots else TableResult.Source.LIVE
+    reason, entered_by = "", None
+    # A game a referee adjudicated makes the table's result the referee's: its source, the
+    # rulings' reasons and who ruled (the last of them).
+    rulings = list(
+        RefereeEvent.objects.filter(game_id__in=game_ids, kind=RefereeEvent.Kind.ADJUDICATE)
+        .select_related("referee")
+        .order_by("id")
+    )
+    if rulings:
+        source = TableResult.Source.REFEREE
+        reason = "; ".join(f"game {r.game_id} adjudicated: {r.reason}" for r in rulings)
+        entered_by = rulings[-1].referee
     table_record_result(
         table=table,
         places=places,
@@ -226,5 +239,7 @@ def _record_table_result(table: Table, series: Series, game_ids: list[int]) -> N
         games=[
             {"game": gid, **g.to_json()} for gid, g in zip(game_ids, result.games, strict=False)
         ],
-        source=TableResult.Source.BOT if all_bots else TableResult.Source.LIVE,
+        source=source,
+        reason=reason,
+        entered_by=entered_by,
     )
