@@ -79,7 +79,9 @@ def choose(offer: dict[str, Any]) -> tuple[str, ...] | None:
 
 def click(page: Page, move: tuple[str, ...]) -> None:
     if move[0] == "defend":
-        page.click(f'#table .card[data-card="{move[1]}"]')
+        # The card's top-left corner, as a person clicks it: its middle may lie under a
+        # defence card of the table's layout, which Playwright refuses to click through.
+        page.click(f'#table .card[data-card="{move[1]}"]', position={"x": 8, "y": 8})
         page.click(f'#hand .card[data-card="{move[2]}"]')
     elif move[0] == "card":
         page.click(f'#hand .card[data-card="{move[1]}"]')
