@@ -48,7 +48,6 @@ from tournaments.console.admin_base import (
     adopt,
     all_fields,
     form_error,
-    managed_leagues,
 )
 from tournaments.console.live import live_tables_view
 from tournaments.console.plan import tournament_add_view
@@ -65,6 +64,7 @@ from tournaments.permissions import (
     can_manage_league,
     is_organiser,
     leagues_for,
+    managed_leagues,
     tournaments_for,
 )
 from tournaments.services.leagues import (

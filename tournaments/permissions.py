@@ -106,3 +106,25 @@ def can_manage_league(user: Any, league: League) -> bool:
     if user is None or not user.is_authenticated:
         return False
     return bool(user.is_superuser) or (is_organiser(user) and league.created_by_id == user.pk)
+
+
+def managed_tournaments(user: Any) -> QuerySet[Tournament]:
+    """The tournaments ``user`` may manage (:func:`can_manage` as a queryset)."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return Tournament.objects.none()
+    if user.is_superuser:
+        return Tournament.objects.all()
+    if is_organiser(user):
+        return Tournament.objects.filter(created_by=user)
+    return Tournament.objects.none()
+
+
+def managed_leagues(user: Any) -> QuerySet[League]:
+    """The leagues ``user`` may manage (:func:`can_manage_league` as a queryset)."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return League.objects.none()
+    if user.is_superuser:
+        return League.objects.all()
+    if is_organiser(user):
+        return League.objects.filter(created_by=user)
+    return League.objects.none()

@@ -30,7 +30,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
-from tournaments.models import League, Tournament
+from tournaments.models import Tournament
 from tournaments.permissions import (
     can_view,
     is_console_user,
@@ -42,25 +42,6 @@ from tournaments.permissions import (
 _M = TypeVar("_M", bound=Model)
 _C = TypeVar("_C", bound=Model)
 _P = TypeVar("_P", bound=Model)
-
-
-def managed_tournaments(user: Any) -> QuerySet[Tournament]:
-    """The tournaments ``user`` may manage (``permissions.can_manage`` as a queryset)."""
-    scope = tournaments_for(user)
-    if getattr(user, "is_superuser", False):
-        return scope
-    if is_organiser(user):
-        return scope.filter(created_by=user)
-    return scope.none()
-
-
-def managed_leagues(user: Any) -> QuerySet[League]:
-    """The leagues ``user`` may manage (``permissions.can_manage_league`` as a queryset)."""
-    if getattr(user, "is_superuser", False):
-        return League.objects.all()
-    if is_organiser(user):
-        return League.objects.filter(created_by=user)
-    return League.objects.none()
 
 
 def all_fields(model: type[Model], *, but: Sequence[str] = ("id",)) -> list[str]:

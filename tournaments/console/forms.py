@@ -21,12 +21,12 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from rest_framework.settings import api_settings
 
-from tournaments.console.admin_base import managed_leagues
 from tournaments.console.rules_form import RulesForm
 from tournaments.console.stage_forms import BaseStageFormSet, StageForm, StageFormSet
 from tournaments.console.widgets import number_input
 from tournaments.errors import ConfigurationError
 from tournaments.models import League
+from tournaments.permissions import managed_leagues
 from tournaments.plan_schema import error_message
 from tournaments.scoring.prizes import ISO_4217_EXPONENTS
 

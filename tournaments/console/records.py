@@ -24,9 +24,15 @@ from games.admin import GameRecordAdmin, RefereeEventRecordAdmin
 from games.models import Game, RefereeEvent
 from tournaments import models
 from tournaments.console.admin_actions import request_pairing
-from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields, managed_leagues
+from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields
 from tournaments.models import AuditEvent, Entry, Round, Tournament
-from tournaments.permissions import can_manage_league, can_view, leagues_for, tournaments_for
+from tournaments.permissions import (
+    can_manage_league,
+    can_view,
+    leagues_for,
+    managed_leagues,
+    tournaments_for,
+)
 
 
 def entry_names(ids: Iterable[int]) -> dict[int, str]:

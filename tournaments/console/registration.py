@@ -27,12 +27,12 @@ from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
 from tournaments.console import csv_import
-from tournaments.console.admin_base import form_error, managed_tournaments
+from tournaments.console.admin_base import form_error
 from tournaments.models import AuditEvent, Entry, Player, Tournament
-from tournaments.permissions import can_manage
+from tournaments.permissions import can_manage, managed_tournaments
 from tournaments.services.audit import audit_record
 from tournaments.services.people import player_create
-from tournaments.services.registration import entry_register, validate_registration_open
+from tournaments.services.registration import entry_register, registration_check_open
 
 TEMPLATE = "admin/tournaments/entry/register.html"
 
@@ -329,7 +329,7 @@ def registration_closed(tournament: Tournament) -> str | None:
     if tournament.is_team_event:
         return gettext("This is a team event: its entries are teams, not players from a file.")
     try:
-        validate_registration_open(tournament)
+        registration_check_open(tournament)
     except ServiceError:
         return gettext(
             "Registration for this tournament is not open, so no players can be imported."

@@ -57,13 +57,9 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
     )
 
 
-def validate_registration_open(tournament: Tournament) -> None:
-    """Refuse (``RegistrationError``) unless ``tournament`` takes entries now: in registration
-    and not closed, or running within its late registration rounds."""
-    _registration_open(tournament)
-
-
-def _registration_open(tournament: Tournament) -> None:
+def registration_check_open(tournament: Tournament) -> None:
+    """Refuse (``RegistrationError``) unless ``tournament`` takes entries now: registration open
+    and not closed, or late registration during the first rounds."""
     if tournament.status == Tournament.Status.REGISTRATION:
         if tournament.registration_closed_at is None:
             return
@@ -94,7 +90,7 @@ def entry_register(
     Locks the tournament row so that concurrent registrations respect ``max_entries``.
     """
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
-    _registration_open(tournament)
+    registration_check_open(tournament)
     if tournament.is_team_event:
         if team is None or player is not None:
             raise RegistrationError("this is a team event: register a team")
@@ -131,7 +127,7 @@ def entry_reenter(*, entry: Entry) -> Entry:
     tournament = entry.tournament
     if not tournament.reentry_fee:
         raise RegistrationError("this tournament has no re-entries")
-    _registration_open(tournament)
+    registration_check_open(tournament)
     Entry.objects.filter(pk=entry.pk).update(reentries=F("reentries") + 1)
     entry.refresh_from_db()
     return entry
