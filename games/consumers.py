@@ -6,26 +6,34 @@ state message is redacted for its viewer by the engine (``games.selectors.state_
 
 Close codes at the handshake: 4401 bad token, 4403 a private tournament's outsider, 4404 no
 such table (Origin checks happen before, in ``durak_site.asgi``).
+
+A seated player's socket marks the player present at the table while it lives
+(``games.presence``: on connect, again every ``presence.REFRESH_SECONDS``, removed on
+disconnect), for the referees' live tables page. The mark is advice: a cache that fails is
+logged, never the socket's problem.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from durak_site.dbthreads import db_async
 from durak_site.errors import ServiceError
-from games import broadcast, selectors, services, timing
+from games import broadcast, presence, selectors, services, timing
 from games.broadcast import game_message, table_group
 from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
 
 MAX_MESSAGE_BYTES = 4096
 RATE_PER_SECOND = 20.0  # sustained messages per second per socket
@@ -90,6 +98,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.user = self.scope.get("user")
         self.group: str | None = None
+        self.presence: asyncio.Task[None] | None = None
+        self.closed = asyncio.Event()
         if self.scope.get("auth_error"):
             await self.close(code=4401)
             return
@@ -110,11 +120,41 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        if self.access.role == PLAYER and self.access.player_id is not None:
+            await self.mark_present(self.access.player_id)
+            self.presence = asyncio.create_task(self.keep_present(self.access.player_id))
         await self.send_current()
 
     async def disconnect(self, code: int) -> None:
         if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.presence is not None:
+            # Not cancelled: a renewal under way finishes first, so none lands after the leave.
+            self.closed.set()
+            await self.presence
+            self.presence = None
+            await self.off_loop(presence.seat_left, self.table_id, self.channel_name)
+
+    # --- presence -----------------------------------------------------------------------------
+
+    async def off_loop(self, call: Callable[P, object], *args: P.args, **kwargs: P.kwargs) -> None:
+        """A presence call (a cache round trip) on a worker thread, its failure logged: not on
+        the event loop, which serves every socket of the process, nor on the database threads."""
+        try:
+            await asyncio.to_thread(call, *args, **kwargs)
+        except Exception:
+            log.warning("table %s: presence %s failed", self.table_id, call.__name__, exc_info=True)
+
+    async def mark_present(self, player_id: int) -> None:
+        await self.off_loop(presence.seat_joined, self.table_id, player_id, self.channel_name)
+
+    async def keep_present(self, player_id: int) -> None:
+        """Renew this socket's mark until it closes (:meth:`disconnect` sets ``closed``)."""
+        while not self.closed.is_set():
+            try:
+                await asyncio.wait_for(self.closed.wait(), presence.REFRESH_SECONDS)
+            except TimeoutError:
+                await self.mark_present(player_id)
 
     # --- server -> client ---------------------------------------------------------------------
 

@@ -6,12 +6,15 @@ service, and an admin action runs one service per object and records it in the a
 (``console.admin_actions``); nothing is deleted here (an event is cancelled, an entry withdrawn,
 a result corrected by a new one).
 
-This module has the pages that change something: players and leagues (added and changed through
-their services), tournaments (created on the plan page, ``console.plan``; settings and referees
-changed through ``tournament_update`` and ``tournament_set_referees``) and entries (registered on
-``console.registration``'s page). The records of an event (rounds, tables, results, money, ranks,
-the audit log, games and rulings) are view-only: ``console.records``. The games app's pages are
-registered here too, scoped like the rest: ``games`` cannot ask whose a game is.
+This module has the pages that change something: players, teams (``console.teams``) and leagues
+(added and changed through their services), tournaments (created on the plan page,
+``console.plan``; settings and referees changed through ``tournament_update`` and
+``tournament_set_referees``; their progress, ``console.progress``) and entries (registered on
+``console.registration``'s page). The records of an event (rounds, tables, results, money,
+ranks, the audit log, games and rulings) are view-only: ``console.records``, with the pages
+that act on them: a table's result (``console.results``), a round's seat swap
+(``console.seats``). The games app's pages are registered here too, scoped like the rest:
+``games`` cannot ask whose a game is.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from games.models import Game, RefereeEvent
 from tournaments import models
-from tournaments.console import records
+from tournaments.console import records, teams
 from tournaments.console.admin_actions import (
     cancel,
     check_in,
@@ -39,6 +42,7 @@ from tournaments.console.admin_actions import (
     disqualify,
     open_registration,
     pair_next_round,
+    reenter,
     start,
     withdraw,
 )
@@ -51,6 +55,7 @@ from tournaments.console.admin_base import (
 )
 from tournaments.console.live import live_tables_view
 from tournaments.console.plan import tournament_add_view
+from tournaments.console.progress import league_table_view, tournament_progress_view
 from tournaments.console.registration import (
     entry_register_view,
     open_for_registration,
@@ -73,7 +78,7 @@ from tournaments.services.leagues import (
     league_update,
     validate_league,
 )
-from tournaments.services.people import player_create
+from tournaments.services.people import player_create, player_update
 from tournaments.services.plans import (
     EDITABLE_BY_STATUS,
     tournament_editable_fields,
@@ -97,13 +102,15 @@ admin.site.index_title = _("Organisers and referees")
 
 @admin.register(models.Player)
 class PlayerAdmin(ConsoleAdmin[models.Player]):
-    """Everyone in the console sees the players; organisers add them (``player_create``)."""
+    """Everyone in the console sees the players; organisers add them (``player_create``) and
+    change them (``player_update``, audited); a bot never gets a user account."""
 
     list_display = ["display_name", "club", "city", "is_bot", "rating_mu", "rating_sigma"]
     list_filter = ["is_bot"]
     search_fields = ["display_name", "club", "city", "user__username"]
     raw_id_fields = ["user"]
     fields = PLAYER_FIELDS
+    readonly_after = ("is_bot", "bot_kind", "rating_mu", "rating_sigma", "created_at")
 
     def scope(self, user: Any, queryset: QuerySet[models.Player]) -> QuerySet[models.Player]:
         return queryset
@@ -112,16 +119,28 @@ class PlayerAdmin(ConsoleAdmin[models.Player]):
         return True
 
     def get_fields(self, request: HttpRequest, obj: models.Player | None = None) -> tuple[str, ...]:
-        added = ("is_bot", "bot_kind", "rating_mu", "rating_sigma", "created_at")
-        return PLAYER_FIELDS if obj is None else (*PLAYER_FIELDS, *added)
+        return PLAYER_FIELDS if obj is None else (*PLAYER_FIELDS, *self.readonly_after)
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: models.Player | None = None
+    ) -> tuple[str, ...]:
+        if obj is None:
+            return ()
+        return ("user", *self.readonly_after) if obj.is_bot else self.readonly_after
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return is_organiser(request.user) and self.model_permission(request, "add")
 
+    def has_change_permission(self, request: HttpRequest, obj: models.Player | None = None) -> bool:
+        return is_organiser(request.user) and self.model_permission(request, "change")
+
     def save_model(self, request: HttpRequest, obj: models.Player, form: Any, change: Any) -> None:
-        if change:
-            raise PermissionDenied
         data = form.cleaned_data
+        if change:
+            changes = {name: data[name] for name in form.changed_data if name in PLAYER_FIELDS}
+            if changes:
+                adopt(obj, player_update(player=obj, actor=request.user, **changes))
+            return
         adopt(
             obj,
             player_create(
@@ -195,6 +214,19 @@ class LeagueAdmin(ConsoleAdmin[League]):
         if not self.model_permission(request, "change"):
             return False
         return obj is None or can_manage_league(request.user, obj)
+
+    def get_urls(self) -> list[URLPattern]:
+        def table(request: HttpRequest, object_id: str) -> HttpResponse:
+            return league_table_view(self, request, object_id)
+
+        return [
+            path(
+                "<path:object_id>/table/",
+                self.admin_site.admin_view(table),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_table",
+            ),
+            *super().get_urls(),
+        ]
 
     def save_model(self, request: HttpRequest, obj: League, form: Any, change: Any) -> None:
         data = form.cleaned_data
@@ -284,7 +316,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
             },
         ),
         (_("Play"), {"fields": ["team_size", "rules", "move_clock_seconds"]}),
-        (_("Referees"), {"fields": ["referees"]}),
+        (_("Referees"), {"fields": ["referees", "two_person_rule", "dropout_rule"]}),
         (
             _("Record"),
             {
@@ -359,11 +391,19 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         def live_tables(request: HttpRequest) -> HttpResponse:
             return live_tables_view(self, request)
 
+        def progress(request: HttpRequest, object_id: str) -> HttpResponse:
+            return tournament_progress_view(self, request, object_id)
+
         return [
             path(
                 "live-tables/",
                 self.admin_site.admin_view(live_tables),
                 name=f"{self.opts.app_label}_{self.opts.model_name}_live_tables",
+            ),
+            path(
+                "<path:object_id>/progress/",
+                self.admin_site.admin_view(progress),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_progress",
             ),
             path(
                 "<path:object_id>/import-players/",
@@ -410,7 +450,7 @@ class EntryAdmin(ConsoleAdmin[Entry]):
     list_select_related = ["tournament", "player", "team"]
     search_fields = ["player__display_name", "team__name"]
     readonly_fields = all_fields(Entry)
-    actions = [check_in, withdraw, disqualify]
+    actions = [check_in, withdraw, disqualify, reenter]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return is_organiser(request.user) and self.model_permission(request, "add")
@@ -445,3 +485,7 @@ admin.site.register(models.RatingChange, records.RatingChangeAdmin)
 admin.site.register(AuditEvent, records.AuditEventAdmin)
 admin.site.register(Game, records.GameAdmin)
 admin.site.register(RefereeEvent, records.RefereeEventAdmin)
+
+# --- teams (their own module) -------------------------------------------------------------------
+
+admin.site.register(models.Team, teams.TeamAdmin)

@@ -330,6 +330,8 @@ class TournamentPlanSerializer(StrictSerializer):
         default=list,
     )
     move_clock_seconds = _WholeField(min_value=0, max_value=POSITIVE_MAX, default=60)
+    two_person_rule = _FlagField(default=False)
+    dropout_rule = _choice(["clock", "referee"], default="clock")
     is_public = _FlagField(default=True)
     seed = _TextField(max_length=64, allow_blank=True, default="")
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
+from django.utils.translation import gettext
 
 from tournaments import adapters
 from tournaments.models import (
@@ -27,8 +28,52 @@ from tournaments.scoring.results import TableResult as PureResult
 
 
 def effective_result(table: Table) -> TableResult | None:
-    """The table's current result: the newest of its correction chain."""
-    return table.results.filter(superseded_by__isnull=True).order_by("-id").first()
+    """The table's result in force: the newest confirmed one of its correction chain (a result
+    waiting for a second referee, or rejected by one, does not count)."""
+    return TableResult.objects.filter(table=table).effective().order_by("-id").first()
+
+
+def result_entry_ids(result: TableResult) -> list[int]:
+    """Every entry a result names: places, drawn, the losing team, pogony, the fool."""
+    hung = [i for h in result.pogony or [] for i in [h.get("by"), *h.get("on", [])]]
+    ids = [*result.places, *result.drawn, *result.team_lost, *hung, result.fool_entry_id]
+    return [int(i) for i in ids if isinstance(i, int)]
+
+
+@dataclass(frozen=True)
+class NamedResult:
+    """A result with entries' names for ids, as people read it."""
+
+    places: list[str]  # first out first
+    fool: str  # "" on a draw
+    drawn: list[str]
+    team_lost: list[str]
+    pogony: list[str]  # "Ann on Bob (6)"
+
+
+def named_result(result: TableResult, names: Mapping[int, str]) -> NamedResult:
+    """``result`` with the ``names`` of its entries (``result_entry_ids``; an unknown id shows
+    as ``#id``)."""
+
+    def name(entry: Any) -> str:
+        return names.get(entry, f"#{entry}")
+
+    return NamedResult(
+        places=[name(e) for e in result.places],
+        fool=name(result.fool_entry_id) if result.fool_entry_id else "",
+        drawn=[name(e) for e in result.drawn],
+        team_lost=[name(e) for e in result.team_lost],
+        pogony=[
+            gettext("%(by)s on %(on)s (%(rank)s)")
+            % {
+                "by": name(h.get("by")),
+                "on": ", ".join(name(e) for e in h.get("on", [])),
+                "rank": "10" if h.get("rank") == "T" else h.get("rank", "—"),
+            }
+            for h in result.pogony or []
+            if isinstance(h, dict)
+        ],
+    )
 
 
 def to_pure_result(result: TableResult) -> PureResult:
@@ -54,7 +99,7 @@ def to_pure_result(result: TableResult) -> PureResult:
 
 
 def stage_results(stage: Stage) -> list[PureResult]:
-    rows = TableResult.objects.filter(table__round__stage=stage).order_by("id")
+    rows = TableResult.objects.filter(table__round__stage=stage).counted().order_by("id")
     return effective_results([to_pure_result(r) for r in rows])
 
 
@@ -107,6 +152,11 @@ def round_tables(round_: Round) -> QuerySet[Table]:
 
 def entries_by_id(ids: Iterable[int]) -> dict[int, Entry]:
     return Entry.objects.select_related("player", "team").in_bulk(list(ids))
+
+
+def entry_names(ids: Iterable[int]) -> dict[int, str]:
+    """Entries' names (player or team) by id, in one query."""
+    return {pk: entry.name for pk, entry in entries_by_id(set(ids)).items()}
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ constraints are the last guard. Broadcasts and follow-up jobs go out in
 ``transaction.on_commit``.
 """
 
-from games.services.automation import game_clock_expire, game_play_bots
+from games.services.automation import game_clock_expire, game_hand_seat_to_bot, game_play_bots
 from games.services.fairness import game_verify_deal
 from games.services.play import Outcome, game_apply_action, game_create, load_state, table_act
 from games.services.referee import (
@@ -31,6 +31,7 @@ __all__ = [
     "game_apply_action",
     "game_clock_expire",
     "game_create",
+    "game_hand_seat_to_bot",
     "game_pause",
     "game_play_bots",
     "game_resume",

@@ -19,8 +19,10 @@ from games.engine import Action, GameState
 from games.engine.actions import ATTACK, PASS, TAKE
 from games.engine.bots import acting_seat, make_bot, play_step
 from games.engine.cards import parse_suit, rank_of, suit_of
+from games.engine.errors import EngineError
 from games.errors import (
     GameError,
+    GameNotActive,
 )
 from games.models import Game, GameAction
 from games.services.play import after_change, load_state, locked_game, log_action, save_state
@@ -70,6 +72,28 @@ def game_play_bots(*, game_id: int, version: int | None = None) -> Game:
             GameAction.objects.bulk_create(log)
             save_state(game, state)
             after_change(game)
+        return game
+
+
+def game_hand_seat_to_bot(*, game_id: int, seat: int, kind: str = "heuristic") -> Game:
+    """A bot of ``kind`` plays ``seat`` from now on (a referee handed the seat over); it acts at
+    once if the game waits for that seat. Refused for a game that is over or an unknown seat or
+    bot. Locks the game row."""
+    try:
+        make_bot(kind)
+    except EngineError as exc:
+        raise GameError(str(exc), code="bad_request") from None
+    with transaction.atomic():
+        game = locked_game(game_id)
+        if game.is_over:
+            raise GameNotActive(f"the game is already {game.status}")
+        if not 0 <= seat < len(game.players):
+            raise GameError(f"the game has no seat {seat}", code="bad_request")
+        if game.bot_seats.get(str(seat)) == kind:
+            return game
+        game.bot_seats = {**game.bot_seats, str(seat): kind}
+        game.save(update_fields=["bot_seats"])
+        after_change(game)
         return game
 
 

@@ -1,12 +1,12 @@
 """The console's live tables (``tournaments.console.live``): an event's referees see its tables
-in play with the players, whose move, the clock and the flags, flagged tables first; a referee
-of another event sees none of them; an outsider is sent to the login; the page's queries do not
-grow with the number of tables."""
+in play with the players (connected or not), whose move, the clock and the flags, flagged
+tables first; a referee of another event sees none of them; an outsider is sent to the login;
+the page's queries do not grow with the number of tables."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pytest
 from django.contrib.auth.models import User
@@ -16,16 +16,18 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from games import presence
 from games import services as game_services
 from games.engine import legal_actions
 from games.engine.bots import acting_seat
 from games.engine.state import GameState
 from games.models import Game, GameAction
 from tests.builders import make_tournament
-from tests.factories import PlayerFactory
+from tests.factories import BotPlayerFactory, PlayerFactory
+from tests.games.test_presence import forget
 from tournaments import services
 from tournaments.console.live import live_tables
-from tournaments.models import Player, Round, Table, Tournament
+from tournaments.models import Player, Round, Seat, Table, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -49,6 +51,27 @@ def running_event(*, owner: User, referees: Sequence[User], tables: int, name: s
     return tournament
 
 
+@pytest.fixture(autouse=True)
+def _marks_go_with_their_tables(db: None) -> Iterator[None]:
+    """A test's presence marks go before its tables are rolled back (SQLite gives their ids to
+    the next test's tables)."""
+    yield
+    forget(*Table.objects.values_list("pk", flat=True))
+
+
+def connect(tables: Sequence[Table], *, but: Sequence[Player] = ()) -> None:
+    """Mark the players seated at ``tables`` connected, as their sockets would
+    (``games.presence``), but those in ``but``."""
+    for table in tables:
+        for seat in table.seats.all():
+            if seat.player not in but:
+                presence.seat_joined(table.pk, seat.player_id, f"test-{table.pk}-{seat.position}")
+
+
+def tables_of(tournament: Tournament) -> list[Table]:
+    return list(Table.objects.filter(round__stage__tournament=tournament).order_by("number"))
+
+
 def game_at(tournament: Tournament, number: int) -> Game:
     return Game.objects.get(table__round__stage__tournament=tournament, table__number=number)
 
@@ -70,8 +93,10 @@ def play_one_move(game: Game) -> None:
 def test_the_events_referees_see_its_tables_with_whose_move_and_the_flags_flagged_first(
     organiser: User, event_referee: User
 ) -> None:
-    # given: three tables in play; table 2 paused by a referee, table 3 without a move for an hour
+    # given: three tables in play, everyone connected; table 2 paused by a referee, table 3
+    # without a move for an hour
     event = running_event(owner=organiser, referees=[event_referee], tables=3, name="Кубок А")
+    connect(tables_of(event))
     paused = game_services.game_pause(
         game_id=game_at(event, 2).pk, reason="a phone rang", referee=organiser
     )
@@ -182,3 +207,62 @@ def test_the_page_speaks_russian_by_default(organiser: User) -> None:
     client.force_login(organiser)
     page = client.get(reverse(URL)).content.decode()
     assert "Столы в игре" in page and "Чей ход" in page
+
+
+def test_a_table_with_a_person_not_connected_is_flagged(
+    organiser: User, event_referee: User
+) -> None:
+    # given two tables in play: at table 1 everyone is connected, at table 2 one player is not
+    event = running_event(owner=organiser, referees=[event_referee], tables=2, name="Кубок А")
+    first, second = tables_of(event)
+    away = second.seats.order_by("position")[0].player
+    connect([first, second], but=[away])
+
+    # when
+    rows = {row.table_number: row for row in live_tables(event_referee)}
+
+    # then table 2 is flagged, and comes first
+    assert not rows[1].disconnected and not rows[1].flagged
+    assert rows[2].disconnected and rows[2].flagged
+    assert [s.connected for s in rows[2].seats] == [False, True]
+    client = Client()
+    client.force_login(event_referee)
+    page = client.get(reverse(URL), headers=ENGLISH).content.decode()
+    assert page.index(f'data-table="{second.pk}"') < page.index(f'data-table="{first.pk}"')
+    table_two = page[
+        page.index(f'data-table="{second.pk}"') : page.index(f'data-table="{first.pk}"')
+    ]
+    assert f'{away.display_name} <small class="presence disconnected">○ not connected' in table_two
+    assert table_two.count("● connected") == 1 and "<strong>disconnected</strong>" in table_two
+
+    # and when the player's socket joins, the flag goes
+    presence.seat_joined(second.pk, away.pk, "their-socket")
+    assert not any(row.flagged for row in live_tables(event_referee))
+    presence.seat_left(second.pk, "their-socket")
+    assert [row.table_number for row in live_tables(event_referee, flagged_only=True)] == [2]
+
+
+def test_a_bot_is_never_flagged_as_not_connected(organiser: User) -> None:
+    bots = BotPlayerFactory.create_batch(2)
+    event = make_tournament(
+        bots, stages=[{"format": "swiss", "table_size": 2, "rounds": 1}], created_by=organiser
+    )
+    services.tournament_start(tournament=event)
+    services.round_pair(round_id=Round.objects.get(stage__tournament=event).pk)
+    (row,) = live_tables(organiser)
+    assert [s.is_bot for s in row.seats] == [True, True] and not row.disconnected
+    client = Client()
+    client.force_login(organiser)
+    page = client.get(reverse(URL), headers=ENGLISH).content.decode()
+    assert "(bot)" in page and "○ not connected" not in page
+
+
+def test_a_seat_handed_to_a_bot_is_not_flagged(organiser: User, event_referee: User) -> None:
+    event = running_event(owner=organiser, referees=[event_referee], tables=1, name="Кубок А")
+    (table,) = tables_of(event)
+    gone, *_ = table.seats.order_by("position")
+    connect([table], but=[gone.player])
+    assert live_tables(event_referee)[0].disconnected
+    Seat.objects.filter(pk=gone.pk).update(bot_kind="heuristic")
+    (row,) = live_tables(event_referee)
+    assert row.seats[0].is_bot and not row.disconnected

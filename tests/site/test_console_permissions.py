@@ -19,7 +19,7 @@ from django.urls import reverse
 from games.models import Game, RefereeEvent
 from tests.builders import ConsoleEvent, make_tournament
 from tests.factories import PlayerFactory
-from tests.site.test_console_walk import records, url
+from tests.site.test_console_walk import EVERYONE_SEES, records, url
 from tournaments import services
 from tournaments.models import (
     AuditEvent,
@@ -98,7 +98,7 @@ def test_the_referee_of_a_gets_404_on_every_record_and_action_of_b(
     as_user(client, event_referee)
 
     for model, obj in records(b).items():
-        if model is not Player:  # players are everyone's
+        if model not in EVERYONE_SEES:  # players and teams are everyone's
             assert client.get(url(model, "change", obj.pk)).status_code == 404, model
     for model, obj in records(a).items():
         assert client.get(url(model, "change", obj.pk)).status_code == 200, model

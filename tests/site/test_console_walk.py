@@ -3,8 +3,8 @@
 Never a 5xx; 200/302 where the persona may, 403/404 where it may not, the login for the
 outsider. Who may what (``tournaments.permissions``): a superuser everything; an organiser its
 own event (A: ``organiser``, B: ``other_organiser``); a referee the event it is assigned to
-(A: ``event_referee``, B: ``other_referee``); staff without a group nothing. Players are seen by
-everyone in the console. Nothing is ever deleted; append-only records are view-only.
+(A: ``event_referee``, B: ``other_referee``); staff without a group nothing. Players and teams
+are seen by everyone in the console. Nothing is ever deleted; append-only records are view-only.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.builders import ConsoleEvent
+from tournaments import services
 from tournaments.console.admin_base import ConsoleAdmin
-from tournaments.models import Entry, League, Player, Round, Tournament
+from tournaments.models import Entry, League, Player, Round, Table, Team, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -45,15 +46,18 @@ SEES = {
 MANAGES = {"superuser": {"A", "B"}, "organiser": {"A"}, "other_organiser": {"B"}}
 ORGANISERS = {"superuser", "organiser", "other_organiser"}
 # What an organiser (or a superuser) adds in the console, each through its service.
-ADDABLE = {Player, League, Tournament, Entry}
+ADDABLE = {Player, League, Tournament, Entry, Team}
+# Belong to no event: every console user sees them.
+EVERYONE_SEES = {Player, Team}
 
 
 def records(event: ConsoleEvent) -> dict[type[models.Model], models.Model]:
-    """One object of each registered model in ``event``."""
-    player = event.entries[0].player
-    assert player is not None
+    """One object of each registered model in ``event`` (a team of two of its players too)."""
+    player, partner = (entry.player for entry in event.entries[:2])
+    assert player is not None and partner is not None
     objects: list[models.Model] = [
         player,
+        services.team_create(name=f"Пара {event.tournament.name}", players=[player, partner]),
         event.league,
         event.tournament,
         event.entries[1],
@@ -127,10 +131,13 @@ def walk_as(client: Client, persona: str, events: dict[str, dict[type[models.Mod
             obj = objects.get(model)
             if obj is None:
                 continue
-            visible = in_console if model is Player else event in sees
+            visible = in_console if model in EVERYONE_SEES else event in sees
             # the change page (view-only or not) and the delete page, never allowed
             walk.get(f"{name} {event} change", url(model, "change", obj.pk), visible)
             walk.get(f"{name} {event} delete", url(model, "delete", obj.pk), False)
+            # the console's own pages of the object
+            for page in getattr(model_admin, "object_pages", ()):
+                walk.get(f"{name} {event} {page}", url(model, page, obj.pk), visible)
             walk.post(
                 f"{name} {event} delete_selected",
                 url(model, "changelist"),
@@ -179,6 +186,6 @@ def test_the_walk_covers_the_console(console_events: tuple[ConsoleEvent, Console
     console = {m for m, a in console_models() if isinstance(a, ConsoleAdmin)}
     assert console == set(objects)
     with_actions = {m for m in console if admin.site._registry[m].actions}
-    assert with_actions == {Tournament, Entry, Round}
+    assert with_actions == {Tournament, Entry, Round, Table}
     assert objects[Round] == console_events[0].pending_round
     assert console_events[0].pending_round.status == Round.Status.PENDING

@@ -56,13 +56,16 @@ def test_a_correction_needs_a_referee_and_a_reason_and_keeps_the_history(
     swapped = [entries[1], entries[0], *entries[2:]]
     with pytest.raises(ResultError, match="correction"):
         services.table_record_result(table=human_table, places=swapped, fool=entries[-1])
-    fix = services.table_record_result(
+    with pytest.raises(ResultError, match="reason"):
+        services.table_result_enter(
+            table=human_table, actor=referee, places=swapped, fool=entries[-1]
+        )
+    fix = services.table_result_enter(
         table=human_table,
+        actor=referee,
         places=swapped,
         fool=entries[-1],
-        source="referee",
         reason="места перепутаны",
-        entered_by=referee,
     )
     assert fix.supersedes_id == first.pk
     assert selectors.effective_result(human_table) == fix

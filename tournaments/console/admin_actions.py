@@ -14,7 +14,8 @@ audit log, in one transaction per object.
 
 The actions of the console's pages follow: on tournaments (open and close registration, start,
 cancel with a reason, pair the next round), entries (check in; withdraw and disqualify, with a
-reason) and rounds (request pairing).
+reason; re-enter), rounds (request pairing; hand their seats to bots) and tables (hand their
+seats to bots).
 """
 
 from __future__ import annotations
@@ -37,19 +38,21 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from tournaments.console.admin_base import ConsoleAdmin
 from tournaments.errors import StateError
-from tournaments.models import AuditEvent, Entry, Round, Tournament
+from tournaments.models import AuditEvent, Entry, Round, Seat, Table, Tournament
 from tournaments.permissions import can_manage, can_referee
 from tournaments.services.audit import audit_record
 from tournaments.services.progression import tournament_start
 from tournaments.services.registration import (
     entry_check_in,
     entry_disqualify,
+    entry_reenter,
     entry_withdraw,
     tournament_cancel,
     tournament_close_registration,
     tournament_open_registration,
 )
 from tournaments.services.rounds import round_request_pairing
+from tournaments.services.seating import seats_hand_to_bots
 
 if TYPE_CHECKING:
     from django.utils.functional import _StrPromise
@@ -342,7 +345,7 @@ def check_in(request: HttpRequest, entry: Entry, reason: str) -> None:
 )
 def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
     before = entry.status
-    entry = entry_withdraw(entry=entry, reason=reason)
+    entry = entry_withdraw(entry=entry, reason=reason, actor=request.user)
     _audit_status(
         request,
         AuditEvent.Action.ENTRY_WITHDRAW,
@@ -370,4 +373,61 @@ def disqualify(request: HttpRequest, entry: Entry, reason: str) -> None:
         tournament=entry.tournament,
         before=before,
         reason=reason,
+    )
+
+
+def _hand_to_bots(request: HttpRequest, tables: QuerySet[Table], reason: str) -> None:
+    seats = Seat.objects.filter(table__in=tables, table__status=Table.Status.PLAYING)
+    seats_hand_to_bots(
+        seats=list(seats.exclude(table__is_bye=True)), actor=request.user, reason=reason
+    )
+
+
+@console_action(
+    description=_("Hand the seats to bots (with a reason)"),
+    may=can_referee,
+    permission="referee",
+    reason=True,
+    done=ngettext_lazy(
+        "The seats of %(count)d table are played by bots now.",
+        "The seats of %(count)d tables are played by bots now.",
+        "count",
+    ),
+)
+def hand_table_to_bots(request: HttpRequest, table: Table, reason: str) -> None:
+    """Every seat of the table is played by a bot for the rest of its series."""
+    _hand_to_bots(request, Table.objects.filter(pk=table.pk), reason)
+
+
+@console_action(
+    description=_("Hand the round's seats to bots (with a reason)"),
+    may=can_referee,
+    permission="referee",
+    reason=True,
+    done=ngettext_lazy(
+        "The seats of %(count)d round are played by bots now.",
+        "The seats of %(count)d rounds are played by bots now.",
+        "count",
+    ),
+)
+def hand_round_to_bots(request: HttpRequest, round_: Round, reason: str) -> None:
+    """Every seat of the round's playing tables is played by a bot for the rest of its series."""
+    _hand_to_bots(request, Table.objects.filter(round=round_), reason)
+
+
+@console_action(
+    description=_("Re-enter (pays the re-entry fee)"),
+    may=can_manage,
+    permission="manage",
+    done=ngettext_lazy("%(count)d re-entry recorded.", "%(count)d re-entries recorded.", "count"),
+)
+def reenter(request: HttpRequest, entry: Entry, reason: str) -> None:
+    """A re-entry where the plan allows one (a re-entry fee, registration open)."""
+    entry = entry_reenter(entry=entry)
+    audit_record(
+        actor=request.user,
+        action=AuditEvent.Action.ENTRY_REENTER,
+        tournament=entry.tournament,
+        target=entry,
+        after={"reentries": entry.reentries},
     )

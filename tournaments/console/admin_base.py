@@ -27,6 +27,7 @@ from django.contrib.auth import get_permission_codename
 from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
@@ -86,6 +87,9 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
 
     #: The lookup path from this model to its tournament, e.g. ``"round__stage__tournament"``.
     tournament_path: ClassVar[str] = "tournament"
+    #: The names of the console's own pages of one object (URL ``admin:<app>_<model>_<name>``
+    #: with the object's id), for whoever sees the object; the admin walk test opens each.
+    object_pages: ClassVar[tuple[str, ...]] = ()
 
     # --- scope -------------------------------------------------------------------------------
 
@@ -225,3 +229,35 @@ class ReadOnlyInline(admin.TabularInline[_C, _P]):
         self, request: HttpRequest, obj: _P | None = None
     ) -> bool:
         return False
+
+
+def console_page(
+    model_admin: admin.ModelAdmin[Any],
+    request: HttpRequest,
+    template: str,
+    *,
+    title: Any,
+    **context: Any,
+) -> TemplateResponse:
+    """A custom console page of ``model_admin``'s model: the admin's frame (site context,
+    breadcrumbs' ``opts``, media) around ``template`` with ``context``."""
+    site = model_admin.admin_site
+    opts = model_admin.model._meta
+    request.current_app = site.name
+    media = model_admin.media
+    form = context.get("form")
+    if form is not None:
+        media = media + form.media
+    return TemplateResponse(
+        request,
+        template,
+        {
+            **site.each_context(request),
+            "title": title,
+            "subtitle": None,
+            "opts": opts,
+            "app_label": opts.app_label,
+            "media": media,
+            **context,
+        },
+    )

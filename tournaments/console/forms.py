@@ -25,7 +25,7 @@ from tournaments.console.rules_form import RulesForm
 from tournaments.console.stage_forms import BaseStageFormSet, StageForm, StageFormSet
 from tournaments.console.widgets import number_input
 from tournaments.errors import ConfigurationError
-from tournaments.models import League
+from tournaments.models import League, Tournament
 from tournaments.permissions import managed_leagues
 from tournaments.plan_schema import error_message
 from tournaments.scoring.prizes import ISO_4217_EXPONENTS
@@ -82,6 +82,22 @@ class TournamentSettingsForm(forms.Form):
     )
     move_clock_seconds = forms.IntegerField(
         label=_("Move clock (seconds)"), required=False, initial=60, widget=number_input()
+    )
+    two_person_rule = forms.BooleanField(
+        label=_("Two-person rule"),
+        required=False,
+        help_text=_(
+            "A result a referee enters or corrects counts only when another referee confirms it."
+        ),
+    )
+    dropout_rule = forms.ChoiceField(
+        label=_("When a player drops out mid-game"),
+        choices=Tournament.DropoutRule.choices,
+        initial=Tournament.DropoutRule.CLOCK,
+        help_text=_(
+            "The next round is paired without them either way. Without a move clock the game "
+            "is paused for a referee."
+        ),
     )
     seed = forms.CharField(
         label=_("Seed"),
@@ -161,6 +177,15 @@ class TournamentSettingsForm(forms.Form):
             },
         ),
         (
+            _("Referees"),
+            {
+                "fields": [
+                    "two_person_rule",
+                    "dropout_rule",
+                ]
+            },
+        ),
+        (
             _("Prize pool"),
             {
                 "fields": [
@@ -198,6 +223,8 @@ class TournamentSettingsForm(forms.Form):
             "payout_structure": data["payout_structure"],
             "is_public": data["is_public"],
             "seed": data["seed"],
+            "two_person_rule": data["two_person_rule"],
+            "dropout_rule": data["dropout_rule"],
         }
         # Left blank: the service's default (no fee, no rake, the standard clock, ...).
         for name in self.DEFAULTED:

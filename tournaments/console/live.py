@@ -1,11 +1,13 @@
 """The console's "live tables" page: every table in play at the running events its user
-referees, with whose move it is, the clock, the last move and the flags a referee acts on
-(paused, stalled, disputed). A row links to the table's live page, where the referee panel
-pauses, resumes, adjudicates or voids the game.
+referees, with whose move it is, the clock, the last move, whether each seated player is
+connected, and the flags a referee acts on (paused, stalled, disputed, a player disconnected).
+A row links to the table's live page, where the referee panel pauses, resumes, adjudicates or
+voids the game.
 
 :func:`live_tables` assembles the rows in a fixed number of queries, however many tables are
 in play: the games with their last move's and last ruling's times as subqueries, and the seats
-prefetched. Whose move it is comes from the engine's state (only the acting seat: no card ever
+prefetched; and one cache call for who is connected (``games.presence``, marked by the table's
+WebSocket). Whose move it is comes from the engine's state (only the acting seat: no card ever
 leaves it here)."""
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games import presence
 from games.engine.bots import acting_seat
 from games.engine.state import GameState
 from games.models import Game, GameAction, RefereeEvent
@@ -38,6 +41,21 @@ DISPUTE_WINDOW = dt.timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
+class SeatView:
+    """A seated player as the page shows it: a bot (or a seat a referee handed to one) plays on
+    the server, a person through the table's WebSocket (``connected``: at least one of their
+    sockets is open)."""
+
+    name: str
+    is_bot: bool
+    connected: bool
+
+    @property
+    def away(self) -> bool:
+        return not self.is_bot and not self.connected
+
+
+@dataclass(frozen=True)
 class LiveTableRow:
     """A table in play and its current game, as the page shows it."""
 
@@ -45,7 +63,7 @@ class LiveTableRow:
     round_number: int
     table_id: int
     table_number: int
-    players: list[str]  # the seated players' names, by seat
+    seats: list[SeatView]  # by seat
     game_number: int
     game_status: str  # the game status's label (in play, paused)
     to_move: str | None  # the name of the player whose move it is
@@ -57,8 +75,13 @@ class LiveTableRow:
     disputed: bool
 
     @property
+    def disconnected(self) -> bool:
+        """A seated person has no connection to the table."""
+        return any(seat.away for seat in self.seats)
+
+    @property
     def flagged(self) -> bool:
-        return self.paused or self.stalled or self.disputed
+        return self.paused or self.stalled or self.disputed or self.disconnected
 
     @property
     def overdue(self) -> bool:
@@ -93,6 +116,17 @@ def live_games(user: Any, tournament: Tournament | None = None) -> Any:
     )
 
 
+def is_stalled(game: Game, last_action_at: dt.datetime | None, now: dt.datetime) -> bool:
+    """A game in play (not paused) with no move for longer than its move clock, or than
+    ``STALL_WITHOUT_CLOCK`` without one; ``last_action_at``: its last move's time, if any."""
+    if game.status == Game.Status.PAUSED:
+        return False
+    patience = (
+        dt.timedelta(seconds=game.clock_seconds) if game.clock_seconds else STALL_WITHOUT_CLOCK
+    )
+    return now - (last_action_at or game.created_at) > patience
+
+
 def live_tables(
     user: Any,
     *,
@@ -102,19 +136,18 @@ def live_tables(
 ) -> list[LiveTableRow]:
     """The rows of the page: flagged first, then by tournament, round and table."""
     now = now or timezone.now()
+    games = list(live_games(user, tournament))
+    present = presence.present_players(game.table_id for game in games if game.table_id)
     rows = []
-    for game in live_games(user, tournament):
+    for game in games:
         table = game.table
         assert table is not None  # the query asks for a table
         seated = list(table.seats.all())
+        connected = present.get(table.pk, set())
         names = {seat.player_id: seat.player.display_name for seat in seated}
         seat = acting_seat(GameState.from_dict(game.state))
         player_id = game.players[seat] if seat is not None and seat < len(game.players) else None
         paused = game.status == Game.Status.PAUSED
-        last_move = game.last_action_at or game.created_at
-        patience = (
-            dt.timedelta(seconds=game.clock_seconds) if game.clock_seconds else STALL_WITHOUT_CLOCK
-        )
         left = None
         if game.deadline is not None and not paused:
             left = int((game.deadline - now).total_seconds())
@@ -123,7 +156,14 @@ def live_tables(
             round_number=table.round.number,
             table_id=table.pk,
             table_number=table.number,
-            players=[seat.player.display_name for seat in seated],
+            seats=[
+                SeatView(
+                    name=seat.player.display_name,
+                    is_bot=seat.player.is_bot or bool(seat.bot_kind),  # or handed to one
+                    connected=seat.player_id in connected,
+                )
+                for seat in seated
+            ],
             game_number=game.number,
             game_status=game.get_status_display(),
             to_move=names.get(player_id) if player_id is not None else None,
@@ -131,7 +171,7 @@ def live_tables(
             seconds_left=left,
             last_action_at=game.last_action_at,
             paused=paused,
-            stalled=not paused and now - last_move > patience,
+            stalled=is_stalled(game, game.last_action_at, now),
             disputed=game.last_ruling_at is not None and now - game.last_ruling_at < DISPUTE_WINDOW,
         )
         if row.flagged or not flagged_only:

@@ -7,13 +7,14 @@ entries are shown by name. ``tournaments.admin`` registers them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
@@ -22,10 +23,16 @@ from django.utils.translation import gettext_lazy as _
 
 from games.admin import GameRecordAdmin, RefereeEventRecordAdmin
 from games.models import Game, RefereeEvent
-from tournaments import models
-from tournaments.console.admin_actions import request_pairing
+from tournaments import models, selectors
+from tournaments.console.admin_actions import (
+    hand_round_to_bots,
+    hand_table_to_bots,
+    request_pairing,
+)
 from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields
-from tournaments.models import AuditEvent, Entry, Round, Tournament
+from tournaments.console.results import table_result_view
+from tournaments.console.seats import round_swap_view
+from tournaments.models import AuditEvent, Round, Tournament
 from tournaments.permissions import (
     can_manage_league,
     can_view,
@@ -33,13 +40,7 @@ from tournaments.permissions import (
     managed_leagues,
     tournaments_for,
 )
-
-
-def entry_names(ids: Iterable[int]) -> dict[int, str]:
-    """Entries' names (player or team) by id."""
-    rows = Entry.objects.filter(pk__in=set(ids)).select_related("player", "team")
-    return {entry.pk: entry.name for entry in rows}
-
+from tournaments.selectors import entry_names
 
 SUMMARY_CHARS = 120  # the audit list's "what changed" column
 
@@ -55,17 +56,46 @@ def _show(value: Any) -> str:
 # --- rounds, tables, results --------------------------------------------------------------------
 
 
+ObjectView = Callable[[Any, HttpRequest, str], HttpResponse]
+
+
+def _object_url(model_admin: ConsoleAdmin[Any], name: str, view: ObjectView) -> URLPattern:
+    """A console page of one object of ``model_admin``'s model at ``<id>/<name>/``."""
+
+    def page(request: HttpRequest, object_id: str) -> HttpResponse:
+        return view(model_admin, request, object_id)
+
+    opts = model_admin.opts
+    return path(
+        f"<path:object_id>/{name}/",
+        model_admin.admin_site.admin_view(page),
+        name=f"{opts.app_label}_{opts.model_name}_{name.replace('-', '_')}",
+    )
+
+
 class RoundAdmin(ConsoleAdmin[Round]):
     tournament_path = "stage__tournament"
-    list_display = ["__str__", "tournament", "status", "paired_at", "finished_at"]
+    list_display = ["__str__", "tournament", "status", "paired_at", "finished_at", "swap_link"]
     list_filter = ["status", ("stage__tournament", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["stage__tournament"]
     readonly_fields = all_fields(Round)
-    actions = [request_pairing]
+    actions = [request_pairing, hand_round_to_bots]
 
     @admin.display(description=_("Tournament"))
     def tournament(self, obj: Round) -> Tournament:
         return obj.stage.tournament
+
+    @admin.display(description=_("Seats"))
+    def swap_link(self, obj: Round) -> str:
+        if obj.status != Round.Status.PLAYING:
+            return "—"
+        url = reverse("admin:tournaments_round_swap_seats", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, gettext("Swap seats"))
+
+    object_pages = ("swap_seats",)
+
+    def get_urls(self) -> list[URLPattern]:
+        return [_object_url(self, "swap-seats", round_swap_view), *super().get_urls()]
 
 
 class SeatInline(ReadOnlyInline[models.Seat, models.Table]):
@@ -75,7 +105,7 @@ class SeatInline(ReadOnlyInline[models.Seat, models.Table]):
 
 class TableAdmin(ConsoleAdmin[models.Table]):
     tournament_path = "round__stage__tournament"
-    list_display = ["__str__", "status", "seated", "score_group", "is_bye"]
+    list_display = ["__str__", "status", "seated", "score_group", "is_bye", "result_link"]
     list_filter = ["status", ("round__stage__tournament", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["round__stage"]
     readonly_fields = ["seated", *all_fields(models.Table)]
@@ -84,9 +114,23 @@ class TableAdmin(ConsoleAdmin[models.Table]):
     def get_queryset(self, request: HttpRequest) -> QuerySet[models.Table]:
         return super().get_queryset(request).prefetch_related("seats__player")
 
+    actions = [hand_table_to_bots]
+
     @admin.display(description=_("Seated"))
     def seated(self, obj: models.Table) -> str:
         return ", ".join(seat.player.display_name for seat in obj.seats.all())
+
+    @admin.display(description=_("Result"))
+    def result_link(self, obj: models.Table) -> str:
+        if obj.is_bye:
+            return "—"
+        url = reverse("admin:tournaments_table_result", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, gettext("Result"))
+
+    object_pages = ("result",)
+
+    def get_urls(self) -> list[URLPattern]:
+        return [_object_url(self, "result", table_result_view), *super().get_urls()]
 
 
 class ResultChangeList(ChangeList):
@@ -95,7 +139,7 @@ class ResultChangeList(ChangeList):
     def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)
         results = list(self.result_list)
-        names = entry_names(i for r in results for i in TableResultAdmin.entry_ids(r))
+        names = entry_names(i for r in results for i in selectors.result_entry_ids(r))
         for result in results:
             result.entry_names = names
 
@@ -109,13 +153,19 @@ class TableResultAdmin(ConsoleAdmin[models.TableResult]):
         "table",
         "places_named",
         "fool_named",
+        "status",
         "source",
         "reason",
         "entered_by",
+        "reviewed_by",
         "created_at",
     ]
-    list_filter = ["source", ("table__round__stage__tournament", admin.RelatedOnlyFieldListFilter)]
-    list_select_related = ["table__round__stage", "entered_by"]
+    list_filter = [
+        "status",
+        "source",
+        ("table__round__stage__tournament", admin.RelatedOnlyFieldListFilter),
+    ]
+    list_select_related = ["table__round__stage", "entered_by", "reviewed_by"]
     search_fields = ["reason"]
     fields = readonly_fields = (
         "table",
@@ -125,62 +175,47 @@ class TableResultAdmin(ConsoleAdmin[models.TableResult]):
         "pogony_named",
         "team_lost_named",
         "games",
+        "status",
         "source",
         "reason",
         "entered_by",
+        "reviewed_by",
+        "reviewed_at",
+        "review_note",
         "supersedes",
+        "repairs",
         "created_at",
     )
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return ResultChangeList
 
-    @staticmethod
-    def entry_ids(result: models.TableResult) -> list[int]:
-        hung = [i for p in result.pogony or [] for i in [p.get("by"), *p.get("on", [])]]
-        ids = [*result.places, *result.drawn, *result.team_lost, *hung, result.fool_entry_id]
-        return [int(i) for i in ids if isinstance(i, int)]
-
-    def _names(self, result: models.TableResult) -> dict[int, str]:
+    def _named(self, result: models.TableResult) -> selectors.NamedResult:
         names = getattr(result, "entry_names", None)
         if names is None:
-            names = result.entry_names = entry_names(self.entry_ids(result))  # type: ignore[attr-defined]
-        return names
-
-    def _named(self, result: models.TableResult, ids: Iterable[Any]) -> str:
-        names = self._names(result)
-        return ", ".join(names.get(i, f"#{i}") for i in ids) or "—"
+            names = entry_names(selectors.result_entry_ids(result))
+        return selectors.named_result(result, names)
 
     @admin.display(description=_("Places (first out first)"))
     def places_named(self, obj: models.TableResult) -> str:
-        names = self._names(obj)
-        return ", ".join(f"{n}. {names.get(i, f'#{i}')}" for n, i in enumerate(obj.places, 1))
+        places = self._named(obj).places
+        return ", ".join(f"{n}. {name}" for n, name in enumerate(places, 1))
 
     @admin.display(description=_("Fool"))
     def fool_named(self, obj: models.TableResult) -> str:
-        return self._named(obj, [obj.fool_entry_id] if obj.fool_entry_id else [])
+        return self._named(obj).fool or "—"
 
     @admin.display(description=_("Drawn"))
     def drawn_named(self, obj: models.TableResult) -> str:
-        return self._named(obj, obj.drawn)
+        return ", ".join(self._named(obj).drawn) or "—"
 
     @admin.display(description=_("Losing team"))
     def team_lost_named(self, obj: models.TableResult) -> str:
-        return self._named(obj, obj.team_lost)
+        return ", ".join(self._named(obj).team_lost) or "—"
 
     @admin.display(description=_("Pogony"))
     def pogony_named(self, obj: models.TableResult) -> str:
-        lines = [
-            gettext("%(by)s on %(on)s (%(rank)s)")
-            % {
-                "by": self._named(obj, [hung.get("by")]),
-                "on": self._named(obj, hung.get("on", [])),
-                "rank": hung.get("rank", "—"),
-            }
-            for hung in obj.pogony or []
-            if isinstance(hung, dict)
-        ]
-        return "; ".join(lines) or "—"
+        return "; ".join(self._named(obj).pogony) or "—"
 
 
 # --- money, ranks, ratings ------------------------------------------------------------------------

@@ -1,10 +1,10 @@
-"""The console's registration pages: "add entry" registers a player for a tournament its user
-manages, through ``services.entry_register`` (audited); a refusal (registration closed, the
-event full, the player already in) is shown on the form. "Import players from CSV" (a
-tournament's page) reads a file (``console.csv_import``), previews what each line will do
-(nothing stored), and on confirmation creates the new players and registers every valid line in
-one transaction, or none if the service refuses one. The preview's rows travel to the
-confirmation signed (``django.core.signing``), not stored."""
+"""The console's registration pages: "add entry" registers a player (or, for a team event, a
+team) for a tournament its user manages, through ``services.entry_register`` (audited); a
+refusal (registration closed, the event full, the player already in) is shown on the form.
+"Import players from CSV" (a tournament's page) reads a file (``console.csv_import``), previews
+what each line will do (nothing stored), and on confirmation creates the new players and
+registers every valid line in one transaction, or none if the service refuses one. The
+preview's rows travel to the confirmation signed (``django.core.signing``), not stored."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from tournaments.console import csv_import
 from tournaments.console.admin_base import form_error
-from tournaments.models import AuditEvent, Entry, Player, Tournament
+from tournaments.models import AuditEvent, Entry, Player, Team, Tournament
 from tournaments.permissions import can_manage, managed_tournaments
 from tournaments.services.audit import audit_record
 from tournaments.services.people import player_create
@@ -52,7 +52,6 @@ class EntryRegisterForm(forms.Form):
         label=_("Tournament"),
         help_text=_("Your tournaments that are open for registration."),
     )
-    player = forms.ModelChoiceField(queryset=Player.objects.all(), label=_("Player"))  # see below
     paid = forms.BooleanField(label=_("Entry fee paid"), required=False, initial=True)
 
     def __init__(self, *args: Any, user: Any, admin_site: admin.AdminSite, **kwargs: Any) -> None:
@@ -60,12 +59,35 @@ class EntryRegisterForm(forms.Form):
         tournament = self.fields["tournament"]
         assert isinstance(tournament, forms.ModelChoiceField)
         tournament.queryset = open_for_registration(user).order_by("-created_at")
-        # The players' search of the admin (``PlayerAdmin.search_fields``), not a list of all.
+        # The admin's searches of players and teams (``search_fields``), not lists of all.
         self.fields["player"] = forms.ModelChoiceField(
             queryset=Player.objects.all(),
             label=_("Player"),
+            required=False,
+            help_text=_("An individual event: the player."),
             widget=AutocompleteSelect(Entry._meta.get_field("player"), admin_site),
         )
+        self.fields["team"] = forms.ModelChoiceField(
+            queryset=Team.objects.all(),
+            label=_("Team"),
+            required=False,
+            help_text=_("A team event: the team (add it on the teams page first)."),
+            widget=AutocompleteSelect(Entry._meta.get_field("team"), admin_site),
+        )
+        self.order_fields(["tournament", "player", "team", "paid"])
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        tournament = cleaned.get("tournament")
+        if tournament is None:
+            return cleaned
+        wanted, other = ("team", "player") if tournament.is_team_event else ("player", "team")
+        if not cleaned.get(wanted):
+            self.add_error(
+                wanted, _("%(tournament)s takes this kind of entry.") % {"tournament": tournament}
+            )
+        cleaned[other] = None
+        return cleaned
 
 
 def entry_register_view(model_admin: admin.ModelAdmin[Entry], request: HttpRequest) -> HttpResponse:
@@ -84,6 +106,7 @@ def entry_register_view(model_admin: admin.ModelAdmin[Entry], request: HttpReque
                 entry = entry_register(
                     tournament=tournament,
                     player=form.cleaned_data["player"],
+                    team=form.cleaned_data["team"],
                     paid=form.cleaned_data["paid"],
                 )
                 audit_record(

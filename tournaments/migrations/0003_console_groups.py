@@ -34,6 +34,7 @@ ORGANISER_EXTRA = [
     ("add", "tournaments", "player"),
     ("change", "tournaments", "player"),
     ("add", "tournaments", "team"),
+    ("change", "tournaments", "team"),  # since 0007
     ("add", "tournaments", "entry"),
     ("change", "tournaments", "entry"),
     ("change", "tournaments", "round"),

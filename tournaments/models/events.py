@@ -174,6 +174,28 @@ class Tournament(models.Model):
             '["50", "30", "20"]. Empty: about the top 15 per cent are paid, on a falling scale.'
         ),
     )
+
+    class DropoutRule(models.TextChoices):
+        CLOCK = "clock", _("The move clock plays for the player to the end of the table")
+        REFEREE = "referee", _("The game is paused for a referee to adjudicate")
+
+    two_person_rule = models.BooleanField(
+        _("two-person rule"),
+        default=False,
+        help_text=_(
+            "A result a referee enters or corrects counts only when another referee confirms it."
+        ),
+    )
+    dropout_rule = models.CharField(
+        _("when a player drops out mid-game"),
+        max_length=20,
+        choices=DropoutRule.choices,
+        default=DropoutRule.CLOCK,
+        help_text=_(
+            "What happens to the running game of a player withdrawn during the event; the next "
+            "round is paired without them either way. The clock needs a move clock."
+        ),
+    )
     move_clock_seconds = models.PositiveIntegerField(
         _("move clock, seconds"),
         default=60,

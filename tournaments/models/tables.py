@@ -136,6 +136,15 @@ class Seat(models.Model):
         verbose_name=_("player"),
         help_text=_("In a team event: the member of the team who sits here."),
     )
+    bot_kind = models.CharField(
+        _("played by a bot"),
+        max_length=20,
+        blank=True,
+        help_text=_(
+            "Empty: the player plays. Otherwise the kind of bot that plays this seat for the "
+            "rest of the table's series (a referee handed it over)."
+        ),
+    )
 
     class Meta:
         ordering = ["table", "position"]
@@ -154,9 +163,26 @@ class Seat(models.Model):
         }
 
 
+class TableResultQuerySet(models.QuerySet["TableResult"]):
+    def counted(self) -> TableResultQuerySet:
+        """The confirmed results: those that count (a pending or rejected one does not)."""
+        return self.filter(status=TableResult.Status.CONFIRMED)
+
+    def effective(self) -> TableResultQuerySet:
+        """The results in force: confirmed, and not corrected by a confirmed correction."""
+        corrected = self.model.objects.counted().filter(supersedes__isnull=False)
+        return self.counted().exclude(pk__in=corrected.values("supersedes"))
+
+
 class TableResult(models.Model):
     """The outcome of a table's series. A correction is a new row that supersedes the old one,
-    with a reason: results are never edited, so the history stays."""
+    with a reason: results are never edited, so the history stays.
+
+    Under the tournament's two-person rule a result a referee enters is *pending* until another
+    referee confirms it (or rejects it); only confirmed results count. The database holds the
+    rule's core: the confirmer is never the enterer, a table has at most one pending result, and
+    a result is corrected at most once by a result that still stands.
+    """
 
     class Source(models.TextChoices):
         LIVE = "live", _("Live table")
@@ -213,12 +239,21 @@ class TableResult(models.Model):
         blank=True,
         help_text=_("Why a referee entered or corrected the result."),
     )
-    supersedes = models.OneToOneField(
+
+    class Status(models.TextChoices):
+        CONFIRMED = "confirmed", pgettext_lazy("result status", "Counts")
+        PENDING = "pending", pgettext_lazy("result status", "Waiting for a second referee")
+        REJECTED = "rejected", pgettext_lazy("result status", "Rejected by a second referee")
+
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.CONFIRMED
+    )
+    supersedes = models.ForeignKey(
         "self",
         null=True,
         blank=True,
         on_delete=models.PROTECT,
-        related_name="superseded_by",
+        related_name="corrections",
         verbose_name=_("corrects"),
         help_text=_("The earlier result that this one replaces."),
     )
@@ -230,7 +265,33 @@ class TableResult(models.Model):
         related_name="+",
         verbose_name=_("entered by"),
     )
+    repairs = models.BooleanField(
+        _("pairs the next round again"),
+        default=False,
+        help_text=_(
+            "A correction whose referee chose to pair the next round again, seated from the old "
+            "result (only while none of its games has a move)."
+        ),
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("confirmed or rejected by"),
+        help_text=_("Two-person rule: the second referee."),
+    )
+    reviewed_at = models.DateTimeField(_("confirmed or rejected at"), null=True, blank=True)
+    review_note = models.CharField(
+        _("review note"),
+        max_length=300,
+        blank=True,
+        help_text=_("Why the second referee rejected the result."),
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    objects = TableResultQuerySet.as_manager()
 
     class Meta:
         ordering = ["table", "id"]
@@ -240,8 +301,26 @@ class TableResult(models.Model):
             # The first result of a table is unique: a job recording it twice stores it once.
             models.UniqueConstraint(
                 fields=["table"],
-                condition=Q(supersedes__isnull=True),
+                condition=Q(supersedes__isnull=True) & ~Q(status="rejected"),
                 name="one_original_result_per_table",
+            ),
+            # A result is corrected once (a rejected correction does not count).
+            models.UniqueConstraint(
+                fields=["supersedes"],
+                condition=Q(supersedes__isnull=False) & ~Q(status="rejected"),
+                name="one_correction_per_result",
+            ),
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(status="pending"), name="one_pending_result_per_table"
+            ),
+            # The two-person rule: whoever entered a result cannot confirm or reject it.
+            models.CheckConstraint(
+                condition=~Q(reviewed_by=models.F("entered_by")),
+                name="result_reviewer_is_not_enterer",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="pending") | Q(reviewed_by__isnull=True),
+                name="pending_result_not_reviewed",
             ),
         ]
 

@@ -31,7 +31,7 @@ from .models import (
     balanced_table_sizes,
 )
 from .round_robin import RoundRobinSchedule, round_robin, snake_groups
-from .swiss import SwissOptions, pair_swiss, rank_entries, repeat_cost
+from .swiss import SwissOptions, pair_swiss, rank_entries, repeat_cost, table_compromises
 from .teams import team_seating
 
 __all__ = [
@@ -66,6 +66,7 @@ __all__ = [
     "round_robin",
     "snake_deal",
     "snake_groups",
+    "table_compromises",
     "team_seating",
     "top_overall",
     "top_per_group",

@@ -8,7 +8,7 @@ has explained itself.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .errors import PairingError
@@ -143,22 +143,33 @@ class Compromise:
     times: int = 0
     value: str | None = None
 
-    def describe(self) -> str:
-        """A sentence for the referee's round report."""
-        if self.kind is CompromiseKind.REPEAT:
+    def describe(self, names: Mapping[int, str] | None = None) -> str:
+        """A sentence for the referee's round report, naming the entries by ``names`` if given.
+
+        >>> Compromise(CompromiseKind.SAME_CLUB, (3, 9), value="Spartak").describe(
+        ...     {3: "Ann", 9: "Bob"})
+        "Ann and Bob share the club 'Spartak'"
+        """
+
+        def who(entry: int) -> str:
+            return names[entry] if names and entry in names else f"entry {entry}"
+
+        def pair() -> str:
             a, b = self.entries
+            return f"{who(a)} and {who(b)}" if names else f"entries {a} and {b}"
+
+        if self.kind is CompromiseKind.REPEAT:
             plural = "" if self.times == 1 else "s"
-            return f"entries {a} and {b} meet again (met {self.times} time{plural} before)"
+            return f"{pair()} meet again (met {self.times} time{plural} before)"
         if self.kind in (CompromiseKind.SAME_CLUB, CompromiseKind.SAME_TEAM):
             what = "club" if self.kind is CompromiseKind.SAME_CLUB else "team"
-            a, b = self.entries
-            return f"entries {a} and {b} share the {what} {self.value!r}"
+            return f"{pair()} share the {what} {self.value!r}"
         if self.kind is CompromiseKind.SEAT_IMBALANCE:
             return (
-                f"entry {self.entries[0]} attacks first again "
+                f"{who(self.entries[0])} attacks first again "
                 f"(already did {self.times} time{'' if self.times == 1 else 's'})"
             )
-        return f"entry {self.entries[0]} gets a bye ({self.times} before)"
+        return f"{who(self.entries[0])} gets a bye ({self.times} before)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from .models import (
     balanced_table_sizes,
 )
 
-__all__ = ["SwissOptions", "pair_swiss", "rank_entries", "repeat_cost"]
+__all__ = ["SwissOptions", "pair_swiss", "rank_entries", "repeat_cost", "table_compromises"]
 
 # Cost weights: any repeat outweighs any number of team/club clashes at one table, and a team
 # clash outweighs a club clash. Ints keep the search exact.
@@ -770,6 +770,18 @@ def _table_compromises(
             if options.avoid_club and a.club is not None and a.club == b.club:
                 found.append(Compromise(CompromiseKind.SAME_CLUB, pair, value=a.club))
     return found
+
+
+def table_compromises(
+    seated: Sequence[Entry], history: History, options: SwissOptions | None = None
+) -> list[Compromise]:
+    """What a table seated as ``seated`` gives up against ``history``: repeat meetings, shared
+    clubs or teams (the checks a pairing makes; a referee's seat swap is re-validated by them).
+
+    >>> table_compromises([Entry(1, club="A"), Entry(2, club="A")], History())[0].describe()
+    "entries 1 and 2 share the club 'A'"
+    """
+    return _table_compromises(list(seated), history.opponents(), options or SwissOptions())
 
 
 def pair_swiss(

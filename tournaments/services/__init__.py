@@ -1,13 +1,15 @@
 """Writes of the tournament domain, one module per responsibility; this package is their index.
 
-- :mod:`~tournaments.services.people`: players and teams;
+- :mod:`~tournaments.services.people`: players and teams (their changes audited);
 - :mod:`~tournaments.services.plans`: a tournament with its stage plan, validated whole; its
   settings and referees changed later (audited);
 - :mod:`~tournaments.services.leagues`: leagues, owned by their organiser (audited);
 - :mod:`~tournaments.services.registration`: opening, closing, entries and their status;
 - :mod:`~tournaments.services.rounds`: pairing a round (swiss, round robin, knockout bracket);
 - :mod:`~tournaments.services.seating`: seating a table and dealing its series' games;
-- :mod:`~tournaments.services.results`: table results, corrections, the knockout feed;
+- :mod:`~tournaments.services.results`: the results tables produce, the knockout feed;
+- :mod:`~tournaments.services.corrections`: a referee's results and corrections, the two-person
+  rule, pairing a round again after a correction;
 - :mod:`~tournaments.services.progression`: start, round completion, advancing, finishing;
 - :mod:`~tournaments.services.awards`: prize pool, ranks and ratings.
 
@@ -25,8 +27,13 @@ from tournaments.services.awards import (
     ratings_update,
     tournament_ranks_compute,
 )
+from tournaments.services.corrections import (
+    table_result_confirm,
+    table_result_enter,
+    table_result_reject,
+)
 from tournaments.services.leagues import league_create, league_update
-from tournaments.services.people import player_create, team_create
+from tournaments.services.people import player_create, player_update, team_create, team_update
 from tournaments.services.plans import (
     tournament_create,
     tournament_set_referees,
@@ -44,7 +51,8 @@ from tournaments.services.registration import (
     tournament_open_registration,
 )
 from tournaments.services.results import table_after_game, table_record_result
-from tournaments.services.rounds import round_pair, round_request_pairing
+from tournaments.services.rounds import round_pair, round_request_pairing, seats_swap
+from tournaments.services.seating import seats_hand_to_bots
 
 __all__ = [
     "entry_check_in",
@@ -56,15 +64,22 @@ __all__ = [
     "league_ranks_compute",
     "league_update",
     "player_create",
+    "player_update",
     "prize_pool_compute",
     "ratings_update",
     "round_complete",
     "round_pair",
     "round_request_pairing",
     "rounds_sweep",
+    "seats_hand_to_bots",
+    "seats_swap",
     "table_after_game",
     "table_record_result",
+    "table_result_confirm",
+    "table_result_enter",
+    "table_result_reject",
     "team_create",
+    "team_update",
     "tournament_cancel",
     "tournament_close_registration",
     "tournament_create",

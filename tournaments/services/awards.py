@@ -203,7 +203,7 @@ def _store_ranks(results: Sequence[TableResult], ladder: Sequence[str], **scope:
 
 
 def _effective_rows(results: Any) -> list[TableResult]:
-    return list(results.filter(superseded_by__isnull=True).order_by("created_at", "id"))
+    return list(results.effective().order_by("created_at", "id"))
 
 
 @atomic_retry

@@ -118,6 +118,8 @@ def tournament_create(
     reentry_fee: Any = 0,
     payout_structure: Sequence[Any] = (),
     move_clock_seconds: int = 60,
+    two_person_rule: bool = False,
+    dropout_rule: str = "clock",
     is_public: bool = True,
     seed: str = "",
     created_by: Any = None,
@@ -146,6 +148,8 @@ def tournament_create(
             "reentry_fee": reentry_fee,
             "payout_structure": payout_structure,
             "move_clock_seconds": move_clock_seconds,
+            "two_person_rule": two_person_rule,
+            "dropout_rule": dropout_rule,
             "is_public": is_public,
             "seed": seed,
         }
@@ -188,6 +192,8 @@ def plan_rows(
         reentry_fee=settings["reentry_fee"],
         payout_structure=[str(p) for p in settings["payout_structure"]],
         move_clock_seconds=settings["move_clock_seconds"],
+        two_person_rule=settings["two_person_rule"],
+        dropout_rule=settings["dropout_rule"],
         is_public=settings["is_public"],
         seed=settings["seed"] or slug or settings["name"],
         **fields,
@@ -216,6 +222,8 @@ SETTINGS_EDITABLE = (
     "guarantee",
     "payout_structure",
     "move_clock_seconds",
+    "two_person_rule",
+    "dropout_rule",
     "league",
 )
 EDITABLE_BY_STATUS: dict[str, tuple[str, ...]] = {

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from games.models import Game
+from games.services import game_pause
 from tournaments.errors import (
     RegistrationError,
     StateError,
@@ -18,6 +21,7 @@ from tournaments.models import (
     Round,
     Stage,
     StageEntry,
+    Table,
     Team,
     Tournament,
 )
@@ -150,9 +154,37 @@ def entry_check_in(*, entry: Entry) -> Entry:
     return _entry_set_status(entry, [Entry.Status.REGISTERED], Entry.Status.CHECKED_IN)
 
 
-def entry_withdraw(*, entry: Entry, reason: str = "") -> Entry:
-    """Withdraw an entry: it keeps its played results and is not seated again."""
-    return _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
+def entry_withdraw(*, entry: Entry, reason: str = "", actor: Any = None) -> Entry:
+    """Withdraw an entry: it keeps its played results and is not seated again (the next round
+    is paired without it). If it drops out of a running event while it plays, its games follow
+    the tournament's dropout rule (:func:`_drop_out`)."""
+    with transaction.atomic():
+        entry = _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
+        if entry.tournament.status == Tournament.Status.RUNNING:
+            _drop_out(entry, reason, actor)
+        return entry
+
+
+def _drop_out(entry: Entry, reason: str, actor: Any) -> None:
+    """The running games of a withdrawn entry, by the tournament's dropout rule:
+
+    - ``clock``: nothing is done to them; the move clock acts for the absent player at each of
+      its moves (``games.services.automation.clock_actions``) to the end of the table's series;
+    - ``referee``, or ``clock`` without a move clock (nothing would ever move for them): each is
+      paused, flagged on the live tables page, for a referee to adjudicate or void.
+    """
+    tournament = entry.tournament
+    clock = tournament.move_clock_seconds > 0
+    if tournament.dropout_rule == Tournament.DropoutRule.CLOCK and clock:
+        return
+    running = Game.objects.filter(
+        table__seats__entry=entry,
+        table__status=Table.Status.PLAYING,
+        status=Game.Status.ACTIVE,
+    ).distinct()
+    why = f"{entry.name} withdrew ({reason or 'no reason given'}): a referee adjudicates"
+    for game in running:
+        game_pause(game_id=game.pk, reason=why[:300], referee=actor)
 
 
 def entry_disqualify(*, entry: Entry, reason: str) -> Entry:

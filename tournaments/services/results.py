@@ -26,10 +26,10 @@ from tournaments.models import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.results import TableResult as PureResult
-from tournaments.services.seating import series_deal, table_seat
+from tournaments.services.seating import seat_bot, series_deal, table_seat
 
 
-def _check_result(
+def check_result(
     table: Table,
     *,
     places: Sequence[int],
@@ -73,31 +73,35 @@ def table_record_result(
     reason: str = "",
     entered_by: Any = None,
 ) -> TableResult:
-    """Record a table's result; a second result is a correction that supersedes the first.
+    """Record the result a table's series produced (played live, by bots, or adjudicated game
+    by game): its first result. A referee's entry or correction is
+    :mod:`tournaments.services.corrections`'.
 
-    ``places`` are entry ids from first out to last. A correction needs a reason and keeps the
-    history. Recording the same first result twice (a job run again) stores it once. Locks the
-    table row, then asks the round-completion job to look at the round.
+    ``places`` are entry ids from first out to last. Recording the same result twice (a job run
+    again) stores it once. Locks the table row, then asks the round-completion job to look at
+    the round.
     """
     with transaction.atomic():
         table = Table.objects.select_for_update().select_related("round__stage").get(pk=table.pk)
         if table.is_bye:
             raise ResultError("a bye has no result to record")
-        _check_result(
+        check_result(
             table, places=places, fool=fool, drawn=drawn, pogony=pogony, team_lost=team_lost
         )
         current = selectors.effective_result(table)
         if current is not None:
-            if source != TableResult.Source.REFEREE or not reason.strip():
-                if list(current.places) == list(places) and source != TableResult.Source.REFEREE:
-                    return current  # the same result delivered twice
-                raise ResultError(
-                    "the table has a result: a correction is a referee's, with a reason"
-                )
-            if any(t.status != Table.Status.WAITING for t in _tables_fed_by(table)):
-                raise ResultError(
-                    "the next knockout table has already been seated from this result"
-                )
+            if list(current.places) == list(places):
+                return current  # the same result delivered twice
+            raise ResultError(
+                "the table has a result: a correction is a referee's "
+                "(tournaments.services.corrections)"
+            )
+        # A referee's entry still waiting for its second referee loses to the table's own result.
+        TableResult.objects.filter(table=table, status=TableResult.Status.PENDING).update(
+            status=TableResult.Status.REJECTED,
+            reviewed_at=timezone.now(),
+            review_note="the table's own result came first",
+        )
         result = TableResult.objects.create(
             table=table,
             places=list(places),
@@ -108,7 +112,6 @@ def table_record_result(
             games=list(games),
             source=source,
             reason=reason.strip()[:300],
-            supersedes=current,
             entered_by=entered_by,
         )
         if table.status != Table.Status.FINISHED:
@@ -116,12 +119,12 @@ def table_record_result(
             table.finished_at = timezone.now()
             table.save(update_fields=["status", "finished_at"])
         if table.round.stage.format == Stage.Format.KNOCKOUT:
-            _feed_knockout(table)
+            feed_knockout(table)
         enqueue_on_commit("tournaments.round_complete", table.round_id)
         return result
 
 
-def _tables_fed_by(table: Table) -> list[Table]:
+def tables_fed_by(table: Table) -> list[Table]:
     later = Table.objects.filter(
         round__stage_id=table.round.stage_id, round__number__gt=table.round.number
     )
@@ -133,9 +136,9 @@ def _finishing_order(table: Table) -> list[int] | None:
     return None if result is None else list(result.places)
 
 
-def _feed_knockout(table: Table) -> None:
+def feed_knockout(table: Table) -> None:
     """Seat every waiting table whose feeders have all finished (locks those tables)."""
-    for candidate in _tables_fed_by(table):
+    for candidate in tables_fed_by(table):
         waiting = Table.objects.select_for_update().get(pk=candidate.pk)
         if waiting.status != Table.Status.WAITING:
             continue
@@ -164,6 +167,8 @@ def table_after_game(*, game_id: int) -> str:
         if game.table_id is None or not game.is_over:
             return "ignored"
         table = Table.objects.select_for_update().get(pk=game.table_id)
+        if table.status == Table.Status.FINISHED:
+            return "the table has its result"  # a referee entered it (its games were voided)
         state = dict(table.series_state)
         game_ids: list[int] = list(state.pop("game_ids", []))
         if game.pk in game_ids or table.games.filter(pk__gt=game.pk).exists():
@@ -216,7 +221,7 @@ def _record_table_result(table: Table, series: Series, game_ids: list[int]) -> N
         }
         for p, index in zip(result.pogony, result.hanging_games, strict=True)
     ]
-    all_bots = all(seat.player.is_bot for seat in seats.values())
+    all_bots = all(seat_bot(seat) for seat in seats.values())
     source = TableResult.Source.BOT if all_bots else TableResult.Source.LIVE
     reason, entered_by = "", None
     # A game a referee adjudicated makes the table's result the referee's: its source, the

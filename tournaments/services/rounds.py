@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
+from durak_site.errors import Forbidden
 from durak_site.jobs import enqueue_on_commit
+from games.models import Game
 from tournaments import selectors
 from tournaments.errors import (
     StateError,
     TournamentError,
 )
 from tournaments.models import (
+    AuditEvent,
     Entry,
     Round,
     Seat,
@@ -38,8 +41,16 @@ from tournaments.pairing import (
     pair_swiss,
     round_robin,
     snake_groups,
+    table_compromises,
 )
-from tournaments.services.seating import entry_team, table_seat
+from tournaments.permissions import can_referee
+from tournaments.services.audit import audit_record
+from tournaments.services.seating import (
+    entry_team,
+    table_seat,
+    table_series_start,
+    table_started,
+)
 
 GROUP_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -95,12 +106,12 @@ class PlannedRound:
     explanation: dict[str, Any] = field(default_factory=dict)
 
 
-def _planned(pairing: Pairing, group: str = "") -> list[PlannedTable]:
+def _planned(pairing: Pairing, names: Mapping[int, str], group: str = "") -> list[PlannedTable]:
     return [
         PlannedTable(
             entries=t.entries,
             group=group or f"{t.score_group:g}",
-            compromises=tuple(c.describe() for c in t.compromises),
+            compromises=tuple(c.describe(names) for c in t.compromises),
         )
         for t in pairing.tables
     ]
@@ -114,7 +125,9 @@ def _entries_per_table(stage: Stage) -> int:
 def _plan_swiss(round_: Round) -> PlannedRound:
     stage = round_.stage
     history = History.from_tables(selectors.tournament_history(stage, before=round_))
-    entries = _pairing_entries(stage, active_stage_entries(stage))
+    active = active_stage_entries(stage)
+    entries = _pairing_entries(stage, active)
+    names = selectors.entry_names(active)
     pairing = pair_swiss(
         entries,
         history,
@@ -122,13 +135,13 @@ def _plan_swiss(round_: Round) -> PlannedRound:
         rng=_stage_rng(stage, round_.number),
     )
     return PlannedRound(
-        tables=tuple(_planned(pairing)),
+        tables=tuple(_planned(pairing, names)),
         byes=pairing.byes,
         explanation={
             "algorithm": "swiss",
             "score_groups": sorted({f"{t.score_group:g}" for t in pairing.tables}, reverse=True),
-            "byes": [c.describe() for c in pairing.bye_compromises],
-            "compromises": [c.describe() for c in pairing.compromises()],
+            "byes": [c.describe(names) for c in pairing.bye_compromises],
+            "compromises": [c.describe(names) for c in pairing.compromises()],
         },
     )
 
@@ -139,7 +152,9 @@ def round_robin_schedule(stage: Stage) -> list[PlannedRound]:
     Deterministic from the stage's seeding and the tournament seed, so every round's job
     computes the same schedule.
     """
-    groups = snake_groups(selectors.stage_entry_ids(stage), stage.groups or 1)
+    seeded = selectors.stage_entry_ids(stage)
+    names = selectors.entry_names(seeded)
+    groups = snake_groups(seeded, stage.groups or 1)
     schedules = [
         round_robin(g, table_size=_entries_per_table(stage), rng=_stage_rng(stage, 0))
         for g in groups
@@ -150,7 +165,7 @@ def round_robin_schedule(stage: Stage) -> list[PlannedRound]:
         byes: list[int] = []
         for label, schedule in zip(GROUP_LABELS, schedules, strict=False):
             if number < schedule.round_count:
-                tables.extend(_planned(schedule.rounds[number], group=f"group {label}"))
+                tables.extend(_planned(schedule.rounds[number], names, group=f"group {label}"))
                 byes.extend(schedule.rounds[number].byes)
         merged.append(
             PlannedRound(
@@ -221,7 +236,10 @@ def _plan_knockout_bracket(round_: Round) -> None:
         "algorithm": "knockout",
         "advance_per_table": stage.knockout_advance,
         "rounds": [len(level) for level in bracket.rounds],
-        "byes": [f"entry {e} goes straight to round 2 (top seed)" for e in bracket.byes],
+        "byes": [
+            f"{name} goes straight to round 2 (top seed)"
+            for name in selectors.entry_names(bracket.byes).values()
+        ],
     }
 
 
@@ -298,3 +316,88 @@ def round_request_pairing(*, round_: Round) -> None:
         raise StateError("later knockout rounds are seated by their feeding tables")
     with transaction.atomic():
         enqueue_on_commit("tournaments.round_pair", round_.pk)
+
+
+def seats_swap(*, first: Seat, second: Seat, actor: Any, reason: str) -> list[str]:
+    """Swap the entries of two seats of a round before play begins at their tables (a referee's
+    or organiser's call, with a reason), re-validated: the tables' compromises (repeat meetings,
+    shared clubs) are computed again, stored and returned, and the tables' first games dealt
+    again for their new players. Individual events only. Audited.
+
+    Refused if a seat is a bye's, if the tables are not in the same round, or once a move has
+    been made at either table. Locks both table rows (in id order).
+    """
+    if not reason.strip():
+        raise StateError("a seat swap needs a reason", code="reason_required")
+    if first.pk == second.pk:
+        raise StateError("choose two different seats")
+    with transaction.atomic():
+        ids = sorted({first.table_id, second.table_id})
+        tables = {
+            t.pk: t
+            for t in Table.objects.select_for_update()
+            .select_related("round__stage__tournament")
+            .filter(pk__in=ids)
+            .order_by("pk")
+        }
+        a = Seat.objects.select_related("player", "entry").get(pk=first.pk)
+        b = Seat.objects.select_related("player", "entry").get(pk=second.pk)
+        table_a, table_b = tables[a.table_id], tables[b.table_id]
+        round_ = table_a.round
+        tournament = round_.stage.tournament
+        if not can_referee(actor, tournament):
+            raise Forbidden("only a referee of this tournament can swap its seats")
+        if table_b.round_id != round_.pk:
+            raise StateError("the two seats are in different rounds")
+        if tournament.is_team_event:
+            raise StateError("a team event's seats follow its teams: they are not swapped")
+        for table in tables.values():
+            if table.is_bye or table.status != Table.Status.PLAYING:
+                raise StateError(f"{table} is not waiting to play: its seats stay")
+            if table_started(table):
+                raise StateError(f"play has begun at {table}: its seats stay")
+        before = _seating(tables.values())
+        # Deleted and made again: within one table the (table, player) constraint would refuse
+        # the first of two updates.
+        Seat.objects.filter(pk__in=[a.pk, b.pk]).delete()
+        Seat.objects.bulk_create(
+            [
+                Seat(table_id=a.table_id, position=a.position, entry=b.entry, player=b.player),
+                Seat(table_id=b.table_id, position=b.position, entry=a.entry, player=a.player),
+            ]
+        )
+        history = History.from_tables(selectors.tournament_history(round_.stage, before=round_))
+        found: list[str] = []
+        for table in tables.values():
+            entry_ids = list(table.seats.order_by("position").values_list("entry_id", flat=True))
+            names = selectors.entry_names(entry_ids)
+            compromises = [
+                c.describe(names)
+                for c in table_compromises(_pairing_entries(round_.stage, entry_ids), history)
+            ]
+            table.compromises = compromises
+            table.save(update_fields=["compromises"])
+            found.extend(compromises)
+            Game.objects.filter(table=table).delete()
+            table_series_start(table=table)
+        audit_record(
+            actor=actor,
+            action=AuditEvent.Action.SEAT_SWAP,
+            tournament=tournament,
+            target=round_,
+            reason=reason,
+            before=before,
+            after={**_seating(tables.values()), "compromises": found},
+        )
+        return found
+
+
+def _seating(tables: Iterable[Table]) -> dict[str, list[str]]:
+    """The tables' players by seat, by table number (the audit log's before and after)."""
+    return {
+        str(table.number): [
+            seat.player.display_name
+            for seat in table.seats.select_related("player").order_by("position")
+        ]
+        for table in tables
+    }

@@ -1,14 +1,20 @@
-"""Seating a table and dealing the games of its series."""
+"""Seating a table, dealing the games of its series, and seats handed over to bots."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from django.db import transaction
+
+from durak_site.errors import Forbidden
 from games.engine.series import Series
 from games.models import Game
-from games.services import game_create
+from games.services import game_create, game_hand_seat_to_bot
 from tournaments import adapters, selectors
+from tournaments.errors import StateError
 from tournaments.models import (
+    AuditEvent,
     Entry,
     Seat,
     Table,
@@ -17,6 +23,8 @@ from tournaments.models import (
 from tournaments.pairing import (
     team_seating,
 )
+from tournaments.permissions import can_referee
+from tournaments.services.audit import audit_record
 
 
 def entry_team(entry: Entry) -> Team:
@@ -82,14 +90,74 @@ def table_series_start(*, table: Table) -> Game:
 def series_deal(table: Table, series: Series) -> Game:
     nxt = series.next_game_setup()
     seats = {s.position: s for s in Seat.objects.filter(table=table).select_related("player")}
-    players = [seats[s].player for s in nxt.seats]
+    dealt = [seats[s] for s in nxt.seats]
     tournament = table.round.stage.tournament
     return game_create(
         rules=nxt.rules.to_dict(),
-        players=[p.pk for p in players],
-        bot_seats={g: p.bot_kind or "heuristic" for g, p in enumerate(players) if p.is_bot},
+        players=[seat.player_id for seat in dealt],
+        bot_seats={g: bot for g, seat in enumerate(dealt) if (bot := seat_bot(seat))},
         table=table,
         number=table.games.count() + 1,
         setup=nxt.hooks(),
         clock_seconds=tournament.move_clock_seconds,
     )
+
+
+def seat_bot(seat: Seat) -> str:
+    """The bot that plays ``seat`` ("" for a person): the one a referee handed it to, else the
+    bot player's own kind."""
+    if seat.bot_kind:
+        return seat.bot_kind
+    return (seat.player.bot_kind or "heuristic") if seat.player.is_bot else ""
+
+
+def table_started(table: Table) -> bool:
+    """Has play begun at ``table``: a move made in one of its games, or a result (a bye's does
+    not count)? Seats are swapped and rounds paired again only before."""
+    if table.is_bye:
+        return False
+    return table.results.exists() or table.games.filter(version__gt=0).exists()
+
+
+def seats_hand_to_bots(
+    *, seats: Sequence[Seat], actor: Any, reason: str, kind: str = "heuristic"
+) -> int:
+    """Hand ``seats`` (of playing tables) to bots of ``kind`` for the rest of their tables'
+    series: the seat's current game at once, the later games as they are dealt. Seats already
+    played by a bot are left as they are; returns how many were handed over. Needs a reason;
+    audited. Locks each table row, then its current game's."""
+    if not reason.strip():
+        raise StateError("handing a seat to a bot needs a reason")
+    handed = 0
+    with transaction.atomic():
+        for given in sorted(seats, key=lambda s: (s.table_id, s.position)):
+            table = (
+                Table.objects.select_for_update()
+                .select_related("round__stage__tournament")
+                .get(pk=given.table_id)
+            )
+            tournament = table.round.stage.tournament
+            if not can_referee(actor, tournament):
+                raise Forbidden("only a referee of this tournament can hand its seats to bots")
+            if table.status != Table.Status.PLAYING or table.is_bye:
+                raise StateError(f"{table} is not playing: its seats cannot be handed to a bot")
+            seat = Seat.objects.select_related("player").get(pk=given.pk)
+            if seat_bot(seat):
+                continue
+            Seat.objects.filter(pk=seat.pk).update(bot_kind=kind)
+            game = table.games.exclude(status__in=Game.OVER).order_by("-number").first()
+            if game is not None:
+                game_hand_seat_to_bot(
+                    game_id=game.pk, seat=game.players.index(seat.player_id), kind=kind
+                )
+            audit_record(
+                actor=actor,
+                action=AuditEvent.Action.SEAT_BOT,
+                tournament=tournament,
+                target=table,
+                reason=reason,
+                before={"seat": seat.position, "player": seat.player.display_name},
+                after={"bot": kind},
+            )
+            handed += 1
+    return handed

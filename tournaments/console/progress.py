@@ -1,0 +1,646 @@
+"""The console's read-only pages of how things stand: an event's progress and a league's table.
+
+**An event's progress** (``admin/tournaments/tournament/<id>/progress/``), for whoever may see
+the event in the console: its stages in order, and for each its rounds (status, when paired and
+finished, how many tables have finished, are playing, wait for their feeders or have stalled, as
+the live tables page has it: ``console.live.is_stalled``) and each round's tables (the players by
+seat, the score group, what the pairing had to give up, the result in force, first out first and
+the fool marked) with the round's pairing explanation in words; the standings of each swiss or
+round-robin stage (``selectors.stage_standings``); a knockout stage as a tree, a column per
+round, each table fed by the places of the tables before it; once the event has finished, its
+final places with the prizes, the prize pool and the ranks (звания) earned.
+:func:`tournament_progress` reads it in a fixed number of queries however many tables the event
+has (a few per stage, none per table or round).
+
+**A league's table** (``admin/tournaments/league/<id>/table/``), for whoever sees the league: the
+league's tournaments its user may see, and the league table of all its finished tournaments
+(``scoring.league_table`` on their final places, by the league's points scale), with each
+player's rank in the league and current rating.
+
+Both pages only read. A missing object is a 404; one its user may not see a 403 (the admin's own
+view permission of the object: ``ConsoleAdmin.has_view_permission``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Model, Prefetch
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.formats import number_format
+from django.utils.translation import gettext
+
+from tournaments import selectors
+from tournaments.console.live import is_stalled, live_games
+from tournaments.console.stage_forms import TIE_BREAK_LABELS
+from tournaments.models import (
+    Entry,
+    League,
+    Payout,
+    PrizePool,
+    RankRecord,
+    Round,
+    Seat,
+    Stage,
+    Table,
+    TableResult,
+    Tournament,
+)
+from tournaments.permissions import tournaments_for
+from tournaments.scoring.errors import ScoringError
+from tournaments.scoring.points import DEFAULT_TIE_BREAKS, DRAW, StandingRow
+from tournaments.scoring.prizes import currency
+from tournaments.scoring.ratings import (
+    DEFAULT_LEAGUE_SCALE,
+    LeagueRow,
+    LeagueScale,
+    TournamentPlaces,
+    league_table,
+)
+
+TOURNAMENT_TEMPLATE = "admin/tournaments/progress/tournament.html"
+LEAGUE_TEMPLATE = "admin/tournaments/progress/league.html"
+
+_M = TypeVar("_M", bound=Model)
+
+
+# --- an event's progress --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placing:
+    """An entry of a table's result: its place (first out first) and how it ended."""
+
+    place: int
+    name: str
+    fool: bool = False
+    drawn: bool = False
+    advances: bool = False  # a knockout table's: goes on to the next round
+
+
+@dataclass(frozen=True)
+class TableLine:
+    pk: int
+    number: int
+    status: str  # Table.Status's value: the page's style hooks
+    status_label: str
+    stalled: bool
+    is_bye: bool
+    group: str  # the score group, in words
+    players: list[str]  # the seated players' names, by seat
+    feeds: list[str]  # a knockout table waiting for its feeders: where its players come from
+    placings: list[Placing]  # the result in force, if any
+    compromises: list[str]
+
+
+@dataclass(frozen=True)
+class RoundLine:
+    round: Round
+    tables: list[TableLine]
+    explanation: list[tuple[str, list[str]]]  # the pairing explanation: (what, lines)
+    last: bool  # the last round of its stage (a knockout's final)
+
+    def _count(self, status: str) -> int:
+        return sum(t.status == status for t in self.tables)
+
+    @property
+    def finished(self) -> int:
+        return self._count(Table.Status.FINISHED)
+
+    @property
+    def playing(self) -> int:
+        return self._count(Table.Status.PLAYING)
+
+    @property
+    def waiting(self) -> int:
+        return self._count(Table.Status.WAITING)
+
+    @property
+    def stalled(self) -> int:
+        return sum(t.stalled for t in self.tables)
+
+
+@dataclass(frozen=True)
+class StandingLine:
+    position: int
+    rank: int
+    name: str
+    points: str
+    played: int
+    tie_breaks: list[str]  # one value per criterion of ``StageLine.tie_breaks``
+    decided_by: str
+
+
+@dataclass(frozen=True)
+class StageLine:
+    stage: Stage
+    rounds: list[RoundLine]
+    tie_breaks: list[str]  # the standings' tie-break columns, in the order they apply
+    standings: list[StandingLine]
+
+    @property
+    def is_knockout(self) -> bool:
+        return self.stage.format == Stage.Format.KNOCKOUT
+
+
+@dataclass(frozen=True)
+class FinalPlace:
+    place: int
+    name: str
+    prize: str  # the payout in the tournament's currency, "" for none
+
+
+@dataclass(frozen=True)
+class RankLine:
+    name: str
+    rank: str
+    received: int
+    given: int
+
+
+@dataclass(frozen=True)
+class Finish:
+    """A finished event's outcome: places and prizes, the pool, the ranks earned."""
+
+    places: list[FinalPlace]
+    pool: PrizePool | None
+    gross: str
+    rake: str
+    total: str
+    paid_out: str
+    ranks: list[RankLine]
+
+
+@dataclass(frozen=True)
+class TournamentProgress:
+    tournament: Tournament
+    stages: list[StageLine]
+    finish: Finish | None
+
+
+def _number(value: Fraction) -> str:
+    """Points as people write them: 9, 9.75, 1.5 (to two decimals at most), localised."""
+    rounded = Decimal(value.numerator) / Decimal(value.denominator)
+    text = f"{rounded.quantize(Decimal('0.01'))}".rstrip("0").rstrip(".")
+    return number_format(Decimal(text))
+
+
+def money(amount: Decimal, code: str) -> str:
+    """``amount`` in the currency ``code``, to its minor unit and localised: "1 440,00 RUB"."""
+    try:
+        places = currency(code).exponent
+    except ScoringError:  # a code the scoring does not know: as stored, without trailing zeros
+        amount = amount.normalize()
+        places = max(0, -int(amount.as_tuple().exponent))
+    return f"{number_format(amount, places, force_grouping=True)}\u00a0{code}"
+
+
+def group_label(group: str) -> str:
+    """A table's score group in words: "final", "round 2", "group A", or a swiss score."""
+    kind, _, rest = group.partition(" ")
+    if group == "final":
+        return gettext("final")
+    if group == "bye":
+        return gettext("bye")
+    if kind == "round" and rest:
+        return gettext("round %(number)s") % {"number": rest}
+    if kind == "group" and rest:
+        return gettext("group %(name)s") % {"name": rest}
+    return group
+
+
+def _lines(value: Any) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return [str(value)]
+
+
+def explanation_lines(round_: Round, tournament: Tournament) -> list[tuple[str, list[str]]]:
+    """The round's pairing explanation (``Round.explanation``) as lines a referee reads: the
+    algorithm, the draw seed, the score groups, the byes and every compromise."""
+    info = dict(round_.explanation or {})
+    if not info:
+        return []
+    out: list[tuple[str, list[str]]] = []
+    algorithm = str(info.pop("algorithm", ""))
+    if algorithm:
+        label = Stage.Format(algorithm).label if algorithm in Stage.Format.values else algorithm
+        out.append((gettext("Algorithm"), [str(label)]))
+    seed = info.pop("seed", None)
+    if algorithm != Stage.Format.KNOCKOUT and (seed or tournament.seed):
+        # The round's random choices are drawn from the tournament's seed, its stage and round.
+        out.append((gettext("Draw seed"), [str(seed or tournament.seed)]))
+    if info.pop("waiting_for_feeders", False):
+        out.append((gettext("Seating"), [gettext("as its feeding tables finish")]))
+    rounds_label = (
+        gettext("Tables per round")
+        if algorithm == Stage.Format.KNOCKOUT
+        else gettext("Rounds per group")
+    )
+    labels = {
+        "score_groups": gettext("Score groups"),
+        "rounds": rounds_label,
+        "lower_bounds": gettext("Fewest rounds possible per group"),
+        "advance_per_table": gettext("Advance from each table"),
+        "byes": gettext("Byes"),
+    }
+    for key, label in labels.items():
+        if key in info:
+            value = _lines(info.pop(key))
+            # A bye is a sentence of its own; the rest are short lists of numbers or labels.
+            out.append((label, value if key == "byes" else [", ".join(value)]))
+    compromises = _lines(info.pop("compromises", []))
+    if algorithm != Stage.Format.KNOCKOUT:
+        out.append((gettext("Compromises"), compromises or [gettext("none")]))
+    for key, value in info.items():  # anything newer than this page: as stored
+        out.append((key, [json.dumps(value, ensure_ascii=False)]))
+    return [(label, lines) for label, lines in out if lines and lines != [""]]
+
+
+def _placings(
+    result: TableResult | None, names: dict[int, str], advance: int | None
+) -> list[Placing]:
+    if result is None:
+        return []
+    drawn = {int(e) for e in result.drawn}
+    return [
+        Placing(
+            place=place,
+            name=names.get(int(entry), "—"),
+            fool=int(entry) == result.fool_entry_id,
+            drawn=int(entry) in drawn,
+            advances=advance is not None and place <= advance,
+        )
+        for place, entry in enumerate(result.places, 1)
+    ]
+
+
+def _feeds(table: Table, numbers: dict[int, int], names: dict[int, str]) -> list[str]:
+    """Where a knockout table's players come from: a place at an earlier table, or a bye."""
+    out = []
+    for feed in table.feeds_from or []:
+        if not isinstance(feed, dict):
+            continue
+        if "entry" in feed:
+            out.append(gettext("%(name)s (bye)") % {"name": names.get(int(feed["entry"]), "—")})
+        elif "table" in feed:
+            places = feed.get("places") or [feed.get("place", 1)]
+            for place in places:
+                out.append(
+                    gettext("Table %(table)s, place %(place)s")
+                    % {"table": numbers.get(int(feed["table"]), "?"), "place": place}
+                )
+    return out
+
+
+def _standing_lines(
+    stage: Stage, rows: Sequence[StandingRow], names: dict[int, str]
+) -> tuple[list[str], list[StandingLine]]:
+    """The standings' tie-break columns (the stage's order, points aside) and its lines."""
+    criteria = [c for c in (stage.tiebreaks or DEFAULT_TIE_BREAKS) if c in TIE_BREAK_LABELS]
+    criteria = [c for c in criteria if c != "points"]
+
+    def value(row: StandingRow, criterion: str) -> str:
+        if criterion == "first_places":
+            return str(row.first_places)
+        if criterion == "fewest_fools":
+            return str(row.fools)
+        if criterion == "buchholz":
+            return _number(row.buchholz)
+        return "—" if row.head_to_head is None else _number(row.head_to_head)
+
+    lines = [
+        StandingLine(
+            position=row.position,
+            rank=row.rank,
+            name=names.get(int(row.entry), "—"),
+            points=_number(row.points),
+            played=row.played,
+            tie_breaks=[value(row, c) for c in criteria],
+            decided_by=_decided_by(row.decided_by),
+        )
+        for row in rows
+    ]
+    return [str(TIE_BREAK_LABELS[c]) for c in criteria], lines
+
+
+def _decided_by(criterion: str | None) -> str:
+    if criterion is None:
+        return ""
+    if criterion == DRAW:
+        return gettext("Draw")
+    labels = {
+        **TIE_BREAK_LABELS,
+        "countback": gettext("Countback"),
+        "played": gettext("Tournaments played"),
+    }
+    return str(labels.get(criterion, criterion))
+
+
+def _finish(tournament: Tournament) -> Finish | None:
+    if tournament.status != Tournament.Status.FINISHED:
+        return None
+    pool = PrizePool.objects.filter(tournament=tournament).first()
+    code = pool.currency if pool is not None else tournament.currency
+    prizes: dict[int, Decimal] = {}
+    for payout in Payout.objects.filter(tournament=tournament):
+        prizes[payout.entry_id] = prizes.get(payout.entry_id, Decimal(0)) + payout.amount
+    placed = (
+        Entry.objects.filter(tournament=tournament, final_place__isnull=False)
+        .select_related("player", "team")
+        .order_by("final_place", "pk")
+    )
+    places = [
+        FinalPlace(
+            place=entry.final_place or 0,
+            name=entry.name,
+            prize=money(prizes[entry.pk], code) if prizes.get(entry.pk) else "",
+        )
+        for entry in placed
+    ]
+    ranks = (
+        RankRecord.objects.filter(tournament=tournament)
+        .select_related("player")
+        .order_by("-pogony_given", "pogony_received", "player__display_name")
+    )
+    none = money(Decimal(0), code)
+    return Finish(
+        places=places,
+        pool=pool,
+        gross=money(pool.gross, code) if pool else none,
+        rake=money(pool.rake, code) if pool else none,
+        total=money(pool.total, code) if pool else none,
+        paid_out=money(sum(prizes.values(), Decimal(0)), code),
+        ranks=[
+            RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
+            for r in ranks
+        ],
+    )
+
+
+def tournament_progress(
+    tournament: Tournament, *, user: Any, now: dt.datetime | None = None
+) -> TournamentProgress:
+    """Everything the progress page shows, in a fixed number of queries."""
+    now = now or timezone.now()
+    stages = list(tournament.stages.order_by("order"))
+    rounds = list(Round.objects.filter(stage__tournament=tournament).order_by("number"))
+    seats = Seat.objects.select_related("player").order_by("position")
+    # The result in force of each table (``selectors.effective_result``), all in one query.
+    in_force = TableResult.objects.effective().order_by("-id")
+    tables = list(
+        Table.objects.filter(round__stage__tournament=tournament)
+        .order_by("number")
+        .prefetch_related(
+            Prefetch("seats", queryset=seats),
+            Prefetch("results", queryset=in_force, to_attr="in_force"),
+        )
+    )
+    results: dict[int, TableResult | None] = {
+        t.pk: next(iter(getattr(t, "in_force", [])), None) for t in tables
+    }
+    stalled = {
+        game.table_id
+        for game in live_games(user, tournament)
+        if is_stalled(game, game.last_action_at, now)
+    }
+    standings = {
+        stage.pk: selectors.stage_standings(stage)
+        for stage in stages
+        if stage.format != Stage.Format.KNOCKOUT and stage.status != Stage.Status.PENDING
+    }
+    # One query for the names of every entry the page shows.
+    ids: list[int] = [int(row.entry) for rows in standings.values() for row in rows]
+    for table in tables:
+        result = results[table.pk]
+        ids += selectors.result_entry_ids(result) if result is not None else []
+        ids += [
+            int(f["entry"]) for f in table.feeds_from or [] if isinstance(f, dict) and "entry" in f
+        ]
+    names = selectors.entry_names(ids)
+    numbers = {table.pk: table.number for table in tables}
+
+    by_round: dict[int, list[Table]] = {}
+    for table in tables:
+        by_round.setdefault(table.round_id, []).append(table)
+    by_stage: dict[int, list[Round]] = {}
+    for round_ in rounds:
+        by_stage.setdefault(round_.stage_id, []).append(round_)
+
+    lines = []
+    for stage in stages:
+        stage_rounds = by_stage.get(stage.pk, [])
+        knockout = stage.format == Stage.Format.KNOCKOUT
+        round_lines = []
+        for round_ in stage_rounds:
+            last = round_ is stage_rounds[-1]
+            advance = stage.knockout_advance if knockout and not last else None
+            tables_of_round = [
+                TableLine(
+                    pk=table.pk,
+                    number=table.number,
+                    status=table.status,
+                    status_label=table.get_status_display(),
+                    stalled=table.pk in stalled,
+                    is_bye=table.is_bye,
+                    group=group_label(table.score_group),
+                    players=[seat.player.display_name for seat in table.seats.all()],
+                    feeds=_feeds(table, numbers, names),
+                    placings=_placings(results[table.pk], names, advance),
+                    compromises=[str(c) for c in table.compromises or []],
+                )
+                for table in by_round.get(round_.pk, [])
+            ]
+            explanation = explanation_lines(round_, tournament)
+            round_lines.append(RoundLine(round_, tables_of_round, explanation, last))
+        headers, standing_lines = _standing_lines(stage, standings.get(stage.pk, []), names)
+        lines.append(StageLine(stage, round_lines, headers, standing_lines))
+    return TournamentProgress(tournament, lines, _finish(tournament))
+
+
+# --- a league's table -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeagueLine:
+    position: int
+    place: int  # shared by entries the tie-breaks could not separate
+    name: str
+    points: str
+    played: int
+    first_places: int
+    places: list[int]  # its final place in each tournament, best first
+    decided_by: str
+    rank: str  # the player's rank (звание) in the league, "" for none
+    rating: float | None  # the player's current rating (mu - 3 sigma); None for a team
+    mu: float | None
+    sigma: float | None
+
+
+@dataclass(frozen=True)
+class LeagueStandings:
+    league: League
+    tournaments: Sequence[Tournament]  # the league's tournaments its user sees, newest first
+    counted: int  # how many finished tournaments the table adds up
+    lines: list[LeagueLine]
+    ranks: list[RankLine]
+    error: str  # why the table could not be computed, "" when it could
+
+
+def _league_rows(
+    league: League, entries: Iterable[Entry]
+) -> tuple[list[LeagueRow], dict[str, Entry]]:
+    """The league table of ``entries`` (the finished tournaments' placed entries): a player
+    (or a team) is one line over every tournament it played."""
+    places: dict[int, list[tuple[str, int]]] = {}
+    who: dict[str, Entry] = {}
+    for entry in entries:
+        key = f"player:{entry.player_id}" if entry.player_id else f"team:{entry.team_id}"
+        who.setdefault(key, entry)
+        places.setdefault(entry.tournament_id, []).append((key, entry.final_place or 0))
+    scale = LeagueScale(points=tuple(league.points_scale or DEFAULT_LEAGUE_SCALE))
+    rows = league_table(
+        [TournamentPlaces(str(pk), tuple(p)) for pk, p in places.items()],
+        scale,
+        seed=f"league:{league.pk}",
+    )
+    return rows, who
+
+
+def league_standings(league: League, *, user: Any) -> LeagueStandings:
+    """Everything the league table page shows."""
+    visible = list(
+        tournaments_for(user)
+        .filter(league=league)
+        .annotate(entry_count=Count("entries", distinct=True))
+        .order_by("-created_at", "-pk")
+    )
+    finished = Tournament.objects.filter(league=league, status=Tournament.Status.FINISHED)
+    entries = (
+        Entry.objects.filter(tournament__in=finished, final_place__isnull=False)
+        .select_related("player", "team")
+        .order_by("tournament_id", "final_place", "pk")
+    )
+    records = list(
+        RankRecord.objects.filter(league=league)
+        .select_related("player")
+        .order_by("-pogony_given", "pogony_received", "player__display_name")
+    )
+    rank_of = {record.player_id: record.rank for record in records}
+    error = ""
+    try:
+        rows, who = _league_rows(league, entries)
+    except ScoringError as exc:
+        rows, who, error = [], {}, str(exc)
+    lines = []
+    for row in rows:
+        entry = who[row.entry]
+        player = entry.player
+        lines.append(
+            LeagueLine(
+                position=row.position,
+                place=row.rank,
+                name=entry.name,
+                points=_number(row.points),
+                played=row.played,
+                first_places=row.first_places,
+                places=[
+                    place for place, times in sorted(row.placings.items()) for _ in range(times)
+                ],
+                decided_by=_decided_by(row.decided_by),
+                rank=rank_of.get(player.pk, "") if player else "",
+                rating=player.rating_ordinal if player else None,
+                mu=player.rating_mu if player else None,
+                sigma=player.rating_sigma if player else None,
+            )
+        )
+    return LeagueStandings(
+        league=league,
+        tournaments=visible,
+        counted=finished.count(),
+        lines=lines,
+        ranks=[
+            RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
+            for r in records
+        ],
+        error=error,
+    )
+
+
+# --- the views ------------------------------------------------------------------------------------
+
+
+def _visible_or_refused(
+    model_admin: admin.ModelAdmin[_M], request: HttpRequest, object_id: str
+) -> _M:
+    """The object ``object_id``: a 404 if there is none, a 403 if its user may not see it."""
+    model = model_admin.model
+    obj = model._default_manager.filter(pk=int(object_id)).first() if object_id.isdigit() else None
+    if obj is None:
+        raise Http404(gettext("There is no such object."))
+    if not model_admin.has_view_permission(request, obj):
+        raise PermissionDenied
+    return obj
+
+
+def _render(
+    model_admin: admin.ModelAdmin[Any],
+    request: HttpRequest,
+    template: str,
+    context: dict[str, Any],
+) -> HttpResponse:
+    site = model_admin.admin_site
+    opts = model_admin.model._meta
+    request.current_app = site.name
+    return TemplateResponse(
+        request,
+        template,
+        {**site.each_context(request), "opts": opts, "app_label": opts.app_label, **context},
+    )
+
+
+def tournament_progress_view(
+    model_admin: admin.ModelAdmin[Tournament], request: HttpRequest, object_id: str
+) -> HttpResponse:
+    """GET: the progress page of the tournament ``object_id``."""
+    tournament = _visible_or_refused(model_admin, request, object_id)
+    progress = tournament_progress(tournament, user=request.user)
+    return _render(
+        model_admin,
+        request,
+        TOURNAMENT_TEMPLATE,
+        {
+            "title": gettext("Progress of %(name)s") % {"name": tournament.name},
+            "subtitle": None,
+            "original": tournament,
+            "progress": progress,
+        },
+    )
+
+
+def league_table_view(
+    model_admin: admin.ModelAdmin[League], request: HttpRequest, object_id: str
+) -> HttpResponse:
+    """GET: the league table of the league ``object_id``."""
+    league = _visible_or_refused(model_admin, request, object_id)
+    return _render(
+        model_admin,
+        request,
+        LEAGUE_TEMPLATE,
+        {
+            "title": gettext("League table of %(name)s") % {"name": league},
+            "subtitle": None,
+            "original": league,
+            "standings": league_standings(league, user=request.user),
+        },
+    )
