@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import models
+from django.utils.translation import gettext
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -17,7 +19,9 @@ from rest_framework.views import exception_handler
 class ServiceError(Exception):
     """A refusal meant for the user: a stable ``code`` and a readable message.
 
-    Services raise subclasses; views and consumers turn them into the error shape.
+    Services raise subclasses; views and consumers turn them into the error shape. The message
+    is in the language active where it is raised (``gettext`` then, not lazily): the request's,
+    as ``LocaleMiddleware`` or the live table's socket chose it, else the site's default.
     """
 
     code = "invalid"
@@ -56,6 +60,12 @@ class Forbidden(ServiceError):
     http_status = status.HTTP_403_FORBIDDEN
 
 
+def status_name(choices: type[models.Choices], value: Any) -> str:
+    """A status as a refusal names it mid-sentence: its label in the active language,
+    lowercased (``"the tournament is running"``, «статус турнира — «идёт»»)."""
+    return str(choices(value).label).lower()
+
+
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"code": code, "message": message, **extra}
 
@@ -68,7 +78,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        response.data = error_body("invalid", "The request is not valid.", fields=exc.detail)
+        response.data = error_body(
+            "invalid", gettext("The request is not valid."), fields=exc.detail
+        )
     elif isinstance(exc, exceptions.APIException):
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else exc.default_code

@@ -53,6 +53,10 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc from our own static files, no CDN
+    "corsheaders",
     "channels",
     "games",
     "tournaments",
@@ -61,6 +65,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -209,6 +214,12 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 LOGIN_URL = "/admin/login/"
 
+# The scoreboard API (tournaments/api): rates per anonymous IP and per token, in the shared cache
+# (Redis on the real stack); they limit load, they are not a security control. NUM_PROXIES: the
+# reverse proxies in front of the service, so that the client's IP is the one throttled.
+API_RATE_ANON = env_str("DURAK_API_RATE_ANON", "120/min")
+API_RATE_USER = env_str("DURAK_API_RATE_USER", "600/min")
+API_RATE_WRITE = env_str("DURAK_API_RATE_WRITE", "60/min")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -218,7 +229,38 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "durak_site.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": API_RATE_ANON,
+        "user": API_RATE_USER,
+        "write": API_RATE_WRITE,
+    },
+    "NUM_PROXIES": env_int("DURAK_NUM_PROXIES", 0, minimum=0),
 }
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Durak tournaments API",
+    "DESCRIPTION": (
+        "Every public fact of an event: tournaments, stages, rounds, tables, results, standings, "
+        "knockout trees, leagues, players and games. Read endpoints need no login (a private "
+        "tournament only for its players, referees and organiser); writes take a token. Errors "
+        'are `{"code", "message", "fields"}`.'
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+# Any origin may read the public API (no cookies cross: credentials stay off); writes take a
+# token in the Authorization header.
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified", "Retry-After"]
+# Webhook deliveries go to public addresses only, unless this is on (the tests' local receiver).
+WEBHOOKS_ALLOW_PRIVATE = env_bool("DURAK_WEBHOOKS_ALLOW_PRIVATE", default=False)
 
 # --- Internationalisation: Russian first, English available -----------------------------------
 LANGUAGE_CODE = "ru"

@@ -10,6 +10,7 @@ urlpatterns = [
     path("", tournament_views.home, name="home"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("tournaments.api.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("games.urls")),
     path("", include("tournaments.urls")),

@@ -19,11 +19,15 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ParamSpec
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.http import HttpRequest
+from django.http.cookie import parse_cookie
+from django.utils import translation
+from django.utils.translation import gettext
 
 from durak_site.dbthreads import db_async
 from durak_site.errors import ServiceError
@@ -60,6 +64,19 @@ class TokenBucket:
 
 class BadRequest(Exception):
     pass
+
+
+def scope_language(scope: Mapping[str, Any]) -> str:
+    """The language of a socket's refusals, chosen as ``LocaleMiddleware`` chooses a page's: the
+    language cookie, else the browser's Accept-Language, else the site's default (Russian)."""
+    headers = {
+        name.decode("latin-1").lower(): value.decode("latin-1")
+        for name, value in scope.get("headers", [])
+    }
+    handshake = HttpRequest()
+    handshake.COOKIES = scope.get("cookies") or parse_cookie(headers.get("cookie", ""))
+    handshake.META["HTTP_ACCEPT_LANGUAGE"] = headers.get("accept-language", "")
+    return translation.get_language_from_request(handshake)
 
 
 def _table_act(**kwargs: Any) -> tuple[Any, Exception | None, broadcast.Pending]:
@@ -100,6 +117,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.group: str | None = None
         self.presence: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()
+        self.language = scope_language(self.scope)
         if self.scope.get("auth_error"):
             await self.close(code=4401)
             return
@@ -207,6 +225,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def receive(
         self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any
     ) -> None:
+        # Refusals in the viewer's language, the services' too (their database threads run in
+        # a copy of this context).
+        with translation.override(self.language):
+            await self.on_frame(text_data, bytes_data)
+
+    async def on_frame(self, text_data: str | None, bytes_data: bytes | None) -> None:
         raw = text_data.encode("utf-8") if text_data is not None else (bytes_data or b"")
         allowed = self.bucket.take()
         message: Any = None
@@ -219,16 +243,22 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if not isinstance(client_id, str | int) or isinstance(client_id, bool):
             client_id = None
         if not allowed:
-            await self.send_error(client_id, "rate_limited", "too many messages: slow down")
+            await self.send_error(
+                client_id, "rate_limited", gettext("too many messages: slow down")
+            )
             return
         if len(raw) > MAX_MESSAGE_BYTES:
-            await self.send_error(None, "too_large", f"a message is at most {MAX_MESSAGE_BYTES} B")
+            await self.send_error(
+                None,
+                "too_large",
+                gettext("a message is at most %(size)s bytes") % {"size": MAX_MESSAGE_BYTES},
+            )
             return
         try:
             if text_data is None:
-                raise BadRequest("messages are JSON text")
+                raise BadRequest(gettext("messages are JSON text"))
             if not isinstance(message, dict):
-                raise BadRequest("a message is a JSON object")
+                raise BadRequest(gettext("a message is a JSON object"))
             kind = message.get("type")
             if kind == "action":
                 await self.on_action(message)
@@ -237,7 +267,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             elif kind == "referee":
                 await self.on_referee(message)
             else:
-                raise BadRequest(f"unknown message type {kind!r} (action, sync, referee)")
+                raise BadRequest(
+                    gettext("unknown message type '%(type)s' (action, sync, referee)")
+                    % {"type": kind}
+                )
         except BadRequest as exc:
             await self.send_error(client_id, "bad_request", str(exc))
         except ServiceError as exc:
@@ -246,23 +279,29 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 await self.send_current()
         except Exception:
             log.exception("table %s: a message failed", self.table_id)
-            await self.send_error(client_id, "internal", "the server could not handle that")
+            await self.send_error(
+                client_id, "internal", gettext("the server could not handle that")
+            )
 
     async def on_action(self, message: dict[str, Any]) -> None:
         client_id, version, action = (message.get(k) for k in ("id", "version", "action"))
         game_id = message.get("game")
         if not isinstance(client_id, str) or not 0 < len(client_id) <= MAX_CLIENT_ID:
-            raise BadRequest(f"id: a string of 1-{MAX_CLIENT_ID} characters")
+            raise BadRequest(
+                gettext("id: a string of 1-%(max)s characters") % {"max": MAX_CLIENT_ID}
+            )
         if type(version) is not int:
-            raise BadRequest("version: the game version the action was chosen at")
+            raise BadRequest(gettext("version: the game version the action was chosen at"))
         if game_id is not None and type(game_id) is not int:
-            raise BadRequest("game: the id of the game the action is for")
+            raise BadRequest(gettext("game: the id of the game the action is for"))
         if not isinstance(action, dict):
-            raise BadRequest("action: an object such as {'type': 'take'}")
+            raise BadRequest(gettext("action: an object such as {'type': 'take'}"))
         if "seat" in action:
-            raise BadRequest("action: no 'seat' (the seat is the connection's)")
+            raise BadRequest(gettext("action: no 'seat' (the seat is the connection's)"))
         if self.access.role != PLAYER:
-            await self.send_error(client_id, "not_seated", "spectators and referees cannot play")
+            await self.send_error(
+                client_id, "not_seated", gettext("spectators and referees cannot play")
+            )
             return
         started = time.perf_counter()
         outcome, error, pending = await db_async(_table_act)(
@@ -294,13 +333,16 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def on_referee(self, message: dict[str, Any]) -> None:
         client_id = message.get("id")
         if self.access.role != REFEREE:
-            await self.send_error(client_id, "forbidden", "only a referee can do that")
+            await self.send_error(client_id, "forbidden", gettext("only a referee can do that"))
             return
         command, reason = message.get("command"), message.get("reason")
         if command not in services.REFEREE_COMMANDS:
-            raise BadRequest(f"command: one of {', '.join(services.REFEREE_COMMANDS)}")
+            raise BadRequest(
+                gettext("command: one of %(commands)s")
+                % {"commands": ", ".join(services.REFEREE_COMMANDS)}
+            )
         if not isinstance(reason, str):
-            raise BadRequest("reason: every referee command needs one")
+            raise BadRequest(gettext("reason: every referee command needs one"))
         game = await db_async(services.table_referee)(
             table_id=self.table_id,
             referee=self.user,

@@ -7,6 +7,7 @@ The live table page is the tournaments app's (``tournaments.views.table_page``).
 from __future__ import annotations
 
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 from durak_site.errors import ServiceError, error_body
@@ -20,7 +21,8 @@ def game_verify(request: HttpRequest, game_id: int) -> JsonResponse:
     recomputed deal; 409 ``seed_secret`` while the game is in play."""
     game = Game.objects.filter(pk=game_id).first()
     if game is None or not selectors.game_visible_to(game, request.user):
-        return JsonResponse(error_body("not_found", f"there is no game {game_id}"), status=404)
+        message = gettext("there is no game %(game)s") % {"game": game_id}
+        return JsonResponse(error_body("not_found", message), status=404)
     try:
         return JsonResponse(services.game_verify_deal(game=game))
     except ServiceError as exc:

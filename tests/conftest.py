@@ -32,6 +32,7 @@ from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, connections
+from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 from pytest_django import DjangoDbBlocker, Settings
 
@@ -142,6 +143,15 @@ def _close_async_connections() -> Iterator[None]:
     yield
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
     dbthreads.close_all()
+
+
+@pytest.fixture(autouse=True)
+def _english_refusals() -> Iterator[None]:
+    """The test body speaks English, so that a test matches a service's refusal by its English
+    text; the site's default, Russian, is what a request gets (the test Client and the ASGI
+    server choose a request's language themselves, through ``LocaleMiddleware``)."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture(autouse=True)

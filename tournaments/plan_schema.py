@@ -17,7 +17,8 @@ Validated data keeps that shape (defaults filled in), so it can be passed back t
 ``Stage`` row's fields and back, and the serializers also represent a stored ``Tournament`` (or
 ``Stage``) as its plan. Errors are field errors in DRF's shape; :func:`error_message` writes them
 as ``stages[2].series.target: must be odd for best_of, not 2`` (indexes count from 0, as in the
-input list). Messages are English, like the services' other refusals.
+input list). Messages are English, whatever the active language (the services' own refusals
+follow it: ``gettext`` where they are raised).
 """
 
 from __future__ import annotations

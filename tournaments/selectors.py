@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 from django.utils.translation import gettext
 
 from tournaments import adapters
@@ -21,7 +21,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
-from tournaments.permissions import can_view
+from tournaments.permissions import tournaments_for
 from tournaments.scoring import points as scoring_points
 from tournaments.scoring.results import Pogony, effective_results
 from tournaments.scoring.results import TableResult as PureResult
@@ -179,19 +179,26 @@ class TournamentOverview:
     standings: list[StandingLine]
 
 
-def tournament_visible_to(tournament: Tournament, user: Any) -> bool:
-    """A public tournament is visible to all; a private one to its organiser, its referees and
-    its own players."""
-    if tournament.is_public:
-        return True
+def tournaments_visible_to(user: Any) -> QuerySet[Tournament]:
+    """The tournaments ``user`` may read on the public faces (the pages, the API): the public
+    ones that are out of draft; a private one, or a draft, only for those who see it in the
+    console (its organiser, its referees) and its own players."""
+    public = Q(is_public=True) & ~Q(status=Tournament.Status.DRAFT)
     if user is None or not user.is_authenticated:
-        return False
-    return (
-        can_view(user, tournament)
-        or Seat.objects.filter(
-            table__round__stage__tournament=tournament, player__user=user
-        ).exists()
+        return Tournament.objects.filter(public)
+    if getattr(user, "is_superuser", False):
+        return Tournament.objects.all()
+    own = Entry.objects.filter(Q(player__user=user) | Q(team__members__user=user))
+    return Tournament.objects.filter(
+        public
+        | Q(pk__in=tournaments_for(user).values("pk"))
+        | Q(pk__in=own.values("tournament_id"))
     )
+
+
+def tournament_visible_to(tournament: Tournament, user: Any) -> bool:
+    """Whether ``user`` may read ``tournament`` (:func:`tournaments_visible_to`)."""
+    return tournaments_visible_to(user).filter(pk=tournament.pk).exists()
 
 
 def current_stage(tournament: Tournament) -> Stage | None:

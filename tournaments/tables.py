@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils.translation import gettext
+
 from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE, SPECTATOR, TableAccess
 from tournaments.models import Player, Seat, Table
@@ -26,14 +28,16 @@ class TournamentTables:
         anonymous) if the tournament is public."""
         table = Table.objects.select_related("round__stage__tournament").filter(pk=table_id).first()
         if table is None:
-            raise NotFound(f"there is no table {table_id}")
+            raise NotFound(gettext("there is no table %(table)s") % {"table": table_id})
         player_id = self.player_id(user)
         if player_id is not None and Seat.objects.filter(table=table, player_id=player_id).exists():
             return TableAccess(table_id, PLAYER, player_id)
         if can_referee(user, table.round.stage.tournament):
             return TableAccess(table_id, REFEREE)
         if not table.round.stage.tournament.is_public:
-            raise Forbidden("this tournament is private: only its players and referees can watch")
+            raise Forbidden(
+                gettext("this tournament is private: only its players and referees can watch")
+            )
         return TableAccess(table_id, SPECTATOR)
 
     def player_id(self, user: Any) -> int | None:

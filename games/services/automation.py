@@ -13,7 +13,9 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
+from durak_site.errors import status_name
 from games import engine
 from games.engine import Action, GameState
 from games.engine.actions import ATTACK, PASS, TAKE
@@ -86,9 +88,14 @@ def game_hand_seat_to_bot(*, game_id: int, seat: int, kind: str = "heuristic") -
     with transaction.atomic():
         game = locked_game(game_id)
         if game.is_over:
-            raise GameNotActive(f"the game is already {game.status}")
+            raise GameNotActive(
+                gettext("the game is already %(status)s")
+                % {"status": status_name(Game.Status, game.status)}
+            )
         if not 0 <= seat < len(game.players):
-            raise GameError(f"the game has no seat {seat}", code="bad_request")
+            raise GameError(
+                gettext("the game has no seat %(seat)s") % {"seat": seat}, code="bad_request"
+            )
         if game.bot_seats.get(str(seat)) == kind:
             return game
         game.bot_seats = {**game.bot_seats, str(seat): kind}

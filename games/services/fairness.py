@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
+
 from games import engine
 from games.engine import Action, EngineError, Rules
 from games.errors import (
@@ -20,7 +22,7 @@ def game_verify_deal(*, game: Game) -> dict[str, Any]:
     state.
     """
     if not game.seed_revealed:
-        raise SeedSecret("the seed is revealed when the game ends")
+        raise SeedSecret(gettext("the seed is revealed when the game ends"))
     rules = Rules.from_dict(game.rules)
     commitment_ok = engine.seed_commitment(game.seed) == game.seed_commitment
     state = engine.new_game(rules, engine.rng_for_seed(game.seed), **game.setup)

@@ -9,7 +9,9 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
+from durak_site.errors import status_name
 from durak_site.jobs import enqueue_on_commit
 from games import engine, hooks, rows
 from games.broadcast import broadcast_on_commit
@@ -58,7 +60,14 @@ def game_create(
     except EngineError as exc:
         raise GameError(str(exc), code=exc.code) from None
     if len(players) != parsed.players:
-        raise GameError(f"{parsed.players} players are needed, got {len(players)}")
+        raise GameError(
+            ngettext(
+                "%(count)s player is needed, got %(got)s",
+                "%(count)s players are needed, got %(got)s",
+                parsed.players,
+            )
+            % {"count": parsed.players, "got": len(players)}
+        )
     seed = seed or engine.new_seed()
     try:
         state = engine.new_game(parsed, engine.rng_for_seed(seed), **(setup or {}))
@@ -85,7 +94,7 @@ def game_create(
 def locked_game(game_id: int) -> Game:
     game = rows.lock_one(Game, "id = %s", [game_id])
     if game is None:
-        raise NotFound(f"there is no game {game_id}")
+        raise NotFound(gettext("there is no game %(game)s") % {"game": game_id})
     return game
 
 
@@ -199,7 +208,7 @@ def _act(
 
 def _parse_action(action: Any, seat: int) -> Action:
     if not isinstance(action, dict):
-        raise GameError("an action is an object", code="bad_request")
+        raise GameError(gettext("an action is an object"), code="bad_request")
     try:
         return Action.from_json({**action, "seat": seat})
     except EngineError as exc:
@@ -219,10 +228,14 @@ def _apply_locked(
         if _known(game, client_id):
             return Outcome(game, duplicate=True)
         if game.status != Game.Status.ACTIVE:
-            raise GameNotActive(f"the game is {game.status}")
+            raise GameNotActive(
+                gettext("the game is %(status)s")
+                % {"status": status_name(Game.Status, game.status)}
+            )
         if version is not None:
             raise StaleVersion(
-                f"the game is at version {game.version}, not {version}: sync and retry"
+                gettext("the game is at version %(current)s, not %(version)s: sync and retry")
+                % {"current": game.version, "version": version}
             )
     try:
         state = log_action(
@@ -274,7 +287,7 @@ def current_game(table_id: int, game_id: int | None = None) -> Game:
     caller names an earlier game of the series."""
     game = table_current_game(table_id)
     if game is None:
-        raise NotFound(f"table {table_id} has no game yet")
+        raise NotFound(gettext("table %(table)s has no game yet") % {"table": table_id})
     _check_game(game.pk, game_id)
     return game
 
@@ -282,7 +295,9 @@ def current_game(table_id: int, game_id: int | None = None) -> Game:
 def _check_game(current: int, game_id: int | None) -> None:
     if game_id is not None and game_id != current:
         # The client still shows an earlier game of the series: its version means nothing here.
-        raise StaleVersion(f"the table has moved on to game {current}: sync and retry")
+        raise StaleVersion(
+            gettext("the table has moved on to game %(game)s: sync and retry") % {"game": current}
+        )
 
 
 def table_act(
@@ -308,11 +323,11 @@ def table_act(
         # The current game, locked at once (one query instead of a look-up and a lock).
         game = rows.lock_one(Game, "table_id = %s", [table_id], order="number DESC, id DESC")
         if game is None:
-            raise NotFound(f"table {table_id} has no game yet")
+            raise NotFound(gettext("table %(table)s has no game yet") % {"table": table_id})
         _check_game(game.pk, game_id)
         seat = seat_of(game.players, player_id)
         if seat is None:
-            raise NotSeated("you have no seat in this game: spectators cannot act")
+            raise NotSeated(gettext("you have no seat in this game: spectators cannot act"))
         return game, _parse_action(action, seat)
 
     return _act(lock, version, client_id, user)

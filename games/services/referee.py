@@ -6,7 +6,9 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
+from durak_site.errors import status_name
 from games import hooks
 from games.broadcast import broadcast_on_commit
 from games.errors import (
@@ -33,7 +35,7 @@ def table_referee(
     """A referee's ruling on the table's current game (only for a referee of the table, as the
     seating layer says; each needs a reason)."""
     if hooks.tables().access(table_id=table_id, user=referee).role != REFEREE:
-        raise Forbidden("only a referee of this table can do that")
+        raise Forbidden(gettext("only a referee of this table can do that"))
     game = current_game(table_id)
     if command == "pause":
         return game_pause(game_id=game.pk, reason=reason, referee=referee)
@@ -43,21 +45,22 @@ def table_referee(
         return game_void(game_id=game.pk, reason=reason, referee=referee)
     if command == "adjudicate":
         if not isinstance(places, list) or not all(type(p) is int for p in places):
-            raise GameError("places: a list of seats, first out first", code="bad_request")
+            raise GameError(gettext("places: a list of seats, first out first"), code="bad_request")
         if fool is not None and type(fool) is not int:
-            raise GameError("fool: a seat or null", code="bad_request")
+            raise GameError(gettext("fool: a seat or null"), code="bad_request")
         return game_adjudicate(
             game_id=game.pk, places=places, fool=fool, reason=reason, referee=referee
         )
     raise GameError(
-        f"unknown referee command {command!r} (one of {', '.join(REFEREE_COMMANDS)})",
+        gettext("unknown referee command '%(command)s' (one of %(commands)s)")
+        % {"command": command, "commands": ", ".join(REFEREE_COMMANDS)},
         code="bad_request",
     )
 
 
 def _referee_event(game: Game, kind: str, reason: str, referee: Any, ruling: Any = None) -> None:
     if not reason or not reason.strip():
-        raise GameError("a referee action needs a reason", code="reason_required")
+        raise GameError(gettext("a referee action needs a reason"), code="reason_required")
     RefereeEvent.objects.create(
         game=game,
         kind=kind,
@@ -72,7 +75,10 @@ def game_pause(*, game_id: int, reason: str, referee: Any) -> Game:
     with transaction.atomic():
         game = locked_game(game_id)
         if game.status != Game.Status.ACTIVE:
-            raise GameNotActive(f"only an active game can be paused; it is {game.status}")
+            raise GameNotActive(
+                gettext("only an active game can be paused; it is %(status)s")
+                % {"status": status_name(Game.Status, game.status)}
+            )
         _referee_event(game, RefereeEvent.Kind.PAUSE, reason, referee)
         game.status, game.deadline = Game.Status.PAUSED, None
         game.save(update_fields=["status", "deadline"])
@@ -84,7 +90,10 @@ def game_resume(*, game_id: int, reason: str, referee: Any) -> Game:
     with transaction.atomic():
         game = locked_game(game_id)
         if game.status != Game.Status.PAUSED:
-            raise GameNotActive(f"only a paused game can be resumed; it is {game.status}")
+            raise GameNotActive(
+                gettext("only a paused game can be resumed; it is %(status)s")
+                % {"status": status_name(Game.Status, game.status)}
+            )
         _referee_event(game, RefereeEvent.Kind.RESUME, reason, referee)
         game.status = Game.Status.ACTIVE
         arm_clock(game)
@@ -100,12 +109,18 @@ def game_adjudicate(
     with transaction.atomic():
         game = locked_game(game_id)
         if game.is_over:
-            raise GameNotActive(f"the game is already {game.status}")
+            raise GameNotActive(
+                gettext("the game is already %(status)s")
+                % {"status": status_name(Game.Status, game.status)}
+            )
         n = len(game.players)
         if sorted(places) != list(range(n)):
-            raise GameError(f"places must list every seat 0-{n - 1} once", code="bad_ruling")
+            raise GameError(
+                gettext("places must list every seat 0-%(last)s once") % {"last": n - 1},
+                code="bad_ruling",
+            )
         if fool is not None and fool != places[-1]:
-            raise GameError("the fool is the last of the places", code="bad_ruling")
+            raise GameError(gettext("the fool is the last of the places"), code="bad_ruling")
         ruling = {"places": places, "fool": fool, "draw": fool is None, "pogony": None}
         _referee_event(game, RefereeEvent.Kind.ADJUDICATE, reason, referee, ruling)
         game.status, game.result = Game.Status.ADJUDICATED, ruling
@@ -120,7 +135,10 @@ def game_void(*, game_id: int, reason: str, referee: Any) -> Game:
     with transaction.atomic():
         game = locked_game(game_id)
         if game.is_over:
-            raise GameNotActive(f"the game is already {game.status}")
+            raise GameNotActive(
+                gettext("the game is already %(status)s")
+                % {"status": status_name(Game.Status, game.status)}
+            )
         _referee_event(game, RefereeEvent.Kind.VOID, reason, referee)
         game.status, game.seed_revealed = Game.Status.VOIDED, True
         game.finished_at, game.deadline = timezone.now(), None

@@ -37,6 +37,13 @@ def test_verify_keeps_the_seed_secret_while_the_game_is_in_play(live_table: Live
     response = client_for().get(f"/games/{live_table.game.pk}/verify")
     assert response.status_code == 409
     assert response.json()["code"] == "seed_secret" and "seed" not in response.json()
+    # the refusal in the request's language: Russian by default, English when asked for
+    assert response.json()["message"] == "зерно раскрывается, когда партия окончена"
+    english = client_for(language="en").get(f"/games/{live_table.game.pk}/verify")
+    assert english.json() == {
+        "code": "seed_secret",
+        "message": "the seed is revealed when the game ends",
+    }
     with pytest.raises(CommandError, match="seed_secret"):
         call_command("verify_game", str(live_table.game.pk))
 

@@ -15,6 +15,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
+from pytest_django import Settings
 from rest_framework.authtoken.models import Token
 
 from durak_site.asgi import application
@@ -35,9 +36,13 @@ async def open_socket(
     token: str | None = None,
     origin: str = ORIGIN,
     expect: bool = True,
+    language: str | None = None,
 ) -> WebsocketCommunicator:
-    """A connected socket (``expect``: the handshake must succeed and the first state come)."""
+    """A connected socket (``expect``: the handshake must succeed and the first state come;
+    ``language``: the browser's Accept-Language)."""
     headers = [(b"origin", origin.encode())]
+    if language is not None:
+        headers.append((b"accept-language", language.encode()))
     if user is not None:
         cookie = await database_sync_to_async(session_cookie)(user)
         headers.append((b"cookie", cookie.encode()))
@@ -266,6 +271,50 @@ async def test_a_stale_version_gets_an_error_and_a_fresh_state(live_table: LiveT
     )
     assert (await sock.receive_json_from(timeout=5))["code"] == "stale_version"
     await sock.disconnect()
+
+
+async def test_a_refusal_speaks_the_language_of_its_socket(live_table: LiveTable) -> None:
+    # given the attacker's socket from a browser that asks for no language (the site's default,
+    # Russian) and another socket of the same player's from an English browser
+    sock, first, attacker = await attacker_socket(live_table)
+    english = await open_socket(live_table.table.pk, live_table.user_at(attacker), language="en")
+    await english.receive_json_from(timeout=5)
+    stale = {"type": "action", "version": 7, "action": first["legal"][0]}
+
+    # when each sends an action at a stale version (refused by the service, on a database thread)
+    # and a message of no known type (refused by the consumer)
+    await sock.send_json_to({**stale, "id": "ru"})
+    await english.send_json_to({**stale, "id": "en"})
+    russian, _ = await receive_until(sock, is_type("error"))
+    in_english, _ = await receive_until(english, is_type("error"))
+    await sock.send_json_to({"type": "dance", "id": "ru"})
+    await english.send_json_to({"type": "dance", "id": "en"})
+    russian_bad, _ = await receive_until(sock, is_type("error"))
+    english_bad, _ = await receive_until(english, is_type("error"))
+
+    # then each socket reads its refusals in its own language, with the same stable codes
+    assert russian["code"] == in_english["code"] == "stale_version"
+    assert russian["message"] == "версия партии — 0, а не 7: синхронизируйтесь и повторите"
+    assert in_english["message"] == "the game is at version 0, not 7: sync and retry"
+    assert russian_bad["code"] == english_bad["code"] == "bad_request"
+    assert russian_bad["message"].startswith("неизвестный тип сообщения 'dance'")
+    assert english_bad["message"].startswith("unknown message type 'dance'")
+    await sock.disconnect()
+    await english.disconnect()
+
+
+def test_a_sockets_language_is_chosen_as_a_pages_is(settings: Settings) -> None:
+    def scope(**headers: str) -> dict[str, Any]:
+        return {"headers": [(k.replace("_", "-").encode(), v.encode()) for k, v in headers.items()]}
+
+    cookie = f"{settings.LANGUAGE_COOKIE_NAME}=en"
+    assert consumers.scope_language(scope()) == "ru"  # the site's default
+    assert consumers.scope_language(scope(accept_language="en-GB,en;q=0.9")) == "en"
+    assert consumers.scope_language(scope(accept_language="de-DE,de")) == "ru"
+    # the language the person chose on the site wins over the browser's
+    assert consumers.scope_language(scope(cookie=cookie, accept_language="ru")) == "en"
+    parsed = {"headers": [], "cookies": {settings.LANGUAGE_COOKIE_NAME: "en"}}  # Channels' own
+    assert consumers.scope_language(parsed) == "en"
 
 
 async def test_a_repeated_client_id_is_acked_again_and_applied_once(

@@ -264,7 +264,7 @@ def test_a_player_twice_in_a_team_is_refused_on_the_form(organiser: User) -> Non
     response = logged_in(organiser).post(url(Team, "add"), team_form("Пара", a, a))
     assert response.status_code == 200
     errors = response.context["adminform"].form.non_field_errors()
-    assert "a player cannot be twice in one team" in errors
+    assert "игрок не может быть в команде дважды" in errors  # the console's language
     assert not Team.objects.exists()
 
 

@@ -316,7 +316,8 @@ def test_a_refused_registration_shows_the_services_reason(client: Client, organi
     )
 
     assert response.status_code == 200
-    assert "is already registered" in str(response.context["form"].non_field_errors())
+    # the refusal in the console's language, Russian by default
+    assert "уже в списке участников" in str(response.context["form"].non_field_errors())
     assert Entry.objects.filter(tournament=open_event).count() == 2
 
 
@@ -363,7 +364,8 @@ def test_a_services_refusal_is_an_error_message_not_a_500(
     response = act(client, Tournament, "open_registration", a.tournament)
 
     assert response.status_code == 302
-    assert any("cannot move it to registration" in m for m in messages_of(response))
+    # the refusal in the console's language, Russian by default
+    assert any("перевести его в «регистрация» нельзя" in m for m in messages_of(response))
     assert not audit_rows(a.tournament, AuditEvent.Action.TOURNAMENT_OPEN)
 
 
@@ -416,7 +418,7 @@ def test_pairing_is_requested_for_a_pending_round_only(
 
     playing = act(client, Round, "request_pairing", a.round)
     assert playing.status_code == 302
-    assert any("is already playing" in m for m in messages_of(playing))
+    assert any("уже «идёт»" in m for m in messages_of(playing))
     assert act(client, Round, "request_pairing", a.pending_round).status_code == 302
     assert act(client, Tournament, "pair_next_round", a.tournament).status_code == 302
 

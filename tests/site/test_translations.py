@@ -1,5 +1,6 @@
 """The compiled catalogues (.mo, kept in the tree: CI does not compile) match their .po sources,
-and the Russian catalogue, the default language, is complete."""
+and the Russian catalogue, the default language, is complete; the services' refusals speak the
+language active where they are raised."""
 
 from __future__ import annotations
 
@@ -9,6 +10,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.utils import translation
+
+from durak_site.errors import status_name
+from tournaments import services
+from tournaments.errors import RegistrationError
+from tournaments.models import Entry, Tournament
 
 LOCALE = Path(settings.LOCALE_PATHS[0])
 CATALOGUES = sorted(LOCALE.glob("*/LC_MESSAGES/django.po"))
@@ -74,3 +81,23 @@ def test_the_russian_catalogue_is_complete() -> None:
     msgids = text.count("\nmsgid ") - 1  # less the header
     translated = {k[0] if isinstance(k, tuple) else k for k in read_po(po)}
     assert len(translated) == msgids, "a Russian translation is missing or fuzzy"
+
+
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [("ru", "для дисквалификации нужна причина"), ("en", "a disqualification needs a reason")],
+)
+def test_a_services_refusal_is_in_the_language_active_where_it_is_raised(
+    language: str, message: str
+) -> None:
+    with translation.override(language), pytest.raises(RegistrationError) as refused:
+        services.entry_disqualify(entry=Entry(), reason=" ")
+    # the code stays what clients match on; only the message is translated
+    assert (refused.value.code, refused.value.message) == ("registration_refused", message)
+
+
+def test_a_status_in_a_refusal_is_its_label_in_the_active_language() -> None:
+    with translation.override("ru"):
+        assert status_name(Tournament.Status, "running") == "идёт"
+    with translation.override("en"):
+        assert status_name(Tournament.Status, Tournament.Status.RUNNING) == "running"

@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 from django.forms.formsets import BaseFormSet, formset_factory
 from django.utils.functional import Promise
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.console.widgets import number_input
@@ -63,7 +63,7 @@ class StageForm(forms.Form):
         label=_("Name"), required=False, widget=forms.TextInput(attrs={"size": 14})
     )
     table_size = forms.TypedChoiceField(
-        label=_("Seats"),
+        label=pgettext_lazy("seats per table", "Seats"),
         coerce=int,
         initial=4,
         choices=[(n, str(n)) for n in range(2, 7)],

@@ -3,9 +3,10 @@
 
 Invariants live in the database (unique seats, unique table numbers, one registration per
 player per tournament, ...), so that a bug or a race in Python cannot store an impossible event.
-One module per part (people, events, tables, awards, audit); this package is their index.
+One module per part (people, events, tables, awards, audit, api); this package is their index.
 """
 
+from tournaments.models.api import IdempotentRequest, Webhook, WebhookDelivery
 from tournaments.models.audit import AuditEvent
 from tournaments.models.awards import Payout, PrizePool, RankRecord, RatingChange
 from tournaments.models.events import Entry, League, Stage, StageEntry, Tournament
@@ -15,6 +16,7 @@ from tournaments.models.tables import Round, Seat, Table, TableResult
 __all__ = [
     "AuditEvent",
     "Entry",
+    "IdempotentRequest",
     "League",
     "Payout",
     "Player",
@@ -30,4 +32,6 @@ __all__ = [
     "Team",
     "TeamMember",
     "Tournament",
+    "Webhook",
+    "WebhookDelivery",
 ]

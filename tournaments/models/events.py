@@ -239,6 +239,14 @@ class Tournament(models.Model):
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     ranks_computed_at = models.DateTimeField(_("ranks computed at"), null=True, blank=True)
     ratings_applied_at = models.DateTimeField(_("ratings applied at"), null=True, blank=True)
+    # Bumped in the transaction of every change a reader of the event can see (a round paired,
+    # a result, an entry, the finish): the API's ETag and the feed's resync point.
+    version = models.PositiveBigIntegerField(
+        _("version"), default=0, help_text=_("Counts the changes a reader of the event can see.")
+    )
+    changed_at = models.DateTimeField(
+        _("last changed at"), null=True, blank=True, help_text=_("The time of the last change.")
+    )
 
     class Meta:
         ordering = ["-created_at"]

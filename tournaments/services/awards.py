@@ -42,6 +42,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from durak_site.dbretry import atomic_retry
 from tournaments import adapters, selectors
@@ -115,7 +116,7 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
             structure=adapters.payout_structure(tournament, max(1, field_size)),
         )
     except ScoringError as exc:
-        raise ConfigurationError(f"prize pool: {exc}") from None
+        raise ConfigurationError(gettext("prize pool: %(problem)s") % {"problem": exc}) from None
     pool, _ = PrizePool.objects.update_or_create(
         tournament=tournament,
         defaults={
@@ -258,7 +259,7 @@ def ratings_update(*, tournament_id: int) -> int:
     """
     tournament = _lock_tournament(tournament_id)
     if tournament.status != Tournament.Status.FINISHED:
-        raise StateError("ratings change when the tournament has finished")
+        raise StateError(gettext("ratings change when the tournament has finished"))
     if tournament.ratings_applied_at is not None:
         return 0
     results = _effective_rows(

@@ -26,8 +26,9 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
-from durak_site.errors import Forbidden
+from durak_site.errors import Forbidden, status_name
 from durak_site.jobs import enqueue_on_commit
 from games.engine.cards import RANKS
 from games.models import Game
@@ -63,7 +64,9 @@ def _locked_table(table: Table) -> Table:
 
 def _check_referee(actor: Any, tournament: Tournament) -> None:
     if not can_referee(actor, tournament):
-        raise Forbidden("only a referee of this tournament can enter or review its results")
+        raise Forbidden(
+            gettext("only a referee of this tournament can enter or review its results")
+        )
 
 
 def _pogony(table: Table, pogony: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -73,12 +76,17 @@ def _pogony(table: Table, pogony: Sequence[dict[str, Any]]) -> list[dict[str, An
     out = []
     for hung in pogony:
         if not isinstance(hung, dict) or not {"by", "on", "rank"} <= set(hung):
-            raise ResultError("each pogony is {'by': entry, 'on': [entries], 'rank': '6'}")
+            raise ResultError(gettext("each pogony is {'by': entry, 'on': [entries], 'rank': '6'}"))
         by, on, rank = hung["by"], list(hung["on"]), str(hung["rank"])
         if by not in seats or not on or any(e not in seats or e == by for e in on):
-            raise ResultError("pogony are hung by an entry of the table on other entries of it")
+            raise ResultError(
+                gettext("pogony are hung by an entry of the table on other entries of it")
+            )
         if rank not in RANKS:
-            raise ResultError(f"a pogony rank is one of {' '.join(RANKS)}, not {rank!r}")
+            raise ResultError(
+                gettext("a pogony rank is one of %(ranks)s, not '%(rank)s'")
+                % {"ranks": " ".join(RANKS), "rank": rank}
+            )
         out.append(
             {
                 "by": by,
@@ -111,12 +119,16 @@ def _dependants(table: Table) -> list[Table]:
     stage = table.round.stage
     if stage.tournament.status != Tournament.Status.RUNNING:
         raise ResultFinal(
-            f"the tournament is {stage.tournament.get_status_display()}: its results are final"
+            gettext("the tournament is %(status)s: its results are final")
+            % {"status": status_name(Tournament.Status, stage.tournament.status)}
         )
     if stage.status == Stage.Status.FINISHED:
         raise ResultFinal(
-            f"{stage} is finished and the next stage has begun from its standings: "
-            "its results are final"
+            gettext(
+                "%(stage)s is finished and the next stage has begun from its standings: "
+                "its results are final"
+            )
+            % {"stage": stage}
         )
     if stage.format == Stage.Format.KNOCKOUT:
         return [t for t in tables_fed_by(table) if t.status != Table.Status.WAITING]
@@ -165,15 +177,22 @@ def _impact(table: Table, repair: bool) -> list[Table]:
     if dependants and not repair:
         what = dependants[0].round
         raise RepairNeeded(
-            f"{what} has already been seated from this table's result. Choose to pair it "
-            "again (possible while none of its games has a move), or leave the result as it is"
+            gettext(
+                "%(round)s has already been seated from this table's result. Choose to pair "
+                "it again (possible while none of its games has a move), or leave the result "
+                "as it is"
+            )
+            % {"round": what}
         )
     if dependants:
         started = _started(dependants)
         if started is not None:
             raise RoundStarted(
-                f"{started} has started: the correction cannot pair it again; "
-                "void or adjudicate its games first, or leave the result as it is"
+                gettext(
+                    "%(table)s has started: the correction cannot pair it again; "
+                    "void or adjudicate its games first, or leave the result as it is"
+                )
+                % {"table": started}
             )
     return dependants
 
@@ -230,22 +249,34 @@ def table_result_enter(
         tournament = table.round.stage.tournament
         _check_referee(actor, tournament)
         if table.is_bye:
-            raise ResultError("a bye has no result to enter")
+            raise ResultError(gettext("a bye has no result to enter"))
         if table.status == Table.Status.WAITING:
-            raise ResultError(f"{table} is waiting for its players: nothing has been played")
+            raise ResultError(
+                gettext("%(table)s is waiting for its players: nothing has been played")
+                % {"table": table}
+            )
         check_result(table, places=places, fool=fool, drawn=drawn, pogony=(), team_lost=())
         hangings = _pogony(table, pogony)
         if table.results.filter(status=TableResult.Status.PENDING).exists():
             raise StateError(
-                f"a result of {table} is waiting for a second referee: confirm or reject it first"
+                gettext(
+                    "a result of %(table)s is waiting for a second referee: confirm or reject "
+                    "it first"
+                )
+                % {"table": table}
             )
         current = selectors.effective_result(table)
         if current is not None and not reason.strip():
-            raise ResultError("a correction needs a reason", fields={"reason": ["required"]})
+            raise ResultError(
+                gettext("a correction needs a reason"), fields={"reason": [gettext("required")]}
+            )
         if current is not None:
             _impact(table, repair)  # refuse now rather than at the confirmation
         elif tournament.status != Tournament.Status.RUNNING:
-            raise ResultFinal(f"the tournament is {tournament.get_status_display()}")
+            raise ResultFinal(
+                gettext("the tournament is %(status)s")
+                % {"status": status_name(Tournament.Status, tournament.status)}
+            )
         pending = tournament.two_person_rule
         result = TableResult.objects.create(
             table=table,
@@ -281,9 +312,14 @@ def _pending(result: TableResult, actor: Any) -> tuple[Table, TableResult]:
     _check_referee(actor, table.round.stage.tournament)
     result = TableResult.objects.get(pk=result.pk)
     if result.status != TableResult.Status.PENDING:
-        raise StateError(f"the result is {result.get_status_display()}: nothing to review")
+        raise StateError(
+            gettext("the result is %(status)s: nothing to review")
+            % {"status": status_name(TableResult.Status, result.status)}
+        )
     if result.entered_by_id is not None and result.entered_by_id == getattr(actor, "pk", None):
-        raise Forbidden("the two-person rule: another referee must review the result you entered")
+        raise Forbidden(
+            gettext("the two-person rule: another referee must review the result you entered")
+        )
     return table, result
 
 
@@ -314,7 +350,9 @@ def table_result_reject(*, result: TableResult, actor: Any, note: str) -> TableR
     """The second referee rejects a pending result (with a reason): it never counts; the table
     keeps the result it had, and a new one may be entered. Locks the table row."""
     if not note.strip():
-        raise ResultError("a rejection needs a reason", fields={"note": ["required"]})
+        raise ResultError(
+            gettext("a rejection needs a reason"), fields={"note": [gettext("required")]}
+        )
     with transaction.atomic():
         table, result = _pending(result, actor)
         result.status = TableResult.Status.REJECTED

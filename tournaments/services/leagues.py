@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils.text import slugify
+from django.utils.translation import gettext, ngettext
 from rest_framework import serializers
 
 from tournaments.errors import ConfigurationError
@@ -23,30 +24,40 @@ RANK_MAX = 40  # a rank name, as RankRecord.rank stores it
 
 
 def _refuse(field: str, message: str) -> ConfigurationError:
+    # The message leads with the setting's key, as the API names it.
     return ConfigurationError(f"{field}: {message}", fields={field: [message]})
+
+
+def _at_most_characters(count: int) -> str:
+    return ngettext(
+        "must be at most %(count)s character", "must be at most %(count)s characters", count
+    ) % {"count": count}
 
 
 def _text(field: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _refuse(field, "must not be blank")
+        raise _refuse(field, gettext("must not be blank"))
     text = value.strip()
     if len(text) > _LIMITS[field]:
-        raise _refuse(field, f"must be at most {_LIMITS[field]} characters")
+        raise _refuse(field, _at_most_characters(_LIMITS[field]))
     return text
 
 
 def _points_scale(value: Any) -> list[int | str]:
     if not isinstance(value, (list, tuple)):
-        raise _refuse("points_scale", "must be a list of points, first place first")
+        raise _refuse("points_scale", gettext("must be a list of points, first place first"))
     points = []
     for place, item in enumerate(value, start=1):
         try:
             points.append(ExactNumberField().run_validation(item))
         except serializers.ValidationError as exc:
             detail = exc.detail[0] if isinstance(exc.detail, list) else exc.detail
-            raise _refuse("points_scale", f"place {place}: {detail}") from None
+            raise _refuse(
+                "points_scale",
+                gettext("place %(place)s: %(problem)s") % {"place": place, "problem": detail},
+            ) from None
     if any(_as_number(a) < _as_number(b) for a, b in itertools.pairwise(points)):
-        raise _refuse("points_scale", "a better place never gets fewer points")
+        raise _refuse("points_scale", gettext("a better place never gets fewer points"))
     return points
 
 
@@ -56,15 +67,25 @@ def _as_number(value: int | str) -> Fraction:
 
 def _rank_ladder(value: Any) -> list[str]:
     if not isinstance(value, (list, tuple)) or not all(isinstance(r, str) for r in value):
-        raise _refuse("rank_ladder", "must be a list of rank names, lowest first")
+        raise _refuse("rank_ladder", gettext("must be a list of rank names, lowest first"))
     ranks = [rank.strip() for rank in value]
     if any(not rank for rank in ranks):
-        raise _refuse("rank_ladder", "a rank needs a name")
+        raise _refuse("rank_ladder", gettext("a rank needs a name"))
     if any(len(rank) > RANK_MAX for rank in ranks):
-        raise _refuse("rank_ladder", f"a rank name has at most {RANK_MAX} characters")
+        raise _refuse(
+            "rank_ladder",
+            ngettext(
+                "a rank name has at most %(count)s character",
+                "a rank name has at most %(count)s characters",
+                RANK_MAX,
+            )
+            % {"count": RANK_MAX},
+        )
     twice = sorted({rank for rank in ranks if ranks.count(rank) > 1})
     if twice:
-        raise _refuse("rank_ladder", f"listed twice: {', '.join(twice)}")
+        raise _refuse(
+            "rank_ladder", gettext("listed twice: %(ranks)s") % {"ranks": ", ".join(twice)}
+        )
     return ranks
 
 
@@ -73,7 +94,7 @@ def validate_league(changes: dict[str, Any]) -> dict[str, Any]:
     the first one that is not valid (a form calls this in ``clean()``, the services again)."""
     unknown = sorted(set(changes) - set(LEAGUE_SETTINGS))
     if unknown:
-        raise _refuse(unknown[0], "not a league setting")
+        raise _refuse(unknown[0], gettext("not a league setting"))
     checked: dict[str, Any] = {}
     for field in ("name", "season"):
         if field in changes:
@@ -148,7 +169,10 @@ def league_update(*, league: League, actor: Any, **changes: Any) -> League:
     if "season" in changed:
         clash = League.objects.filter(slug=locked.slug, season=changed["season"])
         if clash.exclude(pk=locked.pk).exists():
-            raise _refuse("season", f"that season already has a league {locked.slug!r}")
+            raise _refuse(
+                "season",
+                gettext("that season already has a league '%(slug)s'") % {"slug": locked.slug},
+            )
     before = _audit_fields(locked, list(changed))
     for key, value in changed.items():
         setattr(locked, key, value)

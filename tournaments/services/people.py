@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.utils.translation import gettext, ngettext
 
 from tournaments.errors import (
     RegistrationError,
@@ -56,7 +57,8 @@ def rating_mu_from_seed(rating: float) -> float:
     """
     if not math.isfinite(rating) or not SEED_RATING_MIN <= rating <= SEED_RATING_MAX:
         raise RegistrationError(
-            f"a rating is a number from {SEED_RATING_MIN:g} to {SEED_RATING_MAX:g}, not {rating:g}"
+            gettext("a rating is a number from %(low)g to %(high)g, not %(rating)g")
+            % {"low": SEED_RATING_MIN, "high": SEED_RATING_MAX, "rating": rating}
         )
     return 25.0 + (rating - SEED_RATING_MIDDLE) / SEED_RATING_PER_MU
 
@@ -75,7 +77,7 @@ def player_create(
     player's rating comes from its games."""
     name = display_name.strip()
     if not name:
-        raise _refuse("display_name", "a player needs a display name")
+        raise _refuse("display_name", gettext("a player needs a display name"))
     extra = {} if rating is None else {"rating_mu": rating_mu_from_seed(rating)}
     return Player.objects.create(
         display_name=name[:NAME_MAX],
@@ -92,12 +94,20 @@ def _text(field: str, value: Any, *, required: bool) -> str:
     if value is None:
         value = ""
     if not isinstance(value, str):
-        raise _refuse(field, "must be text")
+        raise _refuse(field, gettext("must be text"))
     text = value.strip()
     if required and not text:
-        raise _refuse(field, "a player needs a display name")
+        raise _refuse(field, gettext("a player needs a display name"))
     if len(text) > NAME_MAX:
-        raise _refuse(field, f"must be at most {NAME_MAX} characters")
+        raise _refuse(
+            field,
+            ngettext(
+                "must be at most %(count)s character",
+                "must be at most %(count)s characters",
+                NAME_MAX,
+            )
+            % {"count": NAME_MAX},
+        )
     return text
 
 
@@ -107,7 +117,7 @@ def validate_player(changes: Mapping[str, Any], *, player: Player) -> dict[str, 
     for a bot, or one that already plays as another player."""
     unknown = sorted(set(changes) - set(PLAYER_FIELDS))
     if unknown:
-        raise _refuse(unknown[0], "not a player's field")
+        raise _refuse(unknown[0], gettext("not a player's field"))
     checked: dict[str, Any] = {
         field: _text(field, changes[field], required=field == "display_name")
         for field in ("display_name", "club", "city")
@@ -116,11 +126,14 @@ def validate_player(changes: Mapping[str, Any], *, player: Player) -> dict[str, 
     if "user" in changes:
         user = changes["user"]
         if user is not None and player.is_bot:
-            raise _refuse("user", "a bot cannot have a user account")
+            raise _refuse("user", gettext("a bot cannot have a user account"))
         if user is not None:
             other = Player.objects.filter(user=user).exclude(pk=player.pk).first()
             if other is not None:
-                raise _refuse("user", f"that user account already plays as {other}")
+                raise _refuse(
+                    "user",
+                    gettext("that user account already plays as %(player)s") % {"player": other},
+                )
         checked["user"] = user
     return checked
 
@@ -158,7 +171,9 @@ def player_update(*, player: Player, actor: Any, **changes: Any) -> Player:
         with transaction.atomic():
             locked.save(update_fields=changed)
     except IntegrityError:  # the user account was given to another player meanwhile
-        raise _refuse("user", "that user account already plays as another player") from None
+        raise _refuse(
+            "user", gettext("that user account already plays as another player")
+        ) from None
     audit_record(
         actor=actor,
         action=AuditEvent.Action.PLAYER_EDIT,
@@ -172,9 +187,12 @@ def player_update(*, player: Player, actor: Any, **changes: Any) -> Player:
 def validate_team_members(players: Sequence[Player]) -> None:
     """Refuse (``RegistrationError`` on ``members``) anything but 2 or 3 different players."""
     if len(players) not in TEAM_SIZES:
-        raise _refuse("members", f"a team has 2 or 3 players, not {len(players)}")
+        raise _refuse(
+            "members",
+            gettext("a team has 2 or 3 players, not %(count)s") % {"count": len(players)},
+        )
     if len({p.pk for p in players}) != len(players):
-        raise _refuse("members", "a player cannot be twice in one team")
+        raise _refuse("members", gettext("a player cannot be twice in one team"))
 
 
 def _team_name(name: str, players: Sequence[Player]) -> str:
@@ -212,8 +230,11 @@ def validate_team_change(team: Team, players: Sequence[Player]) -> None:
     if started is not None:
         raise _refuse(
             "members",
-            f"{team} has an entry in {started}, which has started: its members cannot change "
-            "(make a new team instead)",
+            gettext(
+                "%(team)s has an entry in %(event)s, which has started: its members cannot "
+                "change (make a new team instead)"
+            )
+            % {"team": team, "event": started},
         )
     active = Entry.objects.filter(team=team, status__in=Entry.ACTIVE).select_related("tournament")
     for entry in active:
@@ -221,7 +242,12 @@ def validate_team_change(team: Team, players: Sequence[Player]) -> None:
         if len(players) != event.team_size:
             raise _refuse(
                 "members",
-                f"{team} is registered for {event}, whose teams have {event.team_size} players",
+                ngettext(
+                    "%(team)s is registered for %(event)s, whose teams have %(count)s player",
+                    "%(team)s is registered for %(event)s, whose teams have %(count)s players",
+                    event.team_size,
+                )
+                % {"team": team, "event": event, "count": event.team_size},
             )
         clash = (
             Entry.objects.filter(
@@ -232,7 +258,9 @@ def validate_team_change(team: Team, players: Sequence[Player]) -> None:
         )
         if clash:
             raise _refuse(
-                "members", f"a new member is already registered for {event} in another team"
+                "members",
+                gettext("a new member is already registered for %(event)s in another team")
+                % {"event": event},
             )
 
 

@@ -9,7 +9,9 @@ from typing import Any
 
 from django.db import transaction
 from django.utils.text import slugify
+from django.utils.translation import gettext, ngettext
 
+from durak_site.errors import status_name
 from games.engine.errors import RulesError
 from tournaments import adapters
 from tournaments.errors import ConfigurationError, StateError
@@ -78,25 +80,29 @@ def validate_plan(tournament: Tournament, stages: Sequence[Stage], entries: int 
                 adapters.table_rules(tournament, seats, teams=tournament.team_size > 1)
             except RulesError as exc:
                 raise ConfigurationError(
-                    f"stage {stage.order}: rules: {exc}", fields={"rules": [str(exc)]}
+                    gettext("stage %(stage)s: rules: %(problem)s")
+                    % {"stage": stage.order, "problem": exc},
+                    fields={"rules": [str(exc)]},
                 ) from None
         try:
             adapters.scoring_config(stage)
         except (ScoringError, TypeError, ValueError) as exc:
             # Stages are numbered from 1, the plan's list (and its field errors) from 0.
             raise ConfigurationError(
-                f"stage {stage.order}: scoring: {exc}",
+                gettext("stage %(stage)s: scoring: %(problem)s")
+                % {"stage": stage.order, "problem": exc},
                 fields={"stages": {stage.order - 1: {"scoring": [str(exc)]}}},
             ) from None
     try:
         adapters.pool_rules(tournament)
     except (ScoringError, InvalidOperation) as exc:
-        raise ConfigurationError(f"prize pool: {exc}") from None
+        raise ConfigurationError(gettext("prize pool: %(problem)s") % {"problem": exc}) from None
     try:
         adapters.payout_structure(tournament, entries or 1)
     except (ScoringError, InvalidOperation) as exc:
         raise ConfigurationError(
-            f"prize pool: {exc}", fields={"payout_structure": [str(exc)]}
+            gettext("prize pool: %(problem)s") % {"problem": exc},
+            fields={"payout_structure": [str(exc)]},
         ) from None
 
 
@@ -260,19 +266,23 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
     unknown = sorted(set(changes) - {*SETTINGS_EDITABLE, "rules"})
     if unknown:
         raise ConfigurationError(
-            f"not a setting that can be changed: {', '.join(unknown)}",
-            fields={key: ["not a setting that can be changed"] for key in unknown},
+            gettext("not a setting that can be changed: %(settings)s")
+            % {"settings": ", ".join(unknown)},
+            fields={key: [gettext("not a setting that can be changed")] for key in unknown},
         )
     editable = tournament_editable_fields(tournament)
     frozen = sorted(set(changes) - set(editable))
     if frozen:
-        message = f"fixed while the tournament is {tournament.status}"
+        message = gettext("fixed while the tournament is %(status)s") % {
+            "status": status_name(Tournament.Status, tournament.status)
+        }
         raise StateError(
             f"{', '.join(frozen)}: {message}", fields={key: [message] for key in frozen}
         )
     league = changes.get("league")
     if league is not None and not isinstance(league, League):
-        raise ConfigurationError("league: not a league", fields={"league": ["not a league"]})
+        message = gettext("not a league")
+        raise ConfigurationError(f"league: {message}", fields={"league": [message]})
     stages = list(tournament.stages.all())
     schema = {key: value for key, value in changes.items() if key != "league"}
     plan = TournamentPlanSerializer(
@@ -295,7 +305,11 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
     if "max_entries" in checked and max_entries is not None:
         active = tournament.entries.filter(status__in=Entry.ACTIVE).count()
         if max_entries < active:
-            message = f"must be at least the {active} entries already registered"
+            message = ngettext(
+                "must be at least the %(count)s entry already registered",
+                "must be at least the %(count)s entries already registered",
+                active,
+            ) % {"count": active}
             raise ConfigurationError(f"max_entries: {message}", fields={"max_entries": [message]})
     would_be = copy.copy(tournament)
     for key, value in checked.items():
@@ -344,11 +358,16 @@ def tournament_set_referees(
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if locked.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
-        raise StateError(f"the tournament is {locked.status}: its referees are fixed")
+        raise StateError(
+            gettext("the tournament is %(status)s: its referees are fixed")
+            % {"status": status_name(Tournament.Status, locked.status)}
+        )
     chosen = list({user.pk: user for user in referees}.values())
     not_referees = sorted(user.get_username() for user in chosen if not is_referee(user))
     if not_referees:
-        message = f"not in the referee group: {', '.join(not_referees)}"
+        message = gettext("not in the referee group: %(users)s") % {
+            "users": ", ".join(not_referees)
+        }
         raise ConfigurationError(f"referees: {message}", fields={"referees": [message]})
     current = list(locked.referees.all())
     if {user.pk for user in current} == {user.pk for user in chosen}:

@@ -6,7 +6,9 @@ from collections.abc import Sequence
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
+from durak_site.errors import status_name
 from durak_site.jobs import enqueue_on_commit
 from tournaments import selectors
 from tournaments.errors import (
@@ -51,7 +53,10 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     """
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status != Tournament.Status.REGISTRATION:
-        raise StateError(f"only a tournament in registration can start; it is {tournament.status}")
+        raise StateError(
+            gettext("only a tournament in registration can start; it is %(status)s")
+            % {"status": status_name(Tournament.Status, tournament.status)}
+        )
     if tournament.check_in_required:
         Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED).update(
             status=Entry.Status.WITHDRAWN, status_reason="did not check in"
@@ -62,7 +67,10 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
         )
     )
     if len(entries) < 2:
-        raise StateError(f"a tournament needs at least 2 entries to start, it has {len(entries)}")
+        raise StateError(
+            gettext("a tournament needs at least 2 entries to start, it has %(count)s")
+            % {"count": len(entries)}
+        )
     validate_plan(tournament, list(tournament.stages.all()), len(entries))
     tournament.status = Tournament.Status.RUNNING
     tournament.started_at = timezone.now()

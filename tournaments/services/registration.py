@@ -8,7 +8,9 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
+from durak_site.errors import status_name
 from games.models import Game
 from games.services import game_pause
 from tournaments.errors import (
@@ -33,7 +35,13 @@ def _set_status(tournament: Tournament, allowed: Sequence[str], new: str) -> Tou
     changed = Tournament.objects.filter(pk=tournament.pk, status__in=allowed).update(status=new)
     if not changed:
         tournament.refresh_from_db(fields=["status"])
-        raise StateError(f"the tournament is {tournament.status}; cannot move it to {new}")
+        raise StateError(
+            gettext("the tournament is %(status)s; cannot move it to %(new)s")
+            % {
+                "status": status_name(Tournament.Status, tournament.status),
+                "new": status_name(Tournament.Status, new),
+            }
+        )
     tournament.status = new
     return tournament
 
@@ -67,7 +75,7 @@ def registration_check_open(tournament: Tournament) -> None:
     if tournament.status == Tournament.Status.REGISTRATION:
         if tournament.registration_closed_at is None:
             return
-        raise RegistrationError("registration is closed (the tournament starts soon)")
+        raise RegistrationError(gettext("registration is closed (the tournament starts soon)"))
     if tournament.status == Tournament.Status.RUNNING and tournament.late_registration_rounds:
         # Open until the given round of the first (swiss) stage has been paired.
         paired = Round.objects.filter(
@@ -78,7 +86,10 @@ def registration_check_open(tournament: Tournament) -> None:
             and not tournament.stages.filter(order=1).exclude(format=Stage.Format.SWISS).exists()
         ):
             return
-    raise RegistrationError(f"registration is closed (the tournament is {tournament.status})")
+    raise RegistrationError(
+        gettext("registration is closed (the tournament is %(status)s)")
+        % {"status": status_name(Tournament.Status, tournament.status)}
+    )
 
 
 @transaction.atomic
@@ -97,26 +108,44 @@ def entry_register(
     registration_check_open(tournament)
     if tournament.is_team_event:
         if team is None or player is not None:
-            raise RegistrationError("this is a team event: register a team")
+            raise RegistrationError(gettext("this is a team event: register a team"))
         if team.memberships.count() != tournament.team_size:
-            raise RegistrationError(f"teams of this event have {tournament.team_size} players")
+            raise RegistrationError(
+                ngettext(
+                    "teams of this event have %(count)s player",
+                    "teams of this event have %(count)s players",
+                    tournament.team_size,
+                )
+                % {"count": tournament.team_size}
+            )
         members = list(team.members.values_list("pk", flat=True))
         clash = Entry.objects.filter(
             tournament=tournament, team__members__in=members, status__in=Entry.ACTIVE
         ).exists()
         if clash:
-            raise RegistrationError("a member of this team is already registered in another team")
+            raise RegistrationError(
+                gettext("a member of this team is already registered in another team")
+            )
     elif player is None or team is not None:
-        raise RegistrationError("this is an individual event: register a player")
+        raise RegistrationError(gettext("this is an individual event: register a player"))
     if tournament.max_entries is not None:
         active = Entry.objects.filter(tournament=tournament, status__in=Entry.ACTIVE).count()
         if active >= tournament.max_entries:
-            raise RegistrationError(f"the tournament is full ({tournament.max_entries} entries)")
+            raise RegistrationError(
+                ngettext(
+                    "the tournament is full (%(count)s entry)",
+                    "the tournament is full (%(count)s entries)",
+                    tournament.max_entries,
+                )
+                % {"count": tournament.max_entries}
+            )
     try:
         with transaction.atomic():
             entry = Entry.objects.create(tournament=tournament, player=player, team=team, paid=paid)
     except IntegrityError:
-        raise RegistrationError(f"{player or team} is already registered") from None
+        raise RegistrationError(
+            gettext("%(name)s is already registered") % {"name": player or team}
+        ) from None
     if tournament.status == Tournament.Status.RUNNING:
         # Late registration: the entry joins the first stage and is seated from the next round.
         first = tournament.stages.order_by("order").first()
@@ -130,7 +159,7 @@ def entry_reenter(*, entry: Entry) -> Entry:
     """A re-entry: the entry pays the re-entry fee again (the prize pool counts it)."""
     tournament = entry.tournament
     if not tournament.reentry_fee:
-        raise RegistrationError("this tournament has no re-entries")
+        raise RegistrationError(gettext("this tournament has no re-entries"))
     registration_check_open(tournament)
     Entry.objects.filter(pk=entry.pk).update(reentries=F("reentries") + 1)
     entry.refresh_from_db()
@@ -143,14 +172,20 @@ def _entry_set_status(entry: Entry, allowed: Sequence[str], new: str, reason: st
     )
     if not changed:
         entry.refresh_from_db()
-        raise StateError(f"the entry is {entry.status}; it cannot become {new}")
+        raise StateError(
+            gettext("the entry is %(status)s; it cannot become %(new)s")
+            % {
+                "status": status_name(Entry.Status, entry.status),
+                "new": status_name(Entry.Status, new),
+            }
+        )
     entry.refresh_from_db()
     return entry
 
 
 def entry_check_in(*, entry: Entry) -> Entry:
     if entry.tournament.status not in (Tournament.Status.REGISTRATION, Tournament.Status.RUNNING):
-        raise StateError("check-in is open only during registration")
+        raise StateError(gettext("check-in is open only during registration"))
     return _entry_set_status(entry, [Entry.Status.REGISTERED], Entry.Status.CHECKED_IN)
 
 
@@ -189,7 +224,7 @@ def _drop_out(entry: Entry, reason: str, actor: Any) -> None:
 
 def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
     if not reason.strip():
-        raise RegistrationError("a disqualification needs a reason")
+        raise RegistrationError(gettext("a disqualification needs a reason"))
     return _entry_set_status(
         entry, [*Entry.ACTIVE, Entry.Status.ELIMINATED], Entry.Status.DISQUALIFIED, reason
     )
@@ -203,8 +238,12 @@ def tournament_close_registration(*, tournament: Tournament) -> Tournament:
     with transaction.atomic():
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
         if locked.status != Tournament.Status.REGISTRATION or locked.registration_closed_at:
-            state = "closed" if locked.registration_closed_at else locked.status
-            raise StateError(f"registration is not open (the tournament is {state})")
+            if locked.registration_closed_at:
+                raise StateError(gettext("registration is not open (it is closed)"))
+            raise StateError(
+                gettext("registration is not open (the tournament is %(status)s)")
+                % {"status": status_name(Tournament.Status, locked.status)}
+            )
         if locked.check_in_required:
             Entry.objects.filter(tournament=locked, status=Entry.Status.REGISTERED).update(
                 status=Entry.Status.WITHDRAWN, status_reason="did not check in"

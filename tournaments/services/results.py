@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from durak_site.jobs import enqueue_on_commit
 from games import engine
@@ -40,14 +41,17 @@ def check_result(
 ) -> None:
     seated = set(table.seats.values_list("entry_id", flat=True))
     if not seated:
-        raise ResultError(f"table {table.number} has nobody seated yet")
+        raise ResultError(
+            gettext("table %(table)s has nobody seated yet") % {"table": table.number}
+        )
     if len(places) != len(set(places)) or set(places) != seated:
         raise ResultError(
-            f"the places must list each entry of table {table.number} once: {sorted(seated)}"
+            gettext("the places must list each entry of table %(table)s once: %(entries)s")
+            % {"table": table.number, "entries": sorted(seated)}
         )
     for hung in pogony:
         if not isinstance(hung, dict) or not {"by", "on"} <= set(hung):
-            raise ResultError("each pogony is {'by': entry, 'on': [entries], 'rank': '6'}")
+            raise ResultError(gettext("each pogony is {'by': entry, 'on': [entries], 'rank': '6'}"))
     try:  # the scoring code's own checks: the fool last, drawn entries last, pogony on the fool
         PureResult(
             id="new",
@@ -84,7 +88,7 @@ def table_record_result(
     with transaction.atomic():
         table = Table.objects.select_for_update().select_related("round__stage").get(pk=table.pk)
         if table.is_bye:
-            raise ResultError("a bye has no result to record")
+            raise ResultError(gettext("a bye has no result to record"))
         check_result(
             table, places=places, fool=fool, drawn=drawn, pogony=pogony, team_lost=team_lost
         )
@@ -93,8 +97,10 @@ def table_record_result(
             if list(current.places) == list(places):
                 return current  # the same result delivered twice
             raise ResultError(
-                "the table has a result: a correction is a referee's "
-                "(tournaments.services.corrections)"
+                gettext(
+                    "the table has a result: a correction is a referee's "
+                    "(tournaments.services.corrections)"
+                )
             )
         # A referee's entry still waiting for its second referee loses to the table's own result.
         TableResult.objects.filter(table=table, status=TableResult.Status.PENDING).update(

@@ -9,8 +9,9 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
-from durak_site.errors import Forbidden
+from durak_site.errors import Forbidden, status_name
 from durak_site.jobs import enqueue_on_commit
 from games.models import Game
 from tournaments import selectors
@@ -283,7 +284,10 @@ def round_pair(*, round_id: int) -> Round:
             return round_
         stage = round_.stage
         if stage.tournament.status != Tournament.Status.RUNNING:
-            raise StateError(f"the tournament is {stage.tournament.status}; nothing is paired")
+            raise StateError(
+                gettext("the tournament is %(status)s; nothing is paired")
+                % {"status": status_name(Tournament.Status, stage.tournament.status)}
+            )
         try:
             if stage.format == Stage.Format.KNOCKOUT:
                 if round_.number != 1:
@@ -298,7 +302,10 @@ def round_pair(*, round_id: int) -> Round:
                 _create_tables(round_, planned)
                 round_.explanation = planned.explanation
         except PairingError as exc:
-            raise TournamentError(f"round {round_.number} cannot be paired: {exc}") from None
+            raise TournamentError(
+                gettext("round %(round)s cannot be paired: %(problem)s")
+                % {"round": round_.number, "problem": exc}
+            ) from None
         round_.status = Round.Status.PLAYING
         round_.paired_at = timezone.now()
         round_.save(update_fields=["status", "paired_at", "explanation"])
@@ -311,9 +318,12 @@ def round_request_pairing(*, round_: Round) -> None:
     (the job itself is idempotent and quietly skips a paired round)."""
     round_.refresh_from_db(fields=["status"])
     if round_.status != Round.Status.PENDING:
-        raise StateError(f"round {round_.number} is already {round_.status}; it is paired once")
+        raise StateError(
+            gettext("round %(round)s is already %(status)s; it is paired once")
+            % {"round": round_.number, "status": status_name(Round.Status, round_.status)}
+        )
     if round_.stage.format == Stage.Format.KNOCKOUT and round_.number > 1:
-        raise StateError("later knockout rounds are seated by their feeding tables")
+        raise StateError(gettext("later knockout rounds are seated by their feeding tables"))
     with transaction.atomic():
         enqueue_on_commit("tournaments.round_pair", round_.pk)
 
@@ -328,9 +338,9 @@ def seats_swap(*, first: Seat, second: Seat, actor: Any, reason: str) -> list[st
     been made at either table. Locks both table rows (in id order).
     """
     if not reason.strip():
-        raise StateError("a seat swap needs a reason", code="reason_required")
+        raise StateError(gettext("a seat swap needs a reason"), code="reason_required")
     if first.pk == second.pk:
-        raise StateError("choose two different seats")
+        raise StateError(gettext("choose two different seats"))
     with transaction.atomic():
         ids = sorted({first.table_id, second.table_id})
         tables = {
@@ -346,16 +356,20 @@ def seats_swap(*, first: Seat, second: Seat, actor: Any, reason: str) -> list[st
         round_ = table_a.round
         tournament = round_.stage.tournament
         if not can_referee(actor, tournament):
-            raise Forbidden("only a referee of this tournament can swap its seats")
+            raise Forbidden(gettext("only a referee of this tournament can swap its seats"))
         if table_b.round_id != round_.pk:
-            raise StateError("the two seats are in different rounds")
+            raise StateError(gettext("the two seats are in different rounds"))
         if tournament.is_team_event:
-            raise StateError("a team event's seats follow its teams: they are not swapped")
+            raise StateError(gettext("a team event's seats follow its teams: they are not swapped"))
         for table in tables.values():
             if table.is_bye or table.status != Table.Status.PLAYING:
-                raise StateError(f"{table} is not waiting to play: its seats stay")
+                raise StateError(
+                    gettext("%(table)s is not waiting to play: its seats stay") % {"table": table}
+                )
             if table_started(table):
-                raise StateError(f"play has begun at {table}: its seats stay")
+                raise StateError(
+                    gettext("play has begun at %(table)s: its seats stay") % {"table": table}
+                )
         before = _seating(tables.values())
         # Deleted and made again: within one table the (table, player) constraint would refuse
         # the first of two updates.

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from durak_site.errors import Forbidden
 from games.engine.series import Series
@@ -127,7 +128,7 @@ def seats_hand_to_bots(
     played by a bot are left as they are; returns how many were handed over. Needs a reason;
     audited. Locks each table row, then its current game's."""
     if not reason.strip():
-        raise StateError("handing a seat to a bot needs a reason")
+        raise StateError(gettext("handing a seat to a bot needs a reason"))
     handed = 0
     with transaction.atomic():
         for given in sorted(seats, key=lambda s: (s.table_id, s.position)):
@@ -138,9 +139,14 @@ def seats_hand_to_bots(
             )
             tournament = table.round.stage.tournament
             if not can_referee(actor, tournament):
-                raise Forbidden("only a referee of this tournament can hand its seats to bots")
+                raise Forbidden(
+                    gettext("only a referee of this tournament can hand its seats to bots")
+                )
             if table.status != Table.Status.PLAYING or table.is_bye:
-                raise StateError(f"{table} is not playing: its seats cannot be handed to a bot")
+                raise StateError(
+                    gettext("%(table)s is not playing: its seats cannot be handed to a bot")
+                    % {"table": table}
+                )
             seat = Seat.objects.select_related("player").get(pk=given.pk)
             if seat_bot(seat):
                 continue

@@ -1,0 +1,150 @@
+"""What every endpoint of the API shares.
+
+**Reading a tournament.** :class:`TournamentReadView` finds the tournament of the URL among
+those its caller may read (``selectors.tournaments_visible_to``): a private one, or a draft, is a
+404 to everyone else, exactly as a tournament that does not exist.
+
+**Conditional GET.** Every read of a tournament's data answers with a weak ``ETag`` made from the
+tournament's ``version`` (bumped in the transaction of every change a reader can see), the
+request's path and query and its language, and ``Last-Modified`` from ``changed_at``. A request
+whose ``If-None-Match`` matches is answered ``304 Not Modified`` before the body is built: one
+query (the tournament's row). ``Cache-Control``: a private tournament's answers are ``private``;
+a finished tournament whose awards are computed may be kept 5 minutes; anything still moving is
+revalidated each time (``no-cache``: the ETag makes that cheap).
+
+**Throttles** per anonymous IP, per token, and a tighter one for writes (settings
+``DURAK_API_RATE_*``); over the rate the answer is 429 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from django.http import Http404
+from django.utils.http import http_date, quote_etag
+from django.utils.translation import get_language
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers, status
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from tournaments import selectors
+from tournaments.models import Tournament
+
+#: Finished tournaments with their awards computed change no more (corrections are refused).
+SETTLED_MAX_AGE = 300
+
+
+class ApiAnonThrottle(AnonRateThrottle):
+    """Anonymous callers, per IP (``DURAK_API_RATE_ANON``)."""
+
+
+class ApiUserThrottle(UserRateThrottle):
+    """Callers with a token or a session, per user (``DURAK_API_RATE_USER``)."""
+
+
+class ApiWriteThrottle(UserRateThrottle):
+    """Writes, per user (``DURAK_API_RATE_WRITE``), on top of the user's rate."""
+
+    scope = "write"
+
+
+class ApiCursorPagination(CursorPagination):
+    """Cursor pagination over a stable, unique ordering (newest first by id)."""
+
+    page_size = 50
+    max_page_size = 200
+    page_size_query_param = "page_size"
+    ordering = "-id"
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    """Every refusal of the API (and of the live table's WebSocket)."""
+
+    code = serializers.CharField(help_text="A stable code, e.g. `not_found`, `forbidden`.")
+    message = serializers.CharField(help_text="What went wrong, in the request's language.")
+    # The serializer's metaclass takes declared fields out of the class, so this does not
+    # shadow ``Serializer.fields`` at run time; the stubs cannot know that.
+    fields = serializers.DictField(  # type: ignore[assignment]
+        required=False, help_text="Field errors, by field (nested as the request body)."
+    )
+
+
+def error_responses(*codes: int) -> dict[int, OpenApiResponse]:
+    """The documented refusals of an operation, each with the error shape."""
+    text = {
+        400: "The request is not valid (`invalid`, with `fields`).",
+        401: "No credentials, or wrong ones (`not_authenticated`).",
+        403: "Not yours to do (`forbidden`, `permission_denied`).",
+        404: "No such object, or not yours to see (`not_found`).",
+        409: "The event is not in a state that allows it (`wrong_status`, ...).",
+        429: "Too many requests (`throttled`); `Retry-After` says when to come back.",
+    }
+    return {code: OpenApiResponse(ErrorSerializer, description=text[code]) for code in codes}
+
+
+def etag_for(request: Request, tournament: Tournament) -> str:
+    """The weak ETag of ``request``'s answer about ``tournament`` at its current version."""
+    basis = "|".join(
+        [
+            str(tournament.pk),
+            str(tournament.version),
+            request.get_full_path(),
+            get_language() or "",
+            str(request.accepted_media_type or ""),
+        ]
+    )
+    return "W/" + quote_etag(hashlib.sha256(basis.encode()).hexdigest()[:24])
+
+
+def _matches(header: str, etag: str) -> bool:
+    wanted = {tag.strip() for tag in header.split(",")}
+    # Weak comparison (RFC 9110 8.8.3.2): W/"x" matches "x" and W/"x".
+    bare = etag.removeprefix("W/")
+    return "*" in wanted or etag in wanted or bare in wanted or f"W/{bare}" in wanted
+
+
+class TournamentReadView(APIView):
+    """A read of one tournament's data: ``slug`` in the URL, visibility, conditional GET."""
+
+    throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
+
+    def get_tournament(self) -> Tournament:
+        slug = self.kwargs.get("slug", "")
+        tournament = selectors.tournaments_visible_to(self.request.user).filter(slug=slug).first()
+        if tournament is None:
+            raise Http404
+        return tournament
+
+    def respond(
+        self, tournament: Tournament, build: Callable[[], Any], *, status_code: int = 200
+    ) -> Response:
+        """``build()``'s data as the answer, unless the caller's copy is current (304)."""
+        etag = etag_for(self.request, tournament)
+        header = self.request.headers.get("If-None-Match", "")
+        if header and _matches(header, etag):
+            response = Response(status=status.HTTP_304_NOT_MODIFIED)
+        else:
+            response = Response(build(), status=status_code)
+        return cache_headers(response, tournament, etag)
+
+
+def cache_headers(response: Response, tournament: Tournament, etag: str) -> Response:
+    """``ETag``, ``Last-Modified`` and ``Cache-Control`` for an answer about ``tournament``."""
+    response["ETag"] = etag
+    changed = tournament.changed_at or tournament.created_at
+    if changed is not None:
+        response["Last-Modified"] = http_date(changed.timestamp())
+    if not tournament.is_public:
+        response["Cache-Control"] = "private, no-cache"
+    elif tournament.status == Tournament.Status.FINISHED and tournament.ranks_computed_at:
+        response["Cache-Control"] = f"public, max-age={SETTLED_MAX_AGE}"
+    else:
+        response["Cache-Control"] = "public, no-cache"
+    response["Vary"] = "Accept, Accept-Language, Authorization, Cookie"
+    return response
