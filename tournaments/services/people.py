@@ -159,7 +159,7 @@ def player_update(*, player: Player, actor: Any, **changes: Any) -> Player:
 
     Locks the player row.
     """
-    locked = Player.objects.select_for_update().select_related("user").get(pk=player.pk)
+    locked = Player.objects.select_for_update(of=("self",)).select_related("user").get(pk=player.pk)
     checked = validate_player(changes, player=locked)
     changed = [field for field, value in checked.items() if _differs(locked, field, value)]
     if not changed:
