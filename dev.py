@@ -123,8 +123,9 @@ def cmd_lint(args: list[str]) -> int:
 
 
 def cmd_bench(args: list[str]) -> int:
-    """The ``bench`` package: engine and pairing, then a simulated tournament and the live-table
-    load on PostgreSQL + Redis (skipped with a message when those are unreachable).
+    """The ``bench`` package: engine and pairing, then a simulated tournament, the live-table
+    load and the API's standings on PostgreSQL + Redis (skipped with a message when those are
+    unreachable).
 
     ``python3 dev.py bench --players 1024`` sets the tournament's size (default 1024);
     ``--tables 50,200`` the load benchmark's table counts; ``--skip-tournament`` runs only the
@@ -159,7 +160,8 @@ def cmd_bench(args: list[str]) -> int:
     for extra in ([], ["--servers", "2", "--think-ms", "2000"]):
         command = ["bench.live_tables", "--tables", tables, "--seconds", "10", *extra]
         worst = max(worst, run_bench(command))
-    return worst
+    # The API's final standings of a finished tournament beside a plain view (bench/api.py).
+    return max(worst, run_bench(["bench.api", "--players", players]))
 
 
 def run_bench(command: list[str]) -> int:

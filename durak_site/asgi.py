@@ -1,4 +1,4 @@
-"""ASGI entry point: Django for HTTP, Channels for WebSockets (live tables).
+"""ASGI entry point: Django for HTTP, Channels for WebSockets (live tables, tournament feeds).
 
 Served by uvicorn through ``durak_site.server`` (the command line is in
 ``durak_site.processes``); any number of such processes can run side by side on the Redis
@@ -20,7 +20,8 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from games.auth import TokenAuthMiddleware  # noqa: E402
-from games.routing import websocket_urlpatterns  # noqa: E402
+from games.routing import websocket_urlpatterns as table_routes  # noqa: E402
+from tournaments.routing import websocket_urlpatterns as feed_routes  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -28,7 +29,7 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(
                 # types-channels wants its own URLPattern subclass, which path() never returns
-                TokenAuthMiddleware(URLRouter(websocket_urlpatterns))  # type: ignore[arg-type]
+                TokenAuthMiddleware(URLRouter(table_routes + feed_routes))  # type: ignore[arg-type]
             )
         ),
     }

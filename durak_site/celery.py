@@ -21,4 +21,6 @@ app.autodiscover_tasks()
 app.conf.beat_schedule = {
     "heartbeat": {"task": "durak_site.tasks.heartbeat", "schedule": 60.0},
     "rounds-sweep": {"task": "tournaments.rounds_sweep", "schedule": 60.0},
+    "webhooks-sweep": {"task": "tournaments.webhooks_sweep", "schedule": 60.0},
+    "idempotency-expire": {"task": "tournaments.idempotency_expire", "schedule": 86400.0},
 }

@@ -7,11 +7,12 @@ different tables overlap; the row lock of a game still serialises the actions of
 SQLite allows one writer at a time, so there the pool has a single thread.
 
 After each call the thread's connections get Django's end-of-request treatment (closed if a
-query failed and the connection no longer works, if a transaction was left open, or past
-``CONN_MAX_AGE``), but no per-call health check (a ``SELECT 1`` before every call). A connection
-that died while idle therefore fails one call, which changes nothing (its transaction never
-committed) and reaches the client as an error; the failure closes it, and the next call
-connects afresh. The measurements behind both choices: ``docs/performance.md``.
+query failed and the connection no longer works, or if a transaction was left open) but are
+otherwise kept by their thread, whatever their age (taken once from the process's connection
+pool, ``settings.DATABASES``), with no per-call health check (a ``SELECT 1`` before every
+call). A connection that died while idle therefore fails one call, which changes nothing (its
+transaction never committed) and reaches the client as an error; the failure closes it, and the
+next call connects afresh. The measurements behind both choices: ``docs/performance.md``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def _executor() -> ThreadPoolExecutor:
 
 def _after_call() -> None:
     for conn in connections.all(initialized_only=True):
+        # Kept by its thread, whatever its age: the thread lives as long as the process (with
+        # the connection pool, CONN_MAX_AGE is 0, which would hand it back after every call).
+        conn.close_at = None
         conn.close_if_unusable_or_obsolete()
         if conn.connection is not None:
             # Used by this call, or checked just now after an error: no SELECT 1 next time.

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import models
+from django.http import Http404
 from django.utils.translation import gettext
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -74,6 +77,15 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     """DRF's handler, reshaped into ``{"code", "message"}`` (field errors kept under ``fields``)."""
     if isinstance(exc, ServiceError):
         return Response(exc.as_dict(), status=exc.http_status)
+    # Django's own refusals, in DRF's terms, so that they get the one error shape too.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    elif isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(
+            detail=exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+        )
     response = exception_handler(exc, context)
     if response is None:
         return None

@@ -78,7 +78,8 @@ if not DEBUG:
     # Production serves its collected static files itself; runserver does it in development.
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
-ROOT_URLCONF = "durak_site.urls"
+# A benchmark serves one extra view beside the site's (bench/api_urls.py); nothing else sets it.
+ROOT_URLCONF = env_str("DURAK_ROOT_URLCONF", "durak_site.urls")
 ASGI_APPLICATION = "durak_site.asgi.application"
 WSGI_APPLICATION = "durak_site.wsgi.application"
 
@@ -103,11 +104,19 @@ DATABASE_URL = env_url("DATABASE_URL", ("postgres", "postgresql", "sqlite"))
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        options = DATABASES["default"].setdefault("OPTIONS", {})
         # Fail fast instead of hanging a request or a worker on a dead database.
-        DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
-        # Requests and jobs check a reused connection first; the live tables' database threads
-        # skip the check (durak_site.dbthreads says why).
-        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+        options["connect_timeout"] = 5
+        # A pool per process (psycopg_pool): under ASGI every request runs its sync code in a
+        # thread of its own, so a connection kept per thread (CONN_MAX_AGE) would be left behind
+        # by each request until PostgreSQL runs out of connections. Each request, job and live
+        # table call takes a connection from the pool and gives it back.
+        options["pool"] = {
+            "min_size": 1,
+            "max_size": env_int("DURAK_DB_POOL_SIZE", 10, minimum=1),
+            "timeout": 10,
+        }
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
 else:
     DATABASES = {
         "default": {
@@ -217,6 +226,7 @@ LOGIN_URL = "/admin/login/"
 # The scoreboard API (tournaments/api): rates per anonymous IP and per token, in the shared cache
 # (Redis on the real stack); they limit load, they are not a security control. NUM_PROXIES: the
 # reverse proxies in front of the service, so that the client's IP is the one throttled.
+# "off" switches a rate off (a benchmark, a fuzzer: one client far above any real rate).
 API_RATE_ANON = env_str("DURAK_API_RATE_ANON", "120/min")
 API_RATE_USER = env_str("DURAK_API_RATE_USER", "600/min")
 API_RATE_WRITE = env_str("DURAK_API_RATE_WRITE", "60/min")
@@ -232,9 +242,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_RATES": {
-        "anon": API_RATE_ANON,
-        "user": API_RATE_USER,
-        "write": API_RATE_WRITE,
+        scope: None if rate == "off" else rate
+        for scope, rate in (
+            ("anon", API_RATE_ANON),
+            ("user", API_RATE_USER),
+            ("write", API_RATE_WRITE),
+        )
     },
     "NUM_PROXIES": env_int("DURAK_NUM_PROXIES", 0, minimum=0),
 }
@@ -252,6 +265,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # One schema component per status enum, however many serializers show it.
+    "ENUM_NAME_OVERRIDES": {
+        "EntryStatusEnum": "tournaments.models.Entry.Status",
+        "RoundStatusEnum": "tournaments.models.Round.Status",
+        "TableStatusEnum": "tournaments.models.Table.Status",
+        "TableResultStatusEnum": "tournaments.models.TableResult.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "StageStatusEnum": "tournaments.models.Stage.Status",
+        "GameStatusEnum": "games.models.Game.Status",
+    },
 }
 # Any origin may read the public API (no cookies cross: credentials stay off); writes take a
 # token in the Authorization header.

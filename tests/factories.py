@@ -18,7 +18,8 @@ from factory.django import DjangoModelFactory, Password
 
 from tournaments.models import Player
 
-_GROUPS_MIGRATION = importlib.import_module("tournaments.migrations.0003_console_groups")
+# The groups as the latest migration that sets them has them.
+_GROUPS_MIGRATION = importlib.import_module("tournaments.migrations.0009_webhook_permissions")
 
 
 class UserFactory(DjangoModelFactory[User]):

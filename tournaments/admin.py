@@ -34,7 +34,7 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from games.models import Game, RefereeEvent
 from tournaments import models
-from tournaments.console import records, teams
+from tournaments.console import records, teams, webhooks
 from tournaments.console.admin_actions import (
     cancel,
     check_in,
@@ -489,3 +489,8 @@ admin.site.register(RefereeEvent, records.RefereeEventAdmin)
 # --- teams (their own module) -------------------------------------------------------------------
 
 admin.site.register(models.Team, teams.TeamAdmin)
+
+# --- webhooks and their delivery log (their own module) -----------------------------------------
+
+admin.site.register(models.Webhook, webhooks.WebhookAdmin)
+admin.site.register(models.WebhookDelivery, webhooks.WebhookDeliveryAdmin)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from celery import shared_task
 
 from tournaments import services
+from tournaments.api import idempotency
+from tournaments.services import webhooks
 
 
 @shared_task(name="tournaments.round_pair")
@@ -50,3 +52,22 @@ def rounds_sweep() -> int:
     """Safety net (beat): complete any playing round whose tables have all finished, in case
     the job that should have done it was lost."""
     return services.rounds_sweep()
+
+
+@shared_task(name="tournaments.webhook_deliver")
+def webhook_deliver(delivery_id: int) -> str:
+    """One attempt at a webhook delivery; a failure schedules the next one itself (backoff in
+    ``tournaments.services.webhooks``), so no Celery retry here either."""
+    return webhooks.webhook_deliver(delivery_id=delivery_id)
+
+
+@shared_task(name="tournaments.webhooks_sweep")
+def webhooks_sweep() -> int:
+    """Safety net (beat): ask again for overdue webhook deliveries whose job was lost."""
+    return webhooks.webhooks_sweep()
+
+
+@shared_task(name="tournaments.idempotency_expire")
+def idempotency_expire() -> int:
+    """Daily (beat): forget the API's stored answers to writes older than a day."""
+    return idempotency.expire_answers()

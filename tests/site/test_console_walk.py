@@ -23,7 +23,18 @@ from django.urls import reverse
 from tests.builders import ConsoleEvent
 from tournaments import services
 from tournaments.console.admin_base import ConsoleAdmin
-from tournaments.models import Entry, League, Player, Round, Table, Team, Tournament
+from tournaments.models import (
+    Entry,
+    League,
+    Player,
+    Round,
+    Table,
+    Team,
+    Tournament,
+    Webhook,
+    WebhookDelivery,
+)
+from tournaments.services.webhooks import webhook_create
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +57,7 @@ SEES = {
 MANAGES = {"superuser": {"A", "B"}, "organiser": {"A"}, "other_organiser": {"B"}}
 ORGANISERS = {"superuser", "organiser", "other_organiser"}
 # What an organiser (or a superuser) adds in the console, each through its service.
-ADDABLE = {Player, League, Tournament, Entry, Team}
+ADDABLE = {Player, League, Tournament, Entry, Team, Webhook}
 # Belong to no event: every console user sees them.
 EVERYONE_SEES = {Player, Team}
 
@@ -55,6 +66,14 @@ def records(event: ConsoleEvent) -> dict[type[models.Model], models.Model]:
     """One object of each registered model in ``event`` (a team of two of its players too)."""
     player, partner = (entry.player for entry in event.entries[:2])
     assert player is not None and partner is not None
+    webhook = webhook_create(
+        tournament=event.tournament,
+        url="https://example.com/hook",
+        actor=event.tournament.created_by,
+    )
+    delivery = WebhookDelivery.objects.create(
+        webhook=webhook, event_id="msg_walk", event="table_finished", payload={}
+    )
     objects: list[models.Model] = [
         player,
         services.team_create(name=f"Пара {event.tournament.name}", players=[player, partner]),
@@ -71,6 +90,8 @@ def records(event: ConsoleEvent) -> dict[type[models.Model], models.Model]:
         event.audit_event,
         event.game,
         event.referee_event,
+        webhook,
+        delivery,
     ]
     return {type(obj): obj for obj in objects}
 

@@ -12,6 +12,10 @@ query (the tournament's row). ``Cache-Control``: a private tournament's answers 
 a finished tournament whose awards are computed may be kept 5 minutes; anything still moving is
 revalidated each time (``no-cache``: the ETag makes that cheap).
 
+**Server-side cache.** The data of an answer is kept in the shared cache (Redis on the real
+stack) under its ETag, so a reader without the caller's copy costs one query (the tournament's
+row) and one cache read, until the next change bumps the version.
+
 **Throttles** per anonymous IP, per token, and a tighter one for writes (settings
 ``DURAK_API_RATE_*``); over the rate the answer is 429 with ``Retry-After``.
 """
@@ -19,14 +23,17 @@ revalidated each time (``no-cache``: the ETag makes that cheap).
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable
 from typing import Any
 
+from django.core.cache import cache
 from django.http import Http404
 from django.utils.http import http_date, quote_etag
 from django.utils.translation import get_language
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -38,6 +45,10 @@ from tournaments.models import Tournament
 
 #: Finished tournaments with their awards computed change no more (corrections are refused).
 SETTLED_MAX_AGE = 300
+#: How long built answers stay in the shared cache (each under its version's ETag).
+BUILT_SECONDS = 600
+
+logger = logging.getLogger(__name__)
 
 
 class ApiAnonThrottle(AnonRateThrottle):
@@ -55,12 +66,19 @@ class ApiWriteThrottle(UserRateThrottle):
 
 
 class ApiCursorPagination(CursorPagination):
-    """Cursor pagination over a stable, unique ordering (newest first by id)."""
+    """Cursor pagination over a stable, unique ordering (newest first by id). A cursor that is
+    not one of ours is a bad request (400 on ``cursor``), not a missing page."""
 
     page_size = 50
     max_page_size = 200
     page_size_query_param = "page_size"
     ordering = "-id"
+
+    def decode_cursor(self, request: Request) -> Any:
+        try:
+            return super().decode_cursor(request)
+        except NotFound as exc:
+            raise ValidationError({self.cursor_query_param: [str(exc.detail)]}) from None
 
 
 class ErrorSerializer(serializers.Serializer[Any]):
@@ -93,6 +111,8 @@ def etag_for(request: Request, tournament: Tournament) -> str:
     basis = "|".join(
         [
             str(tournament.pk),
+            # An id can come back (a database rebuilt, a test rolled back): its creation cannot.
+            tournament.created_at.isoformat() if tournament.created_at else "",
             str(tournament.version),
             request.get_full_path(),
             get_language() or "",
@@ -130,8 +150,28 @@ class TournamentReadView(APIView):
         if header and _matches(header, etag):
             response = Response(status=status.HTTP_304_NOT_MODIFIED)
         else:
-            response = Response(build(), status=status_code)
+            response = Response(built(etag, build), status=status_code)
         return cache_headers(response, tournament, etag)
+
+
+def built(etag: str, build: Callable[[], Any]) -> Any:
+    """``build()``, kept in the shared cache under the answer's ETag: the same version, path,
+    language and format give the same data, so every later reader gets it for one cache read
+    (a change bumps the version, and so the key). A cache that cannot be read or written is
+    no cache: the data is built."""
+    key = f"api:{etag}"
+    try:
+        data = cache.get(key)
+    except Exception:
+        logger.exception("the API's cache cannot be read")
+        return build()
+    if data is None:
+        data = build()
+        try:
+            cache.set(key, data, BUILT_SECONDS)
+        except Exception:
+            logger.exception("the API's cache cannot be written")
+    return data
 
 
 def cache_headers(response: Response, tournament: Tournament, etag: str) -> Response:

@@ -3,8 +3,22 @@ the API's ``urlpatterns``."""
 
 from __future__ import annotations
 
-from django.urls import path
+from django.http import HttpRequest, JsonResponse
+from django.urls import include, path, re_path
+from django.utils.translation import gettext
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from durak_site.errors import error_body
+
+
+@csrf_exempt  # a POST to no endpoint is a 404 too, not a CSRF page
+def no_such_endpoint(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """Anything under ``/api/v1/`` that no endpoint takes (also an id that is not a number): the
+    API's 404 shape, never an HTML page."""
+    message = gettext("There is no such endpoint or object.")
+    return JsonResponse(error_body("not_found", message), status=404)
+
 
 app_name = "api"
 
@@ -12,4 +26,9 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    path("", include("tournaments.api.events")),
+    path("", include("tournaments.api.people")),
+    path("", include("tournaments.api.games")),
+    path("", include("tournaments.api.writes")),
+    re_path(r"^(?P<rest>[\s\S]*)$", no_such_endpoint),  # any character, newlines too
 ]

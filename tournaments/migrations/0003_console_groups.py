@@ -60,6 +60,11 @@ def forwards(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 def make_groups(apps):  # type: ignore[no-untyped-def]
     """The two groups with exactly their permissions (which must exist)."""
+    set_groups(apps, VIEW_ALL, ORGANISER_EXTRA, REFEREE_EXTRA)
+
+
+def set_groups(apps, view_all, organiser_extra, referee_extra):  # type: ignore[no-untyped-def]
+    """The two groups with exactly these permissions (later migrations extend the lists)."""
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
 
@@ -68,8 +73,8 @@ def make_groups(apps):  # type: ignore[no-untyped-def]
             content_type__app_label=app, codename=f"{action}_{model}"
         )
 
-    viewing = [perm("view", app, model) for app, model in VIEW_ALL]
-    for name, extra in ((ORGANISER, ORGANISER_EXTRA), (REFEREE, REFEREE_EXTRA)):
+    viewing = [perm("view", app, model) for app, model in view_all]
+    for name, extra in ((ORGANISER, organiser_extra), (REFEREE, referee_extra)):
         group, _ = Group.objects.get_or_create(name=name)
         group.permissions.set([*viewing, *(perm(*p) for p in extra)])
 

@@ -30,6 +30,12 @@ players ``FOR UPDATE``.
 The round jobs (``progression``) take a round's row and then its tournament's (finishing); the
 jobs here never lock a round, so the two orders cannot meet in a cycle.
 
+**The feed** (``tournaments.services.feed.tournament_changed``) updates the tournament row, so
+every service calls it as the last statement of its transaction, after all its other locks:
+the round, table and entry services then lock the tournament last, in the same order as the
+round jobs above. The jobs here hold the tournament row from step 1 already and announce last
+(after step 3), so the announcement takes no new lock.
+
 Each public job is wrapped in :func:`durak_site.dbretry.atomic_retry`: one transaction per
 attempt, rerun (at most 5 attempts, jittered exponential backoff) if PostgreSQL aborts it for a
 deadlock or a serialization failure anyway, e.g. against code that does not follow this order.
@@ -68,6 +74,7 @@ from tournaments.scoring.ranks import DEFAULT_LADDER, RankGame, compute_ranks
 from tournaments.scoring.ratings import Rating, rate, rated_table
 from tournaments.scoring.results import Pogony as ScoringPogony
 from tournaments.scoring.results import TableResult as PureResult
+from tournaments.services.feed import tournament_changed
 
 
 def _lock_tournament(tournament_id: int) -> Tournament:
@@ -87,6 +94,7 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
     gives the same answer; payouts are replaced in one transaction.
 
     Locks the tournament row (step 1), then writes the pool and the payouts (step 3); no player.
+    Announced on the feed last.
     """
     tournament = _lock_tournament(tournament_id)
     entries = list(
@@ -139,6 +147,11 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
         )
         for award in report.awards
         if award.amount
+    )
+    tournament_changed(
+        tournament_id=tournament.pk,
+        event="awards_computed",
+        data={"what": "prize_pool", "final": report.final},
     )
     return pool
 
@@ -216,7 +229,7 @@ def tournament_ranks_compute(*, tournament_id: int) -> int:
     Before the end it computes provisional ranks and stamps nothing.
 
     Locks the tournament row (step 1), then the ranked players (step 2), then writes the rank
-    records (step 3).
+    records (step 3). Announced on the feed last.
     """
     tournament = _lock_tournament(tournament_id)
     finished = tournament.status == Tournament.Status.FINISHED
@@ -228,6 +241,11 @@ def tournament_ranks_compute(*, tournament_id: int) -> int:
     if finished:
         tournament.ranks_computed_at = timezone.now()
         tournament.save(update_fields=["ranks_computed_at"])
+    tournament_changed(
+        tournament_id=tournament.pk,
+        event="awards_computed",
+        data={"what": "ranks", "final": finished},
+    )
     return count
 
 
@@ -255,7 +273,7 @@ def ratings_update(*, tournament_id: int) -> int:
     ``(player, tournament)`` rating change is unique as the last guard.
 
     Locks the tournament row (step 1), then the rated players (step 2), then writes their
-    rating changes and ratings (step 3).
+    rating changes and ratings (step 3). Announced on the feed last.
     """
     tournament = _lock_tournament(tournament_id)
     if tournament.status != Tournament.Status.FINISHED:
@@ -304,6 +322,9 @@ def ratings_update(*, tournament_id: int) -> int:
     Player.objects.bulk_update(players.values(), ["rating_mu", "rating_sigma"])
     tournament.ratings_applied_at = timezone.now()
     tournament.save(update_fields=["ratings_applied_at"])
+    tournament_changed(
+        tournament_id=tournament.pk, event="awards_computed", data={"what": "ratings"}
+    )
     return len(players)
 
 

@@ -38,7 +38,12 @@ from tournaments.errors import ResultError, StateError
 from tournaments.models import AuditEvent, Round, Seat, Stage, Table, TableResult, Tournament
 from tournaments.permissions import can_referee
 from tournaments.services.audit import audit_record
-from tournaments.services.results import check_result, feed_knockout, tables_fed_by
+from tournaments.services.results import (
+    announce_result,
+    check_result,
+    feed_knockout,
+    tables_fed_by,
+)
 from tournaments.services.seating import table_started
 
 
@@ -242,7 +247,8 @@ def table_result_enter(
     The table's first result (played over the board) or a correction of the result in force,
     which needs a ``reason``. ``repair``: if the next round was paired (or a knockout table
     seated) from the old result, pair it again. Under the two-person rule the result is pending
-    until another referee confirms it; otherwise it counts at once. Locks the table row.
+    until another referee confirms it; otherwise it counts at once. Locks the table row (and
+    what a re-pair or the knockout feed needs); a result in force is announced on the feed last.
     """
     with transaction.atomic():
         table = _locked_table(table)
@@ -304,6 +310,7 @@ def table_result_enter(
         )
         if not pending:
             _take_effect(table, result, actor, reason or "played over the board")
+            announce_result(table, "result_corrected" if current else "table_finished")
         return result
 
 
@@ -325,7 +332,7 @@ def _pending(result: TableResult, actor: Any) -> tuple[Table, TableResult]:
 
 def table_result_confirm(*, result: TableResult, actor: Any) -> TableResult:
     """The second referee confirms a pending result: it counts from now (with the re-pair its
-    enterer asked for, checked again now). Locks the table row."""
+    enterer asked for, checked again now). Locks the table row; announced on the feed last."""
     with transaction.atomic():
         table, result = _pending(result, actor)
         if result.supersedes_id is not None:
@@ -343,6 +350,7 @@ def table_result_confirm(*, result: TableResult, actor: Any) -> TableResult:
             after={**(_described(result) or {}), "status": result.status},
         )
         _take_effect(table, result, actor, result.reason or "played over the board")
+        announce_result(table, "result_corrected" if result.supersedes_id else "table_finished")
         return result
 
 

@@ -36,6 +36,7 @@ from tournaments.plan_schema import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.services.audit import audit_record
+from tournaments.services.feed import tournament_changed
 
 _CYRILLIC = dict(
     zip(
@@ -325,7 +326,8 @@ def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> 
     (:func:`validate_tournament_changes`), with an audit row of the values before and after.
 
     Settings given with their current value are no change; with no change nothing is written.
-    Locks the tournament row (its status decides what may change).
+    Locks the tournament row (its status decides what may change); a change is announced on
+    the feed last.
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
     checked = validate_tournament_changes(locked, changes)
@@ -343,6 +345,9 @@ def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> 
         target=locked,
         before=before,
         after={key: _audit_value(value) for key, value in changed.items()},
+    )
+    locked.version = tournament_changed(
+        tournament_id=locked.pk, event="tournament_updated", data={"fields": sorted(changed)}
     )
     return locked
 

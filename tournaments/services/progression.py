@@ -28,6 +28,7 @@ from tournaments.pairing import (
     top_overall,
     top_per_group,
 )
+from tournaments.services.feed import tournament_changed
 from tournaments.services.plans import validate_plan
 from tournaments.services.rounds import GROUP_LABELS, active_stage_entries, round_robin_schedule
 
@@ -49,7 +50,7 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     """Close registration (withdrawing entries that did not check in, if check-in is required),
     fix the rules, seed the field by rating and request the first round's pairing.
 
-    Locks the tournament row.
+    Locks the tournament row; announced on the feed.
     """
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status != Tournament.Status.REGISTRATION:
@@ -78,6 +79,7 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     first = tournament.stages.order_by("order").first()
     assert first is not None  # _validate_plan refuses a plan without stages
     _stage_begin(first, [e.pk for e in _seed_order(entries)])
+    tournament.version = tournament_changed(tournament_id=tournament.pk, event="tournament_started")
     return tournament
 
 
@@ -94,7 +96,9 @@ def _stage_begin(stage: Stage, seeded_entry_ids: Sequence[int]) -> Round:
 def round_complete(*, round_id: int) -> Round:
     """Finish a round whose tables have all finished, then pair the next round or move the
     tournament on (the round-completion job's body). Safe to run twice, and a no-op while any
-    table still plays. Locks the round row."""
+    table still plays. Locks the round row (then, finishing the event, the tournament's), and
+    announces the change on the feed last (``round_finished``, ``stage_finished`` or
+    ``tournament_finished``)."""
     with transaction.atomic():
         round_ = (
             Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_id)
@@ -107,22 +111,33 @@ def round_complete(*, round_id: int) -> Round:
         round_.finished_at = timezone.now()
         round_.save(update_fields=["status", "finished_at"])
         stage = round_.stage
-        later = stage.rounds.filter(number__gt=round_.number)
-        if stage.format == Stage.Format.KNOCKOUT:
-            if later.exists():
-                return round_  # the bracket's later tables are seated by their feeders
-        else:
-            planned = (
-                stage.rounds_planned
-                if stage.format == Stage.Format.SWISS
-                else len(round_robin_schedule(stage))
-            )
-            if round_.number < (planned or 0):
-                nxt, _created = Round.objects.get_or_create(stage=stage, number=round_.number + 1)
-                enqueue_on_commit("tournaments.round_pair", nxt.pk)
-                return round_
-        _stage_finish(stage)
+        event = _round_finish(round_, stage)
+        tournament_changed(
+            tournament_id=stage.tournament_id,
+            event=event,
+            data={"stage": stage.order, "round": round_.number},
+        )
         return round_
+
+
+def _round_finish(round_: Round, stage: Stage) -> str:
+    """After a finished round: pair the next one, or finish the stage (and the event); returns
+    the feed's event."""
+    later = stage.rounds.filter(number__gt=round_.number)
+    if stage.format == Stage.Format.KNOCKOUT:
+        if later.exists():
+            return "round_finished"  # the bracket's later tables are seated by their feeders
+    else:
+        planned = (
+            stage.rounds_planned
+            if stage.format == Stage.Format.SWISS
+            else len(round_robin_schedule(stage))
+        )
+        if round_.number < (planned or 0):
+            nxt, _created = Round.objects.get_or_create(stage=stage, number=round_.number + 1)
+            enqueue_on_commit("tournaments.round_pair", nxt.pk)
+            return "round_finished"
+    return "tournament_finished" if _stage_finish(stage) else "stage_finished"
 
 
 def _stage_final_order(stage: Stage) -> list[list[int]]:
@@ -150,17 +165,19 @@ def _stage_final_order(stage: Stage) -> list[list[int]]:
     return groups
 
 
-def _stage_finish(stage: Stage) -> None:
+def _stage_finish(stage: Stage) -> bool:
+    """Finish ``stage`` and begin the next one; True if it was the last (the event finished)."""
     Stage.objects.filter(pk=stage.pk).update(status=Stage.Status.FINISHED)
     nxt = stage.tournament.stages.filter(order__gt=stage.order).order_by("order").first()
     if nxt is None:
         _tournament_finish(stage.tournament)
-        return
+        return True
     advancing = _advancing(stage)
     Entry.objects.filter(tournament=stage.tournament, status__in=Entry.ACTIVE).exclude(
         pk__in=advancing
     ).update(status=Entry.Status.ELIMINATED, status_reason=f"did not advance from {stage}")
     _stage_begin(nxt, advancing)
+    return False
 
 
 def _advancing(stage: Stage) -> list[int]:
@@ -198,7 +215,7 @@ def _tournament_finish(tournament: Tournament) -> None:
     Called by the round job holding the last round's row; locks the tournament row before
     writing the entries' places, as the awards' lock order has it (tournament row first, then
     its own rows). The awards jobs never lock a round, so round then tournament here cannot
-    meet them in a cycle.
+    meet them in a cycle. (The round job's feed announcement comes after, on the row it holds.)
     """
     Tournament.objects.select_for_update(no_key=True).get(pk=tournament.pk)
     placed: list[list[int]] = []

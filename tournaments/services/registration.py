@@ -27,6 +27,7 @@ from tournaments.models import (
     Team,
     Tournament,
 )
+from tournaments.services.feed import tournament_changed
 from tournaments.services.plans import validate_plan
 
 
@@ -46,9 +47,10 @@ def _set_status(tournament: Tournament, allowed: Sequence[str], new: str) -> Tou
     return tournament
 
 
+@transaction.atomic
 def tournament_open_registration(*, tournament: Tournament) -> Tournament:
     """Open registration of a draft, or reopen a registration that was closed before the start
-    (a conditional UPDATE: a second call refuses)."""
+    (a conditional UPDATE: a second call refuses). Announced on the feed."""
     reopened = Tournament.objects.filter(
         pk=tournament.pk,
         status=Tournament.Status.REGISTRATION,
@@ -57,16 +59,27 @@ def tournament_open_registration(*, tournament: Tournament) -> Tournament:
     if reopened:
         tournament.registration_closed_at = None
         tournament.status = Tournament.Status.REGISTRATION
-        return tournament
-    return _set_status(tournament, [Tournament.Status.DRAFT], Tournament.Status.REGISTRATION)
+    else:
+        _set_status(tournament, [Tournament.Status.DRAFT], Tournament.Status.REGISTRATION)
+    tournament.version = tournament_changed(
+        tournament_id=tournament.pk, event="registration_opened"
+    )
+    return tournament
 
 
+@transaction.atomic
 def tournament_cancel(*, tournament: Tournament) -> Tournament:
-    return _set_status(
+    """Cancel a tournament that has not finished (a conditional UPDATE). Announced on the
+    feed."""
+    _set_status(
         tournament,
         [Tournament.Status.DRAFT, Tournament.Status.REGISTRATION, Tournament.Status.RUNNING],
         Tournament.Status.CANCELLED,
     )
+    tournament.version = tournament_changed(
+        tournament_id=tournament.pk, event="tournament_cancelled"
+    )
+    return tournament
 
 
 def registration_check_open(tournament: Tournament) -> None:
@@ -152,7 +165,18 @@ def entry_register(
         assert first is not None
         last_seed = first.stage_entries.order_by("-seed").values_list("seed", flat=True).first()
         StageEntry.objects.create(stage=first, entry=entry, seed=(last_seed or 0) + 1)
+    _entries_changed(entry, "registered")
     return entry
+
+
+def _entries_changed(entry: Entry, change: str) -> None:
+    """Announce a change of ``entry`` on the feed: the last statement of its service's
+    transaction (lock order: ``tournaments.services.feed``)."""
+    tournament_changed(
+        tournament_id=entry.tournament_id,
+        event="entries_changed",
+        data={"entry": entry.pk, "change": change},
+    )
 
 
 def entry_reenter(*, entry: Entry) -> Entry:
@@ -161,12 +185,16 @@ def entry_reenter(*, entry: Entry) -> Entry:
     if not tournament.reentry_fee:
         raise RegistrationError(gettext("this tournament has no re-entries"))
     registration_check_open(tournament)
-    Entry.objects.filter(pk=entry.pk).update(reentries=F("reentries") + 1)
+    with transaction.atomic():
+        Entry.objects.filter(pk=entry.pk).update(reentries=F("reentries") + 1)
+        _entries_changed(entry, "re-entered")
     entry.refresh_from_db()
     return entry
 
 
 def _entry_set_status(entry: Entry, allowed: Sequence[str], new: str, reason: str = "") -> Entry:
+    """Move ``entry`` to ``new`` if its status is in ``allowed`` (a conditional UPDATE). The
+    caller announces it (:func:`_entries_changed`) last in its transaction."""
     changed = Entry.objects.filter(pk=entry.pk, status__in=allowed).update(
         status=new, status_reason=reason[:300]
     )
@@ -186,7 +214,10 @@ def _entry_set_status(entry: Entry, allowed: Sequence[str], new: str, reason: st
 def entry_check_in(*, entry: Entry) -> Entry:
     if entry.tournament.status not in (Tournament.Status.REGISTRATION, Tournament.Status.RUNNING):
         raise StateError(gettext("check-in is open only during registration"))
-    return _entry_set_status(entry, [Entry.Status.REGISTERED], Entry.Status.CHECKED_IN)
+    with transaction.atomic():
+        entry = _entry_set_status(entry, [Entry.Status.REGISTERED], Entry.Status.CHECKED_IN)
+        _entries_changed(entry, "checked in")
+        return entry
 
 
 def entry_withdraw(*, entry: Entry, reason: str = "", actor: Any = None) -> Entry:
@@ -197,6 +228,7 @@ def entry_withdraw(*, entry: Entry, reason: str = "", actor: Any = None) -> Entr
         entry = _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
         if entry.tournament.status == Tournament.Status.RUNNING:
             _drop_out(entry, reason, actor)
+        _entries_changed(entry, "withdrew")
         return entry
 
 
@@ -225,9 +257,12 @@ def _drop_out(entry: Entry, reason: str, actor: Any) -> None:
 def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
     if not reason.strip():
         raise RegistrationError(gettext("a disqualification needs a reason"))
-    return _entry_set_status(
-        entry, [*Entry.ACTIVE, Entry.Status.ELIMINATED], Entry.Status.DISQUALIFIED, reason
-    )
+    with transaction.atomic():
+        entry = _entry_set_status(
+            entry, [*Entry.ACTIVE, Entry.Status.ELIMINATED], Entry.Status.DISQUALIFIED, reason
+        )
+        _entries_changed(entry, "disqualified")
+        return entry
 
 
 def tournament_close_registration(*, tournament: Tournament) -> Tournament:
@@ -252,4 +287,5 @@ def tournament_close_registration(*, tournament: Tournament) -> Tournament:
         validate_plan(locked, list(locked.stages.all()), entries)
         locked.registration_closed_at = timezone.now()
         locked.save(update_fields=["registration_closed_at"])
+        locked.version = tournament_changed(tournament_id=locked.pk, event="registration_closed")
     return locked

@@ -27,6 +27,7 @@ from tournaments.models import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.results import TableResult as PureResult
+from tournaments.services.feed import tournament_changed
 from tournaments.services.seating import seat_bot, series_deal, table_seat
 
 
@@ -82,8 +83,9 @@ def table_record_result(
     :mod:`tournaments.services.corrections`'.
 
     ``places`` are entry ids from first out to last. Recording the same result twice (a job run
-    again) stores it once. Locks the table row, then asks the round-completion job to look at
-    the round.
+    again) stores it once. Locks the table row (and, in a knockout, the tables it feeds), asks
+    the round-completion job to look at the round, and announces the result on the feed last
+    (``table_finished``: the standings changed).
     """
     with transaction.atomic():
         table = Table.objects.select_for_update().select_related("round__stage").get(pk=table.pk)
@@ -127,7 +129,19 @@ def table_record_result(
         if table.round.stage.format == Stage.Format.KNOCKOUT:
             feed_knockout(table)
         enqueue_on_commit("tournaments.round_complete", table.round_id)
+        announce_result(table, "table_finished")
         return result
+
+
+def announce_result(table: Table, event: str) -> None:
+    """Announce a result in force at ``table`` (its first, or a correction) on the feed: the
+    last statement of the result's transaction (lock order: ``tournaments.services.feed``)."""
+    stage = table.round.stage
+    tournament_changed(
+        tournament_id=stage.tournament_id,
+        event=event,
+        data={"stage": stage.order, "round": table.round.number, "table": table.number},
+    )
 
 
 def tables_fed_by(table: Table) -> list[Table]:

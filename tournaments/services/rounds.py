@@ -46,6 +46,7 @@ from tournaments.pairing import (
 )
 from tournaments.permissions import can_referee
 from tournaments.services.audit import audit_record
+from tournaments.services.feed import tournament_changed
 from tournaments.services.seating import (
     entry_team,
     table_seat,
@@ -274,7 +275,8 @@ def round_pair(*, round_id: int) -> Round:
     """Seat a round (the pairing job's body). Safe to run twice: it pairs a round once.
 
     Locks the round row for the whole pairing, so a concurrent run waits and then finds the
-    round already paired; a run killed half-way rolls back and leaves the round pending.
+    round already paired; a run killed half-way rolls back and leaves the round pending. A round
+    paired is announced on the feed, last (it updates the tournament row).
     """
     with transaction.atomic():
         round_ = (
@@ -310,6 +312,11 @@ def round_pair(*, round_id: int) -> Round:
         round_.paired_at = timezone.now()
         round_.save(update_fields=["status", "paired_at", "explanation"])
         enqueue_on_commit("tournaments.round_complete", round_id)
+        tournament_changed(
+            tournament_id=stage.tournament_id,
+            event="round_paired",
+            data={"stage": stage.order, "round": round_.number},
+        )
         return round_
 
 
@@ -335,7 +342,8 @@ def seats_swap(*, first: Seat, second: Seat, actor: Any, reason: str) -> list[st
     again for their new players. Individual events only. Audited.
 
     Refused if a seat is a bye's, if the tables are not in the same round, or once a move has
-    been made at either table. Locks both table rows (in id order).
+    been made at either table. Locks both table rows (in id order), then (announcing the swap
+    on the feed, last) the tournament's.
     """
     if not reason.strip():
         raise StateError(gettext("a seat swap needs a reason"), code="reason_required")
@@ -402,6 +410,11 @@ def seats_swap(*, first: Seat, second: Seat, actor: Any, reason: str) -> list[st
             reason=reason,
             before=before,
             after={**_seating(tables.values()), "compromises": found},
+        )
+        tournament_changed(
+            tournament_id=tournament.pk,
+            event="seats_swapped",
+            data={"stage": round_.stage.order, "round": round_.number},
         )
         return found
 

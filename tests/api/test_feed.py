@@ -1,0 +1,193 @@
+"""The tournament feed: the version counter every visible change bumps, and the WebSocket
+``/ws/tournaments/<slug>/`` (``WebsocketCommunicator`` on the real ASGI app) that announces
+each change after commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from durak_site.asgi import application
+from tests.builders import (
+    TWO_SEATS,
+    LiveTable,
+    make_tournament,
+    session_cookie,
+    start_live_table,
+)
+from tests.factories import PlayerFactory
+from tournaments import services
+from tournaments.models import Table, TableResult, Tournament, Webhook, WebhookDelivery
+from tournaments.services.feed import event_id, tournament_changed
+
+ORIGIN = "http://testserver"
+
+
+async def open_feed(
+    slug: str, user: User | None = None, *, token: str | None = None
+) -> WebsocketCommunicator:
+    headers = [(b"origin", ORIGIN.encode())]
+    if user is not None:
+        cookie = await database_sync_to_async(session_cookie)(user)
+        headers.append((b"cookie", cookie.encode()))
+    path = f"/ws/tournaments/{slug}/" + (f"?token={token}" if token else "")
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+def record_the_result(live: LiveTable) -> TableResult:
+    seated = list(live.table.seats.order_by("position").values_list("entry_id", flat=True))
+    return services.table_record_result(table=live.table, places=seated, fool=seated[-1])
+
+
+def version_of(tournament: Tournament) -> int:
+    return Tournament.objects.values_list("version", flat=True).get(pk=tournament.pk)
+
+
+# --- the socket ----------------------------------------------------------------------------------
+
+
+def two_tables() -> list[Table]:
+    """A running public event of four players at two tables (jobs in-process)."""
+    tournament = make_tournament(
+        PlayerFactory.create_batch(4), TWO_SEATS, name="Кубок ленты", entry_fee="0"
+    )
+    services.tournament_start(tournament=tournament)
+    return list(Table.objects.filter(round__stage__tournament=tournament).order_by("number"))
+
+
+def record(table: Table) -> TableResult:
+    seated = list(table.seats.order_by("position").values_list("entry_id", flat=True))
+    return services.table_record_result(table=table, places=seated, fool=seated[-1])
+
+
+async def hello(slug: str) -> tuple[WebsocketCommunicator, int]:
+    comm = await open_feed(slug)
+    connected, _ = await comm.connect(timeout=10)
+    assert connected
+    first = await comm.receive_json_from(timeout=5)
+    assert first["type"] == "hello"
+    return comm, first["version"]
+
+
+async def the_rest(comm: WebsocketCommunicator) -> list[dict[str, Any]]:
+    messages = []
+    while not await comm.receive_nothing(timeout=0.5):
+        messages.append(await comm.receive_json_from(timeout=5))
+    return messages
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_hello_then_a_recorded_result_with_the_next_version(eager_jobs: None) -> None:
+    # given a spectator's socket on a public event playing at two tables
+    first, _second = await database_sync_to_async(two_tables)()
+    slug = await database_sync_to_async(lambda: first.round.stage.tournament.slug)()
+    comm, version = await hello(slug)
+    assert version == await database_sync_to_async(version_of)(
+        await database_sync_to_async(lambda: first.round.stage.tournament)()
+    )
+    # when the first table's result is recorded
+    await database_sync_to_async(record)(first)
+    # then the socket hears of it with the next version, and nothing else (a table still plays)
+    message = await comm.receive_json_from(timeout=10)
+    assert message["type"] == "event" and message["event"] == "table_finished"
+    assert message["version"] == version + 1
+    assert message["tournament"] == slug
+    assert message["data"] == {"stage": 1, "round": 1, "table": first.number}
+    assert await the_rest(comm) == []
+    await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_versions_a_socket_gets_only_grow(live_table: LiveTable) -> None:
+    # given a socket on a one-table event
+    comm, version = await hello(live_table.tournament.slug)
+    # when its only result finishes the event (the round, awards: in-process jobs, each
+    # committing and announcing inside the result's commit)
+    await database_sync_to_async(record_the_result)(live_table)
+    # then the socket's versions only grow (a client resyncs when one is skipped)
+    messages = await the_rest(comm)
+    versions = [m["version"] for m in messages]
+    assert versions == sorted(set(versions)) and versions[0] > version
+    assert "tournament_finished" in {m["event"] for m in messages}
+    await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_private_tournament_is_refused_to_an_outsider_and_open_to_its_players(
+    outsider: User, eager_jobs: None
+) -> None:
+    live = await database_sync_to_async(start_live_table)(is_public=False)
+    for user in (None, outsider):
+        comm = await open_feed(live.tournament.slug, user)
+        assert await comm.connect(timeout=10) == (False, 4403)
+    comm = await open_feed(live.tournament.slug, live.user_at(0))
+    connected, _ = await comm.connect(timeout=10)
+    assert connected
+    assert (await comm.receive_json_from(timeout=5))["type"] == "hello"
+    await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_missing_tournament_and_a_bad_token_are_refused(live_table: LiveTable) -> None:
+    comm = await open_feed("no-such-event")
+    assert await comm.connect(timeout=10) == (False, 4404)
+    comm = await open_feed(live_table.tournament.slug, token="not-a-token")
+    assert await comm.connect(timeout=10) == (False, 4401)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_feed_only_sends(live_table: LiveTable) -> None:
+    comm = await open_feed(live_table.tournament.slug)
+    await comm.connect(timeout=10)
+    await comm.receive_json_from(timeout=5)
+    await comm.send_json_to({"type": "sync"})
+    answer = await comm.receive_json_from(timeout=5)
+    assert (answer["type"], answer["code"]) == ("error", "read_only")
+    await comm.disconnect()
+
+
+# --- the version ---------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_every_visible_change_bumps_the_version_once() -> None:
+    tournament = make_tournament(PlayerFactory.create_batch(2), TWO_SEATS, name="Кубок версий")
+    start = version_of(tournament)
+    services.entry_register(tournament=tournament, player=PlayerFactory.create())
+    assert version_of(tournament) == start + 1
+    services.tournament_close_registration(tournament=tournament)
+    services.tournament_open_registration(tournament=tournament)
+    services.tournament_update(tournament=tournament, actor=None, name="Кубок версий 2")
+    assert version_of(tournament) == start + 4
+    tournament.refresh_from_db()
+    assert tournament.changed_at is not None
+
+
+@pytest.mark.django_db
+def test_an_announcement_makes_deliveries_in_the_same_transaction_with_few_queries() -> None:
+    tournament = make_tournament(PlayerFactory.create_batch(2), name="Кубок запросов")
+    for n in range(3):
+        Webhook.objects.create(
+            tournament=tournament, url=f"https://example.com/{n}", secret="s", events=[]
+        )
+    Webhook.objects.create(
+        tournament=tournament, url="https://example.com/x", secret="s", events=["round_paired"]
+    )
+    Webhook.objects.create(
+        tournament=tournament, url="https://example.com/off", secret="s", is_active=False
+    )
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        version = tournament_changed(tournament_id=tournament.pk, event="entries_changed")
+    # the update, the version, the webhooks, one insert of the deliveries
+    assert len(queries) <= 4 + 2  # (savepoint and release)
+    deliveries = WebhookDelivery.objects.filter(webhook__tournament=tournament)
+    assert deliveries.count() == 3
+    assert set(deliveries.values_list("event_id", flat=True)) == {event_id(tournament.pk, version)}
+    payload: dict[str, Any] = deliveries.first().payload  # type: ignore[union-attr]
+    assert payload["version"] == version and payload["tournament"] == tournament.slug

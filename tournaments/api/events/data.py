@@ -1,0 +1,560 @@
+"""The API's reads of an event, each in a fixed number of queries however big the event is.
+
+Plain dicts in the shapes of :mod:`tournaments.api.events.serializers`; no request, no HTTP.
+The assembly follows the console's progress page (``tournaments.console.progress``): the
+result in force of every table in one prefetch, every name in one query, the standings from
+the stage's confirmed results (``selectors``), never one query per table, round or row.
+
+Public facts only: a table's series is reduced to its score (points, fools, pogony, ranks),
+never a game's state, cards or seed; a result is a confirmed one (``counted``), never a pending
+or rejected one; people are named as the standings name them (no accounts, no emails).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+
+from games.engine.errors import EngineError
+from games.engine.series import Series
+from tournaments import adapters, selectors
+from tournaments.models import (
+    Entry,
+    League,
+    Payout,
+    PrizePool,
+    RankRecord,
+    Round,
+    Seat,
+    Stage,
+    StageEntry,
+    Table,
+    TableResult,
+    TeamMember,
+    Tournament,
+)
+from tournaments.scoring import points as scoring_points
+from tournaments.scoring.errors import ScoringError
+from tournaments.scoring.ratings import (
+    DEFAULT_LEAGUE_SCALE,
+    LeagueScale,
+    TournamentPlaces,
+    league_table,
+)
+from tournaments.scoring.results import effective_results
+
+Row = dict[str, Any]
+
+#: The pairing explanation's keys a reader may see (``Round.explanation``); anything else
+#: stays in the console (fail closed).
+EXPLANATION_KEYS = (
+    "algorithm",
+    "score_groups",
+    "rounds",
+    "lower_bounds",
+    "advance_per_table",
+    "byes",
+    "compromises",
+    "waiting_for_feeders",
+)
+
+
+def number(value: Fraction | float) -> float:
+    """Points as a JSON number: exact when they are (9, 9.5, 9.75), else to four places."""
+    return round(float(value), 4)
+
+
+def entry_ref(entry_id: int | None, names: Mapping[int, str]) -> Row | None:
+    if entry_id is None:
+        return None
+    return {"id": entry_id, "name": names.get(entry_id, f"#{entry_id}")}
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+# --- results ------------------------------------------------------------------------------------
+
+
+def result_entry_ids(result: TableResult) -> list[int]:
+    return selectors.result_entry_ids(result)
+
+
+def result_body(result: TableResult, names: Mapping[int, str]) -> Row:
+    """A confirmed result as readers see it: places first out first, the fool, draws, the
+    losing team, every pogony hung (entries; the players behind them stay out)."""
+    drawn = {_int(e) for e in result.drawn}
+    places = []
+    for place, entry in enumerate(result.places, 1):
+        entry_id = _int(entry)
+        places.append(
+            {
+                "place": place,
+                "entry": entry_ref(entry_id, names),
+                "fool": entry_id is not None and entry_id == result.fool_entry_id,
+                "drawn": entry_id in drawn,
+            }
+        )
+    pogony = []
+    for hung in result.pogony or []:
+        if not isinstance(hung, dict):
+            continue
+        rank = hung.get("rank")
+        pogony.append(
+            {
+                "by": entry_ref(_int(hung.get("by")), names),
+                "on": [entry_ref(_int(e), names) for e in hung.get("on", []) if _int(e)],
+                "rank": "10" if rank == "T" else str(rank or ""),
+            }
+        )
+    return {
+        "id": result.pk,
+        "places": places,
+        "fool": entry_ref(result.fool_entry_id, names),
+        "drawn": [entry_ref(_int(e), names) for e in result.drawn if _int(e)],
+        "team_lost": [entry_ref(_int(e), names) for e in result.team_lost if _int(e)],
+        "pogony": pogony,
+        "source": result.source,
+        "reason": result.reason,
+        "supersedes": result.supersedes_id,
+        "created_at": result.created_at,
+    }
+
+
+def tournament_results(tournament: Tournament) -> QuerySet[TableResult]:
+    """The tournament's confirmed results (a pending or rejected one is not public), each with
+    its table, round and stage, and whether it is still in force (not corrected since)."""
+    corrected = TableResult.objects.counted().filter(supersedes=OuterRef("pk"))
+    return (
+        TableResult.objects.counted()
+        .filter(table__round__stage__tournament=tournament)
+        .select_related("table__round__stage")
+        .annotate(corrected=Exists(corrected))
+    )
+
+
+def result_rows(results: Sequence[TableResult]) -> list[Row]:
+    """A page of :func:`tournament_results` as rows (one query for every name on it)."""
+    names = selectors.entry_names(i for r in results for i in selectors.result_entry_ids(r))
+    rows = []
+    for result in results:
+        table = result.table
+        rows.append(
+            {
+                **result_body(result, names),
+                "in_force": not getattr(result, "corrected", False),
+                "table": {
+                    "id": table.pk,
+                    "number": table.number,
+                    "round": table.round.number,
+                    "stage": table.round.stage.order,
+                },
+            }
+        )
+    return rows
+
+
+# --- rounds and tables --------------------------------------------------------------------------
+
+
+def explanation(round_: Round) -> Row:
+    info = round_.explanation if isinstance(round_.explanation, dict) else {}
+    return {key: info[key] for key in EXPLANATION_KEYS if key in info}
+
+
+def round_summaries(stage: Stage) -> list[Row]:
+    """The stage's rounds with how many of their tables have finished, play or wait."""
+    rounds = stage.rounds.order_by("number").annotate(
+        tables_total=Count("tables", filter=Q(tables__is_bye=False)),
+        tables_finished=Count(
+            "tables", filter=Q(tables__is_bye=False, tables__status=Table.Status.FINISHED)
+        ),
+        tables_playing=Count("tables", filter=Q(tables__status=Table.Status.PLAYING)),
+        tables_waiting=Count("tables", filter=Q(tables__status=Table.Status.WAITING)),
+        byes=Count("tables", filter=Q(tables__is_bye=True)),
+    )
+    return [
+        {
+            **_round_head(r),
+            "tables": {
+                "total": r.tables_total,
+                "finished": r.tables_finished,
+                "playing": r.tables_playing,
+                "waiting": r.tables_waiting,
+                "byes": r.byes,
+            },
+        }
+        for r in rounds
+    ]
+
+
+def _round_head(round_: Round) -> Row:
+    return {
+        "number": round_.number,
+        "status": round_.status,
+        "paired_at": round_.paired_at,
+        "finished_at": round_.finished_at,
+        "explanation": explanation(round_),
+    }
+
+
+def series_score(table: Table, seats: Sequence[Seat]) -> Row | None:
+    """The table's series so far as a score: per seat its points, fools, pogony and rank.
+
+    Read from ``Table.series_state`` (``games.engine.series.Series.to_dict``) by replaying its
+    games' results: no game state, no card (not even a long durak's laid-out ones)."""
+    state = table.series_state
+    if not isinstance(state, dict) or "format" not in state:
+        return None
+    try:
+        series = Series.from_dict({k: v for k, v in state.items() if k != "game_ids"})
+    except (EngineError, ValueError, TypeError, KeyError):
+        return None
+    by_position = {seat.position: seat for seat in seats}
+    rows = []
+    for index, label in enumerate(series.seats):
+        seat = by_position.get(label) if isinstance(label, int) else None
+        rows.append(
+            {
+                "position": label if isinstance(label, int) else index,
+                "entry_id": seat.entry_id if seat is not None else None,
+                "points": number(series.points[index]),
+                "fools": series.fools[index],
+                "pogony_received": series.pogony_received[index],
+                "pogony_given": series.pogony_given[index],
+                "rank": series.ranks[index] or "",
+            }
+        )
+    return {
+        "format": series.format,
+        "target": series.target,
+        "games_played": len(series.games),
+        "finished": series.finished,
+        "seats": rows,
+    }
+
+
+def _seat_rows(seats: Sequence[Seat]) -> list[Row]:
+    return [
+        {
+            "position": seat.position,
+            "entry": {"id": seat.entry_id, "name": seat.entry.name},
+            "player": {"id": seat.player_id, "name": seat.player.display_name},
+            "bot": bool(seat.bot_kind) or seat.player.is_bot,
+        }
+        for seat in seats
+    ]
+
+
+def _tables_with_results(tables: QuerySet[Table]) -> list[Table]:
+    """``tables`` with their seats (entries and players) and the result in force of each
+    (``selectors.effective_result``), in three queries."""
+    seats = Seat.objects.select_related("entry__player", "entry__team", "player").order_by(
+        "position"
+    )
+    in_force = TableResult.objects.effective().order_by("-id")
+    return list(
+        tables.prefetch_related(
+            Prefetch("seats", queryset=seats),
+            Prefetch("results", queryset=in_force, to_attr="in_force"),
+        )
+    )
+
+
+def _in_force(table: Table) -> TableResult | None:
+    return next(iter(getattr(table, "in_force", [])), None)
+
+
+def round_detail(round_: Round) -> Row:
+    """A round with its tables: seats, series score, the result in force."""
+    tables = _tables_with_results(round_.tables.order_by("number"))
+    rows = []
+    for table in tables:
+        seats = list(table.seats.all())
+        names = {seat.entry_id: seat.entry.name for seat in seats}
+        result = _in_force(table)
+        rows.append(
+            {
+                "id": table.pk,
+                "number": table.number,
+                "status": table.status,
+                "is_bye": table.is_bye,
+                "score_group": table.score_group,
+                "finished_at": table.finished_at,
+                "compromises": [str(c) for c in table.compromises or []],
+                "seats": _seat_rows(seats),
+                "series": series_score(table, seats),
+                "result": None if result is None else result_body(result, names),
+            }
+        )
+    return {**_round_head(round_), "tables": rows}
+
+
+# --- standings ----------------------------------------------------------------------------------
+
+
+def _pogony_counts(rows: Iterable[TableResult]) -> tuple[dict[int, int], dict[int, int]]:
+    """Pogony given (one per entry hung on) and received, by entry, over ``rows``."""
+    given: dict[int, int] = {}
+    received: dict[int, int] = {}
+    for result in rows:
+        for hung in result.pogony or []:
+            if not isinstance(hung, dict):
+                continue
+            on = [e for e in (_int(x) for x in hung.get("on", [])) if e is not None]
+            by = _int(hung.get("by"))
+            if by is not None:
+                given[by] = given.get(by, 0) + len(on)
+            for entry in on:
+                received[entry] = received.get(entry, 0) + 1
+    return given, received
+
+
+def stage_tie_breaks(stage: Stage) -> list[str]:
+    """The stage's tie-breaks in the order they apply (points first; a seeded draw last)."""
+    order = [str(c) for c in stage.tiebreaks or scoring_points.DEFAULT_TIE_BREAKS]
+    return order if "points" in order else ["points", *order]
+
+
+def stage_standings(stage: Stage, tournament: Tournament) -> list[Row]:
+    """The stage's standings as ``selectors.stage_standings`` computes them, with every
+    tie-break value and the pogony each entry gave and received: three queries.
+
+    A knockout stage, or one that has not begun, has no standings (its bracket tells)."""
+    if stage.format == Stage.Format.KNOCKOUT or stage.status == Stage.Status.PENDING:
+        return []
+    stored = list(TableResult.objects.filter(table__round__stage=stage).counted().order_by("id"))
+    pure = effective_results([selectors.to_pure_result(r) for r in stored])
+    in_force = {int(r.id) for r in pure}
+    given, received = _pogony_counts(r for r in stored if r.pk in in_force)
+    entries = list(
+        StageEntry.objects.filter(stage=stage)
+        .order_by("seed")
+        .select_related("entry__player", "entry__team")
+    )
+    names = {se.entry_id: se.entry.name for se in entries}
+    standing = scoring_points.standings(
+        pure,
+        adapters.scoring_config(stage),
+        seed=f"{tournament.seed}:{stage.order}",
+        entries=[str(se.entry_id) for se in entries],
+    )
+    rows = []
+    for row in standing:
+        entry = int(row.entry)
+        rows.append(
+            {
+                "position": row.position,
+                "place": row.rank,
+                "entry_id": entry,
+                "name": names.get(entry, f"#{entry}"),
+                "points": number(row.points),
+                "played": row.played,
+                "byes": row.byes,
+                "first_places": row.first_places,
+                "fools": row.fools,
+                "buchholz": number(row.buchholz),
+                "head_to_head": None if row.head_to_head is None else number(row.head_to_head),
+                "decided_by": row.decided_by or "",
+                "pogony_given": given.get(entry, 0),
+                "pogony_received": received.get(entry, 0),
+            }
+        )
+    return rows
+
+
+def final_standings(tournament: Tournament) -> list[Row]:
+    """The final places with points (the last stage's, if it has standings), pogony, rank
+    (звание) and payout: at most eight queries, however many entries."""
+    last = tournament.stages.order_by("-order").first()
+    points = {
+        row["entry_id"]: row["points"]
+        for row in (stage_standings(last, tournament) if last is not None else [])
+    }
+    placed = list(
+        Entry.objects.filter(tournament=tournament, final_place__isnull=False)
+        .select_related("player", "team")
+        .order_by("final_place", "pk")
+    )
+    prizes: dict[int, Decimal] = {}
+    for entry_id, amount in Payout.objects.filter(tournament=tournament).values_list(
+        "entry_id", "amount"
+    ):
+        prizes[entry_id] = prizes.get(entry_id, Decimal(0)) + amount
+    records = {
+        r.player_id: r
+        for r in RankRecord.objects.filter(tournament=tournament).only(
+            "player_id", "rank", "pogony_given", "pogony_received"
+        )
+    }
+    members: dict[int, list[int]] = {}
+    if tournament.is_team_event:
+        for team_id, player_id in TeamMember.objects.filter(
+            team__entries__tournament=tournament
+        ).values_list("team_id", "player_id"):
+            members.setdefault(team_id, []).append(player_id)
+    rows = []
+    for entry in placed:
+        players = [entry.player_id] if entry.player_id else members.get(entry.team_id or 0, [])
+        own = [records[p] for p in players if p in records]
+        prize = prizes.get(entry.pk)
+        rows.append(
+            {
+                "place": entry.final_place,
+                "entry_id": entry.pk,
+                "name": entry.name,
+                "status": entry.status,
+                "points": points.get(entry.pk),
+                "pogony_given": sum(r.pogony_given for r in own),
+                "pogony_received": sum(r.pogony_received for r in own),
+                # A team has no rank of its own: its members each have theirs.
+                "rank": own[0].rank if entry.player_id and own else "",
+                "payout": None if prize is None else prize,
+            }
+        )
+    return rows
+
+
+def prize_pool(tournament: Tournament) -> PrizePool | None:
+    return PrizePool.objects.filter(tournament=tournament).first()
+
+
+# --- the knockout tree --------------------------------------------------------------------------
+
+
+def bracket(stage: Stage) -> Row:
+    """A knockout stage as a tree: its tables as nodes (round by round), and an edge from each
+    place of a table that feeds a later table; byes go straight to their table. Four queries."""
+    tables = _tables_with_results(
+        Table.objects.filter(round__stage=stage)
+        .select_related("round")
+        .order_by("round__number", "number")
+    )
+    bye_ids = [
+        int(f["entry"])
+        for t in tables
+        for f in t.feeds_from or []
+        if isinstance(f, dict) and _int(f.get("entry")) is not None
+    ]
+    names = selectors.entry_names(bye_ids)
+    last_round = max((t.round.number for t in tables), default=0)
+    advance = stage.knockout_advance or 1
+    nodes, edges = [], []
+    for table in tables:
+        seats = list(table.seats.all())
+        for seat in seats:
+            names[seat.entry_id] = seat.entry.name
+        result = _in_force(table)
+        final = table.round.number == last_round
+        places = list(result.places) if result is not None else []
+        advancing = [] if final else [_int(e) for e in places[:advance]]
+        seated: list[int] = []
+        for seat in seats:
+            if seat.entry_id not in seated:
+                seated.append(seat.entry_id)
+        byes = []
+        for feed in table.feeds_from or []:
+            if not isinstance(feed, dict):
+                continue
+            if _int(feed.get("entry")) is not None:
+                byes.append(entry_ref(int(feed["entry"]), names))
+            elif _int(feed.get("table")) is not None:
+                for place in feed.get("places") or [feed.get("place", 1)]:
+                    edges.append(
+                        {"from_table": int(feed["table"]), "place": place, "to_table": table.pk}
+                    )
+        nodes.append(
+            {
+                "id": table.pk,
+                "round": table.round.number,
+                "number": table.number,
+                "status": table.status,
+                "is_final": final,
+                "entries": [entry_ref(e, names) for e in seated],
+                "byes": byes,
+                "result": None if result is None else result_body(result, names),
+                "advancing": [entry_ref(e, names) for e in advancing if e is not None],
+            }
+        )
+    return {
+        "advance_per_table": stage.knockout_advance,
+        "rounds": last_round,
+        "nodes": nodes,
+        "edges": edges,
+    }
+
+
+# --- leagues ------------------------------------------------------------------------------------
+
+
+def leagues_visible_to(user: Any) -> QuerySet[League]:
+    """The leagues with at least one tournament ``user`` may read (a league of drafts and
+    private events only is nobody else's business)."""
+    visible = selectors.tournaments_visible_to(user).filter(league=OuterRef("pk"))
+    return League.objects.filter(Exists(visible))
+
+
+def league_table_rows(league: League) -> tuple[int, list[Row], str]:
+    """The league table over every finished tournament of the league (as the console's league
+    page adds it up: ``scoring.league_table`` on their final places by the league's scale),
+    with each player's rank in the league and rating: three queries. Returns how many
+    tournaments it counts, the rows, and why it could not be computed ("" when it could)."""
+    finished = Tournament.objects.filter(league=league, status=Tournament.Status.FINISHED)
+    entries = list(
+        Entry.objects.filter(tournament__in=finished, final_place__isnull=False)
+        .select_related("player", "team")
+        .order_by("tournament_id", "final_place", "pk")
+    )
+    rank_of = dict(RankRecord.objects.filter(league=league).values_list("player_id", "rank"))
+    places: dict[int, list[tuple[str, int]]] = {}
+    who: dict[str, Entry] = {}
+    for entry in entries:
+        key = f"player:{entry.player_id}" if entry.player_id else f"team:{entry.team_id}"
+        who.setdefault(key, entry)
+        places.setdefault(entry.tournament_id, []).append((key, entry.final_place or 0))
+    try:
+        scale = LeagueScale(points=tuple(league.points_scale or DEFAULT_LEAGUE_SCALE))
+        table = league_table(
+            [TournamentPlaces(str(pk), tuple(p)) for pk, p in places.items()],
+            scale,
+            seed=f"league:{league.pk}",
+        )
+    except ScoringError as exc:
+        return len(places), [], str(exc)
+    rows = []
+    for row in table:
+        entry = who[row.entry]
+        player = entry.player
+        rows.append(
+            {
+                "position": row.position,
+                "place": row.rank,
+                "name": entry.name,
+                "player_id": player.pk if player else None,
+                "team_id": entry.team_id,
+                "points": number(row.points),
+                "played": row.played,
+                "first_places": row.first_places,
+                "places": [
+                    place for place, times in sorted(row.placings.items()) for _ in range(times)
+                ],
+                "decided_by": row.decided_by or "",
+                "rank": rank_of.get(player.pk, "") if player else "",
+                "rating": None
+                if player is None
+                else {
+                    "ordinal": round(player.rating_ordinal, 3),
+                    "mu": round(player.rating_mu, 3),
+                    "sigma": round(player.rating_sigma, 3),
+                },
+            }
+        )
+    return len(places), rows, ""

@@ -1,0 +1,445 @@
+"""The read endpoints of an event: tournaments, stages, rounds and tables, results, standings,
+the knockout tree, leagues. Public, no login; a private tournament only for its people.
+
+Each view is thin: find the tournament among those its caller may read
+(``TournamentReadView.get_tournament``), then let ``respond()`` answer 304 from the ETag or
+build the body from :mod:`~tournaments.api.events.data`. Each body takes a fixed number of
+queries, however many entries, tables or rounds the event has.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from django.db.models import Count, Q, QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments import adapters, selectors
+from tournaments.api.common import (
+    ApiAnonThrottle,
+    ApiCursorPagination,
+    ApiUserThrottle,
+    TournamentReadView,
+    error_responses,
+)
+from tournaments.api.events import data
+from tournaments.api.events import serializers as out
+from tournaments.models import Entry, League, Round, Stage, Tournament
+from tournaments.scoring.errors import ScoringError
+
+TAG = ["events"]
+ORDER = OpenApiParameter(
+    "order", OpenApiTypes.INT, OpenApiParameter.PATH, description="Stage order"
+)
+SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="Tournament")
+CACHED = (
+    "Answers carry a weak `ETag` and `Last-Modified`; send `If-None-Match` to get `304 Not "
+    "Modified` without the body. `Cache-Control`: `public, no-cache` while the event moves, "
+    "`max-age=300` once it has finished, `private` for a private event."
+)
+
+
+def _describe(text: str) -> str:
+    return f"{text}\n\n{CACHED}"
+
+
+# --- tournaments --------------------------------------------------------------------------------
+
+
+class TournamentFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-filter is untyped
+    status = django_filters.MultipleChoiceFilter(
+        choices=Tournament.Status.choices, help_text="One or more statuses (repeat the name)."
+    )
+    league = django_filters.CharFilter(
+        field_name="league__slug", help_text="The league's slug (every season)."
+    )
+    season = django_filters.CharFilter(field_name="league__season", help_text="e.g. 2026")
+    created_from = django_filters.DateFilter(
+        field_name="created_at", lookup_expr="date__gte", help_text="Created on or after."
+    )
+    created_to = django_filters.DateFilter(
+        field_name="created_at", lookup_expr="date__lte", help_text="Created on or before."
+    )
+    started_from = django_filters.DateFilter(
+        field_name="started_at", lookup_expr="date__gte", help_text="Started on or after."
+    )
+    started_to = django_filters.DateFilter(
+        field_name="started_at", lookup_expr="date__lte", help_text="Started on or before."
+    )
+
+    class Meta:
+        model = Tournament
+        fields: list[str] = []
+
+
+@extend_schema(
+    tags=TAG,
+    summary="List tournaments",
+    description="The tournaments its caller may read, newest first: the public ones out of "
+    "draft, and the private ones of their players, referees and organiser. Cursor-paginated; "
+    "filter by status, league and season, and by the dates they were created or started.",
+    responses={200: out.TournamentListItemSerializer(many=True), **error_responses(400, 429)},
+)
+class TournamentListView(generics.ListAPIView[Tournament]):
+    serializer_class = out.TournamentListItemSerializer
+    pagination_class = ApiCursorPagination
+    filterset_class = TournamentFilter
+    throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
+
+    def get_queryset(self) -> QuerySet[Tournament]:
+        return (
+            selectors.tournaments_visible_to(self.request.user)
+            .select_related("league")
+            .annotate(
+                entry_count=Count("entries", filter=~Q(entries__status=Entry.Status.WITHDRAWN))
+            )
+        )
+
+
+def _stage_row(stage: Stage) -> dict[str, Any]:
+    try:
+        config = adapters.scoring_config(stage)
+        sizes = {*config.tables, stage.table_size}
+        by_place = {str(n): [data.number(p) for p in config.table_for(n)] for n in sorted(sizes)}
+        penalty, bye = data.number(config.penalty), data.number(config.bye)
+    except ScoringError:  # a stored plan the scoring refuses: shown as the defaults' shape
+        by_place, penalty, bye = {}, 0.0, 0.0
+    return {
+        "order": stage.order,
+        "name": str(stage),
+        "format": stage.format,
+        "status": stage.status,
+        "table_size": stage.table_size,
+        "rounds_planned": stage.rounds_planned,
+        "groups": stage.groups,
+        "knockout_advance": stage.knockout_advance,
+        "series": {"format": stage.series_format, "target": stage.series_target},
+        "advance": {"mode": stage.advance_mode, "count": stage.advance_count},
+        "scoring": {
+            "points_by_place": by_place,
+            "fool_pogony_penalty": penalty,
+            "bye_points": bye,
+        },
+        "tie_breaks": data.stage_tie_breaks(stage),
+    }
+
+
+def tournament_detail(tournament: Tournament) -> dict[str, Any]:
+    pool = data.prize_pool(tournament)
+    league = tournament.league
+    return {
+        "slug": tournament.slug,
+        "name": tournament.name,
+        "status": tournament.status,
+        "is_public": tournament.is_public,
+        "league": None
+        if league is None
+        else {"slug": league.slug, "name": league.name, "season": league.season},
+        "team_size": tournament.team_size,
+        "entry_count": tournament.entries.exclude(status=Entry.Status.WITHDRAWN).count(),
+        "created_at": tournament.created_at,
+        "registration_closed_at": tournament.registration_closed_at,
+        "started_at": tournament.started_at,
+        "finished_at": tournament.finished_at,
+        "changed_at": tournament.changed_at,
+        "version": tournament.version,
+        "rules": dict(tournament.rules or {}),
+        "play": {
+            "move_clock_seconds": tournament.move_clock_seconds,
+            "dropout_rule": tournament.dropout_rule,
+            "two_person_rule": tournament.two_person_rule,
+            "check_in_required": tournament.check_in_required,
+            "max_entries": tournament.max_entries,
+            "late_registration_rounds": tournament.late_registration_rounds,
+        },
+        "money": {
+            "currency": tournament.currency,
+            "entry_fee": tournament.entry_fee,
+            "reentry_fee": tournament.reentry_fee,
+            "rake_percent": tournament.rake_percent,
+            "guarantee": tournament.guarantee,
+            "payout_structure": [str(p) for p in tournament.payout_structure or []],
+            "prize_pool": None
+            if pool is None
+            else {
+                "gross": pool.gross,
+                "rake": pool.rake,
+                "total": pool.total,
+                "paid_entries": pool.paid_entries,
+                "final": pool.final,
+            },
+        },
+        "stages": [_stage_row(s) for s in tournament.stages.order_by("order")],
+    }
+
+
+@extend_schema(
+    tags=TAG,
+    summary="A tournament",
+    description=_describe(
+        "Its status and dates, its rules, its money (fees, rake, guarantee, payout structure, "
+        "the prize pool as last computed) and its stages in order: format, table size, rounds, "
+        "series, who advances, scoring and tie-breaks."
+    ),
+    parameters=[SLUG],
+    responses={200: out.TournamentDetailSerializer, **error_responses(404, 429)},
+)
+class TournamentDetailView(TournamentReadView):
+    def get(self, request: Request, slug: str) -> Response:
+        tournament = self.get_tournament()
+        return self.respond(
+            tournament,
+            lambda: out.TournamentDetailSerializer(tournament_detail(tournament)).data,
+        )
+
+
+# --- stages: rounds, standings, bracket ---------------------------------------------------------
+
+
+class StageReadView(TournamentReadView):
+    """A read of one stage of a tournament (``order`` in the URL)."""
+
+    def get_stage(self, tournament: Tournament) -> Stage:
+        # Through the tournament's manager, so the stage knows its tournament without a query.
+        stage = tournament.stages.filter(order=self.kwargs.get("order")).first()
+        if stage is None:
+            raise NotFound
+        return stage
+
+
+@extend_schema(
+    tags=TAG,
+    summary="A stage's rounds",
+    description=_describe(
+        "Every round of the stage: its status, when it was paired and finished, the pairing's "
+        "explanation, and how many of its tables have finished, play or wait."
+    ),
+    parameters=[SLUG, ORDER],
+    responses={200: out.RoundSummarySerializer(many=True), **error_responses(404, 429)},
+)
+class RoundListView(StageReadView):
+    def get(self, request: Request, slug: str, order: int) -> Response:
+        tournament = self.get_tournament()
+
+        def build() -> Any:
+            stage = self.get_stage(tournament)
+            return out.RoundSummarySerializer(data.round_summaries(stage), many=True).data
+
+        return self.respond(tournament, build)
+
+
+@extend_schema(
+    tags=TAG,
+    summary="A round with its tables",
+    description=_describe(
+        "The round and every table of it: the seats (players and entries by position), the "
+        "series score so far (points, fools, pogony, ranks; never a card), and the result in "
+        "force. Only confirmed results: one waiting for a second referee is not shown."
+    ),
+    parameters=[
+        SLUG,
+        ORDER,
+        OpenApiParameter("number", OpenApiTypes.INT, OpenApiParameter.PATH, description="Round"),
+    ],
+    responses={200: out.RoundDetailSerializer, **error_responses(404, 429)},
+)
+class RoundDetailView(StageReadView):
+    def get(self, request: Request, slug: str, order: int, number: int) -> Response:
+        tournament = self.get_tournament()
+
+        def build() -> Any:
+            stage = self.get_stage(tournament)
+            round_ = Round.objects.filter(stage=stage, number=number).first()
+            if round_ is None:
+                raise NotFound
+            return out.RoundDetailSerializer(data.round_detail(round_)).data
+
+        return self.respond(tournament, build)
+
+
+def stage_standings_body(tournament: Tournament, stage: Stage) -> dict[str, Any]:
+    return {
+        "stage": stage.order,
+        "format": stage.format,
+        "status": stage.status,
+        "tie_breaks": data.stage_tie_breaks(stage),
+        "rows": data.stage_standings(stage, tournament),
+    }
+
+
+@extend_schema(
+    tags=TAG,
+    summary="A stage's standings",
+    description=_describe(
+        "The whole standings of a swiss or round-robin stage (not paginated: they reorder), "
+        "from its confirmed results: place, points, every tie-break value, games played, "
+        "first places, fools, pogony given and received. `tie_breaks` lists the criteria in "
+        "the order they apply. A knockout stage has none: read its bracket."
+    ),
+    parameters=[SLUG, ORDER],
+    responses={200: out.StageStandingsSerializer, **error_responses(404, 429)},
+)
+class StageStandingsView(StageReadView):
+    def get(self, request: Request, slug: str, order: int) -> Response:
+        tournament = self.get_tournament()
+
+        def build() -> Any:
+            stage = self.get_stage(tournament)
+            return out.StageStandingsSerializer(stage_standings_body(tournament, stage)).data
+
+        return self.respond(tournament, build)
+
+
+def final_standings_body(tournament: Tournament) -> dict[str, Any]:
+    rows = data.final_standings(tournament)
+    return {
+        "finished": tournament.status == Tournament.Status.FINISHED,
+        "currency": tournament.currency,
+        "rows": rows,
+    }
+
+
+@extend_schema(
+    tags=TAG,
+    summary="The final standings",
+    description=_describe(
+        "The final places once the tournament has finished (empty before): name, points in the "
+        "last stage when it has standings, pogony given and received, the rank (звание) earned, "
+        "and the payout in the tournament's currency."
+    ),
+    parameters=[SLUG],
+    responses={200: out.FinalStandingsSerializer, **error_responses(404, 429)},
+)
+class FinalStandingsView(TournamentReadView):
+    def get(self, request: Request, slug: str) -> Response:
+        tournament = self.get_tournament()
+        return self.respond(
+            tournament,
+            lambda: out.FinalStandingsSerializer(final_standings_body(tournament)).data,
+        )
+
+
+@extend_schema(
+    tags=TAG,
+    summary="A knockout stage's tree",
+    description=_describe(
+        "The bracket of a knockout stage: its tables as nodes (round, number, status, who sits "
+        "there, the result, who advances) and an edge from each place of a table to the table "
+        "it feeds; entries with a bye are listed at the table they go to. A stage of another "
+        "format is a 404."
+    ),
+    parameters=[SLUG, ORDER],
+    responses={200: out.BracketSerializer, **error_responses(404, 429)},
+)
+class BracketView(StageReadView):
+    def get(self, request: Request, slug: str, order: int) -> Response:
+        tournament = self.get_tournament()
+
+        def build() -> Any:
+            stage = self.get_stage(tournament)
+            if stage.format != Stage.Format.KNOCKOUT:
+                raise NotFound
+            body = {"stage": stage.order, "status": stage.status, **data.bracket(stage)}
+            return out.BracketSerializer(body).data
+
+        return self.respond(tournament, build)
+
+
+# --- results ------------------------------------------------------------------------------------
+
+
+@extend_schema(
+    tags=TAG,
+    summary="A tournament's results",
+    description=_describe(
+        "Every confirmed table result, newest first (cursor-paginated): places, fool, draws, "
+        "pogony, where it came from (`source`), and for a correction the reason and the result "
+        "it replaces (`supersedes`); `in_force` is false once a correction replaced it. "
+        "Results waiting for a second referee, or rejected by one, are not public."
+    ),
+    parameters=[SLUG],
+    responses={200: out.ResultListItemSerializer(many=True), **error_responses(400, 404, 429)},
+)
+class ResultListView(TournamentReadView):
+    pagination_class = ApiCursorPagination
+
+    def get(self, request: Request, slug: str) -> Response:
+        tournament = self.get_tournament()
+
+        def build() -> Any:
+            paginator = ApiCursorPagination()
+            page = paginator.paginate_queryset(data.tournament_results(tournament), request, self)
+            rows = out.ResultListItemSerializer(data.result_rows(page or []), many=True).data
+            return paginator.get_paginated_response(rows).data
+
+        return self.respond(tournament, build)
+
+
+# --- leagues ------------------------------------------------------------------------------------
+
+
+def league_row(league: League) -> dict[str, Any]:
+    return {
+        "slug": league.slug,
+        "name": league.name,
+        "season": league.season,
+        "points_scale": [str(p) for p in league.points_scale or []],
+    }
+
+
+@extend_schema(
+    tags=TAG,
+    summary="List leagues",
+    description="The leagues with a tournament its caller may read, newest first "
+    "(cursor-paginated). A league's slug is unique within its season.",
+    responses={200: out.LeagueListItemSerializer(many=True), **error_responses(400, 429)},
+)
+class LeagueListView(generics.ListAPIView[League]):
+    serializer_class = out.LeagueListItemSerializer
+    pagination_class = ApiCursorPagination
+    throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
+    filter_backends: list[Any] = []
+
+    def get_queryset(self) -> QuerySet[League]:
+        return data.leagues_visible_to(self.request.user)
+
+
+@extend_schema(
+    tags=TAG,
+    summary="A league's table",
+    description="The league table over every finished tournament of the league: league points "
+    "from their final places by the league's scale, places, first places, each player's rank "
+    "(звание) in the league and current rating (OpenSkill: `mu`, `sigma`, and `ordinal` = "
+    "mu - 3 sigma). `season` picks the season (default: the latest).",
+    parameters=[
+        OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="League"),
+        OpenApiParameter("season", OpenApiTypes.STR, description="Default: the latest season"),
+    ],
+    responses={200: out.LeagueTableSerializer, **error_responses(404, 429)},
+)
+class LeagueTableView(APIView):
+    throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
+
+    def get(self, request: Request, slug: str) -> Response:
+        leagues = data.leagues_visible_to(request.user).filter(slug=slug)
+        season = request.query_params.get("season")
+        if season:
+            leagues = leagues.filter(season=season)
+        league = leagues.order_by("-season", "-pk").first()
+        if league is None:
+            raise NotFound
+        counted, rows, error = data.league_table_rows(league)
+        body = {
+            "league": league_row(league),
+            "tournaments_counted": counted,
+            "error": error,
+            "rows": rows,
+        }
+        return Response(out.LeagueTableSerializer(body).data)
