@@ -379,6 +379,28 @@ def test_a_league_and_its_table(client: Client) -> None:
     assert get(client, "leagues/pustaya-liga/table/").status_code == 404
 
 
+def test_a_private_event_stays_out_of_the_league_table_of_those_who_may_not_read_it(
+    client: Client, organiser: User
+) -> None:
+    # given a league with a public finished event and a private one of other players
+    league = services.league_create(name="Закрытая лига", season="2026", actor=organiser)
+    public = finished_event(8, name="Открытый этап", league=league, created_by=organiser)
+    hidden = finished_event(8, name="Закрытый этап", league=league, created_by=organiser)
+    Tournament.objects.filter(pk=hidden.pk).update(is_public=False)
+    hidden_names = {e.name for e in Entry.objects.filter(tournament=hidden)}
+    # when an anonymous reader and the organiser read the table
+    anonymous = get(client, f"leagues/{league.slug}/table/").json()
+    client.force_login(organiser)
+    own = get(client, f"leagues/{league.slug}/table/").json()
+    # then only the organiser's counts the private event and shows its players
+    assert anonymous["tournaments_counted"] == 1 and own["tournaments_counted"] == 2
+    assert not hidden_names & {row["name"] for row in anonymous["rows"]}
+    assert hidden_names <= {row["name"] for row in own["rows"]}
+    assert {e.name for e in Entry.objects.filter(tournament=public)} <= {
+        row["name"] for row in anonymous["rows"]
+    }
+
+
 # --- exports --------------------------------------------------------------------------------------
 
 

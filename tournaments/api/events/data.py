@@ -502,12 +502,16 @@ def leagues_visible_to(user: Any) -> QuerySet[League]:
     return League.objects.filter(Exists(visible))
 
 
-def league_table_rows(league: League) -> tuple[int, list[Row], str]:
-    """The league table over every finished tournament of the league (as the console's league
-    page adds it up: ``scoring.league_table`` on their final places by the league's scale),
-    with each player's rank in the league and rating: three queries. Returns how many
-    tournaments it counts, the rows, and why it could not be computed ("" when it could)."""
-    finished = Tournament.objects.filter(league=league, status=Tournament.Status.FINISHED)
+def league_table_rows(league: League, user: Any) -> tuple[int, list[Row], str]:
+    """The league table over the league's finished tournaments that ``user`` may read (fail
+    closed: a private event's players and places stay out of everybody else's table), added up
+    as the console's league page does (``scoring.league_table`` on their final places by the
+    league's scale), with each player's rank in the league and rating: three queries. Returns
+    how many tournaments it counts, the rows, and why it could not be computed ("" if it could).
+    """
+    finished = selectors.tournaments_visible_to(user).filter(
+        league=league, status=Tournament.Status.FINISHED
+    )
     entries = list(
         Entry.objects.filter(tournament__in=finished, final_place__isnull=False)
         .select_related("player", "team")

@@ -414,7 +414,8 @@ class LeagueListView(generics.ListAPIView[League]):
 @extend_schema(
     tags=TAG,
     summary="A league's table",
-    description="The league table over every finished tournament of the league: league points "
+    description="The league table over the league's finished tournaments that the caller may "
+    "read (a private one counts only for its organiser, referees and players): league points "
     "from their final places by the league's scale, places, first places, each player's rank "
     "(звание) in the league and current rating (OpenSkill: `mu`, `sigma`, and `ordinal` = "
     "mu - 3 sigma). `season` picks the season (default: the latest).",
@@ -435,7 +436,7 @@ class LeagueTableView(APIView):
         league = leagues.order_by("-season", "-pk").first()
         if league is None:
             raise NotFound
-        counted, rows, error = data.league_table_rows(league)
+        counted, rows, error = data.league_table_rows(league, request.user)
         body = {
             "league": league_row(league),
             "tournaments_counted": counted,
