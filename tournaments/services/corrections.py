@@ -211,13 +211,14 @@ def _described(result: TableResult | None) -> dict[str, Any] | None:
     return {"places": named.places, "fool": named.fool or None, "pogony": named.pogony}
 
 
-def _take_effect(table: Table, result: TableResult, actor: Any, reason: str) -> None:
+def _take_effect(
+    table: Table, result: TableResult, actor: Any, reason: str, dependants: list[Table]
+) -> None:
     """A confirmed referee's result: end the table's live games, finish it, re-pair what was
-    built on the old result if the referee chose to, seat the knockout tables it feeds."""
-    if result.repairs:
-        dependants = _impact(table, repair=True)
-        if dependants:
-            _repair(table, dependants, actor, reason)
+    built on the old result (``dependants``: :func:`_impact`'s answer, which is empty unless
+    the referee chose to), seat the knockout tables it feeds."""
+    if dependants:
+        _repair(table, dependants, actor, reason)
     for game in table.games.exclude(status__in=Game.OVER):
         game_void(
             game_id=game.pk, reason=f"result entered by a referee: {reason}"[:300], referee=actor
@@ -276,8 +277,9 @@ def table_result_enter(
             raise ResultError(
                 gettext("a correction needs a reason"), fields={"reason": [gettext("required")]}
             )
+        dependants: list[Table] = []
         if current is not None:
-            _impact(table, repair)  # refuse now rather than at the confirmation
+            dependants = _impact(table, repair)  # refuse now rather than at the confirmation
         elif tournament.status != Tournament.Status.RUNNING:
             raise ResultFinal(
                 gettext("the tournament is %(status)s")
@@ -309,7 +311,7 @@ def table_result_enter(
             after={**(_described(result) or {}), "status": result.status},
         )
         if not pending:
-            _take_effect(table, result, actor, reason or "played over the board")
+            _take_effect(table, result, actor, reason or "played over the board", dependants)
             announce_result(table, "result_corrected" if current else "table_finished")
         return result
 
@@ -335,8 +337,8 @@ def table_result_confirm(*, result: TableResult, actor: Any) -> TableResult:
     enterer asked for, checked again now). Locks the table row; announced on the feed last."""
     with transaction.atomic():
         table, result = _pending(result, actor)
-        if result.supersedes_id is not None:
-            _impact(table, result.repairs)
+        # Checked again: the round may have been seated or begun since the result was entered.
+        dependants = _impact(table, result.repairs) if result.supersedes_id is not None else []
         result.status = TableResult.Status.CONFIRMED
         result.reviewed_by, result.reviewed_at = actor, timezone.now()
         result.save(update_fields=["status", "reviewed_by", "reviewed_at"])
@@ -349,7 +351,7 @@ def table_result_confirm(*, result: TableResult, actor: Any) -> TableResult:
             before={"status": TableResult.Status.PENDING},
             after={**(_described(result) or {}), "status": result.status},
         )
-        _take_effect(table, result, actor, result.reason or "played over the board")
+        _take_effect(table, result, actor, result.reason or "played over the board", dependants)
         announce_result(table, "result_corrected" if result.supersedes_id else "table_finished")
         return result
 

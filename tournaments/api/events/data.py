@@ -84,10 +84,6 @@ def _int(value: Any) -> int | None:
 # --- results ------------------------------------------------------------------------------------
 
 
-def result_entry_ids(result: TableResult) -> list[int]:
-    return selectors.result_entry_ids(result)
-
-
 def result_body(result: TableResult, names: Mapping[int, str]) -> Row:
     """A confirmed result as readers see it: places first out first, the fool, draws, the
     losing team, every pogony hung (entries; the players behind them stay out)."""
