@@ -21,11 +21,13 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from games.auth import TokenAuthMiddleware  # noqa: E402
 from games.routing import websocket_urlpatterns as table_routes  # noqa: E402
+from tournaments.api.front import NotModifiedFront  # noqa: E402
 from tournaments.routing import websocket_urlpatterns as feed_routes  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # The API's conditional GETs of public tournaments are answered 304 before Django.
+        "http": NotModifiedFront(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(
                 # types-channels wants its own URLPattern subclass, which path() never returns

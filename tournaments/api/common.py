@@ -16,6 +16,11 @@ revalidated each time (``no-cache``: the ETag makes that cheap).
 stack) under its ETag, so a reader without the caller's copy costs one query (the tournament's
 row) and one cache read, until the next change bumps the version.
 
+**The front.** An anonymous conditional GET of a public tournament whose answer is current is
+answered 304 before Django by the ASGI front (``tournaments.api.front``), from the tournament's
+published version (``tournaments.versions``); the answers here carry the ``X-Durak-Stamp`` it
+needs (it never leaves the server).
+
 **Throttles** per anonymous IP, per token, and a tighter one for writes (settings
 ``DURAK_API_RATE_*``); over the rate the answer is 429 with ``Retry-After``.
 """
@@ -40,13 +45,16 @@ from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
-from tournaments import selectors
+from tournaments import selectors, versions
 from tournaments.models import Tournament
 
 #: Finished tournaments with their awards computed change no more (corrections are refused).
 SETTLED_MAX_AGE = 300
 #: How long built answers stay in the shared cache (each under its version's ETag).
 BUILT_SECONDS = 600
+#: Marks the answer of a public tournament's read for the API's ASGI front
+#: (``tournaments.api.front``) with the version it was built at; the front takes it out.
+STAMP_HEADER = "X-Durak-Stamp"
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +130,8 @@ def etag_for(request: Request, tournament: Tournament) -> str:
     return "W/" + quote_etag(hashlib.sha256(basis.encode()).hexdigest()[:24])
 
 
-def _matches(header: str, etag: str) -> bool:
+def etag_matches(header: str, etag: str) -> bool:
+    """Whether an ``If-None-Match`` header matches ``etag``."""
     wanted = {tag.strip() for tag in header.split(",")}
     # Weak comparison (RFC 9110 8.8.3.2): W/"x" matches "x" and W/"x".
     bare = etag.removeprefix("W/")
@@ -147,7 +156,7 @@ class TournamentReadView(APIView):
         """``build()``'s data as the answer, unless the caller's copy is current (304)."""
         etag = etag_for(self.request, tournament)
         header = self.request.headers.get("If-None-Match", "")
-        if header and _matches(header, etag):
+        if header and etag_matches(header, etag):
             response = Response(status=status.HTTP_304_NOT_MODIFIED)
         else:
             response = Response(built(etag, build), status=status_code)
@@ -187,4 +196,6 @@ def cache_headers(response: Response, tournament: Tournament, etag: str) -> Resp
     else:
         response["Cache-Control"] = "public, no-cache"
     response["Vary"] = "Accept, Accept-Language, Authorization, Cookie"
+    if tournament.is_public and tournament.status != Tournament.Status.DRAFT:
+        response[STAMP_HEADER] = versions.stamp(tournament.pk, tournament.version)
     return response

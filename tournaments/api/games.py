@@ -47,8 +47,8 @@ from tournaments import selectors
 from tournaments.api.common import (
     ApiAnonThrottle,
     ApiUserThrottle,
-    _matches,
     error_responses,
+    etag_matches,
 )
 
 #: A game that is over is immutable: shared caches may keep its answers this long (seconds).
@@ -102,7 +102,7 @@ def game_cache_headers(response: Response, game: Game, etag: str) -> Response:
 
 def not_modified(request: Request, etag: str) -> bool:
     header = request.headers.get("If-None-Match", "")
-    return bool(header) and _matches(header, etag)
+    return bool(header) and etag_matches(header, etag)
 
 
 # --- the shapes -------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ last statement of its transaction. It bumps the tournament's ``version`` (the AP
 feed's resync point) and ``changed_at``, writes one :class:`~tournaments.models.WebhookDelivery`
 per active webhook of the tournament that wants the event (an outbox: the rows commit or roll
 back with the change), and, after commit only, broadcasts the message to the feed's sockets
-(``tournaments.consumers``) and asks for one delivery job per row
+(``tournaments.consumers``), publishes the version for the API's front
+(``tournaments.versions``) and asks for one delivery job per row
 (``tournaments.services.webhooks``).
 
 The message, the same on the socket and in a webhook's body::
@@ -30,6 +31,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.jobs import enqueue_on_commit
+from tournaments import versions
 from tournaments.models import Tournament, Webhook, WebhookDelivery
 
 log = logging.getLogger(__name__)
@@ -119,6 +121,9 @@ def tournament_changed(
         )
     group = feed_group(tournament_id)
     transaction.on_commit(lambda: _broadcast(group, message), robust=True)
+    transaction.on_commit(
+        lambda: versions.publish(slug=slug, pk=tournament_id, version=version), robust=True
+    )
     for delivery in deliveries:
         enqueue_on_commit("tournaments.webhook_deliver", delivery.pk)
     return int(version)
