@@ -5,6 +5,8 @@
     python3 dev.py test     the test suite (add pytest arguments after it)
     python3 dev.py stack    the full stack on PostgreSQL + Redis: ASGI, Celery worker and beat
                             (--host 127.0.0.1 --port 8000)
+    python3 dev.py serve    production: checks, migrate, collectstatic, then worker, beat and
+                            the ASGI server (python -m durak_site.serve; DJANGO_DEBUG=0)
     python3 dev.py lint     ruff (lint + format check), mypy, the import contracts
     python3 dev.py bench    the benchmarks (prints figures)
 
@@ -15,7 +17,6 @@ Each command first makes sure ``.venv`` exists and holds exactly the pinned requ
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import importlib.util
 import os
@@ -24,7 +25,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import types
 import venv
 from collections.abc import Iterable
@@ -244,6 +244,11 @@ def cmd_stack(args: list[str]) -> int:
         stop(running.values())
 
 
+def cmd_serve(args: list[str]) -> int:
+    """Production's start, ``durak_site/serve.py`` (which says what it does) in the venv."""
+    return subprocess.call([str(PY), "-m", "durak_site.serve", *args], cwd=ROOT)
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -251,41 +256,21 @@ def _interrupt(signum: int, frame: object) -> None:
 def watch(
     running: dict[str, subprocess.Popen[bytes]], until: subprocess.Popen[bytes] | None = None
 ) -> int:
-    """Wait until ``until`` exits (its exit code) or, without it, until any process exits; a
-    process other than ``until`` that exits is an error."""
-    while True:
-        if until is not None and until.poll() is not None:
-            return until.returncode
-        for name, proc in running.items():
-            if proc is not until and proc.poll() is not None:
-                say(f"{name} exited with {proc.returncode}; stopping the others")
-                return proc.returncode or 1
-        time.sleep(0.5)
+    """``processes.watch``, saying what it does as dev.py says things."""
+    code: int = _processes.watch(running, until, say)
+    return code
 
 
 def stop(procs: Iterable[subprocess.Popen[bytes]], grace: float = 15.0) -> None:
-    """SIGTERM to each process, up to ``grace`` seconds for all to exit, then SIGKILL to
-    whatever is left in their process groups (a killed worker's pool processes included)."""
-    procs = list(procs)
-    for proc in procs:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    for proc in procs:
-        try:
-            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            say(f"pid {proc.pid} did not stop in {grace:.0f} s: killing it")
-    for proc in procs:
-        with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left in it
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    """``processes.stop``: SIGTERM, ``grace`` seconds, then SIGKILL to what is left."""
+    _processes.stop(procs, grace, say)
 
 
 COMMANDS = {
     "demo": cmd_demo,
     "test": cmd_test,
     "stack": cmd_stack,
+    "serve": cmd_serve,
     "lint": cmd_lint,
     "bench": cmd_bench,
 }

@@ -48,7 +48,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from bench.live_tables import ensure_database
-from durak_site.processes import asgi_command, free_port, wait_serving
+from durak_site.processes import asgi_command, collectstatic_command, free_port, wait_serving
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/durak_apibench"
@@ -227,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         "DJANGO_SECURE_SSL_REDIRECT": "0",
         "DURAK_ROOT_URLCONF": "bench.api_urls",
     }
+    # Production's server starts only with the static files collected (durak_site.server).
+    subprocess.run(collectstatic_command(sys.executable), cwd=ROOT, env=env, check=True)
     log_path = ROOT / f".bench-api-{port}.log"
     with log_path.open("w") as log:
         server = subprocess.Popen(

@@ -6,12 +6,12 @@ For each N it registers 2N human players (user accounts with DRF tokens) in a fr
 whose one swiss round seats them at N two-seat tables (a long ``best_of`` series per table, so
 every table keeps playing: the real Celery worker deals each next game), starts ``--servers``
 real ASGI servers (``durak_site.processes``; the sockets are split between them) and one Celery
-worker, and connects one socket per player (``?token=``). Each client plays from the ``legal``
-list of its latest state (the lowest defence, attack or throw, else take or pass; a thrower
-waits while the defender is to answer), sending the state's version and a unique id. The round
-trip of an action is from the send to the first state of a higher version that reaches the
-acting client; after an error (a stale version, a lost race) the client waits for the next
-state. After ``--warmup`` seconds it measures for ``--seconds``.
+worker, and connects one socket per player (its token in the ``Authorization`` header). Each
+client plays from the ``legal`` list of its latest state (the lowest defence, attack or throw,
+else take or pass; a thrower waits while the defender is to answer), sending the state's version
+and a unique id. The round trip of an action is from the send to the first state of a higher
+version that reaches the acting client; after an error (a stale version, a lost race) the client
+waits for the next state. After ``--warmup`` seconds it measures for ``--seconds``.
 
 Printed: per N the sockets, actions, actions per second, round trip p50/p90/p99/max, errors;
 then where the time goes: the servers' own timing of each phase (``games.timing``, switched on
@@ -51,7 +51,13 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
-from durak_site.processes import asgi_command, free_port, wait_serving, worker_command
+from durak_site.processes import (
+    asgi_command,
+    collectstatic_command,
+    free_port,
+    wait_serving,
+    worker_command,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/durak_loadbench"
@@ -231,7 +237,7 @@ class ClientStats:
 
 
 def client_process(
-    urls: list[tuple[str, str]], timing: tuple[float, float, float], to_parent: Any, go: Any
+    urls: list[tuple[str, str, str]], timing: tuple[float, float, float], to_parent: Any, go: Any
 ) -> None:
     """Connect this share of the sockets, report ready, play from ``go`` to the window's end.
 
@@ -242,7 +248,7 @@ def client_process(
     async def main() -> None:
         stats = ClientStats()
         gate = asyncio.Semaphore(CONNECT_AT_ONCE)
-        sockets = await asyncio.gather(*(opener(url, origin, gate) for url, origin in urls))
+        sockets = await asyncio.gather(*(opener(*url, gate) for url in urls))
         opened = [s for s in sockets if s is not None]
         to_parent.put(("ready", len(opened)))
         while not go.is_set():
@@ -269,11 +275,17 @@ def client_process(
     asyncio.run(main())
 
 
-async def opener(url: str, origin: str, gate: asyncio.Semaphore) -> Any:
+async def opener(url: str, origin: str, token: str, gate: asyncio.Semaphore) -> Any:
     async with gate:
         for _attempt in range(3):
             try:
-                return await connect(url, origin=Origin(origin), open_timeout=60, max_queue=None)
+                return await connect(
+                    url,
+                    origin=Origin(origin),
+                    additional_headers={"Authorization": f"Token {token}"},
+                    open_timeout=60,
+                    max_queue=None,
+                )
             except Exception:
                 await asyncio.sleep(0.5)
     return None
@@ -427,14 +439,17 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
     addresses = [f"127.0.0.1:{p}" for p in ports]
     urls = [
         (
-            f"ws://{addresses[i % len(addresses)]}/ws/tables/{seat.table_id}/?token={seat.token}",
+            f"ws://{addresses[i % len(addresses)]}/ws/tables/{seat.table_id}/",
             f"http://{addresses[i % len(addresses)]}",
+            seat.token,
         )
         for i, seat in enumerate(seats)
     ]
     procs_count = args.client_procs or (1 if len(urls) <= 100 else 2)
     shares = [urls[i::procs_count] for i in range(procs_count)]
     ctx = multiprocessing.get_context("spawn")
+    # Production's servers start only with the static files collected (durak_site.server).
+    subprocess.run(collectstatic_command(sys.executable), cwd=ROOT, env=server_env, check=True)
     with running(commands, server_env, work) as procs:
         for address, proc in zip(addresses, procs, strict=False):
             wait_serving(address, proc, 60, str(work / "proc-*.log"))

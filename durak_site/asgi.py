@@ -8,6 +8,7 @@ channel layer.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 
@@ -17,22 +18,29 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
 from games.auth import TokenAuthMiddleware  # noqa: E402
 from games.routing import websocket_urlpatterns as table_routes  # noqa: E402
+from games.sockets import OriginCheck, no_such_socket  # noqa: E402
 from tournaments.api.front import NotModifiedFront  # noqa: E402
 from tournaments.routing import websocket_urlpatterns as feed_routes  # noqa: E402
+
+# The WebSocket edge (games.sockets): the Origin, then the session cookie, then the header or
+# ticket credentials (games.auth); a path no socket serves is closed with 4404. (Any: Channels'
+# stubs want their own URLPattern subclass, which path() never returns.)
+socket_routes: list[Any] = [
+    *table_routes,
+    *feed_routes,
+    re_path(r"", no_such_socket),  # type: ignore[arg-type]  # an ASGI app, not a view
+]
 
 application = ProtocolTypeRouter(
     {
         # The API's conditional GETs of public tournaments are answered 304 before Django.
         "http": NotModifiedFront(django_asgi_app),
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(
-                # types-channels wants its own URLPattern subclass, which path() never returns
-                TokenAuthMiddleware(URLRouter(table_routes + feed_routes))  # type: ignore[arg-type]
-            )
+        "websocket": OriginCheck(
+            AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(socket_routes)))
         ),
     }
 )

@@ -16,11 +16,21 @@ app = Celery("durak_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-# The only place for periodic schedules. Each entry is a safety net: the normal path
-# triggers the same idempotent job on an event, and the sweep catches a lost trigger.
+#: Seconds between two runs of the reconciler.
+RECONCILE_EVERY = 5.0
+
+# The only place for periodic schedules. The reconciler is how the service recovers from any
+# lost job (``durak_site.jobs``): the normal path triggers each idempotent job on an event, and
+# the reconciler finds in the database the work that is due and not done. A run that waited in
+# the queue past the next one's start is dropped (``expires``): while no worker runs, beat's
+# messages do not pile up.
 app.conf.beat_schedule = {
     "heartbeat": {"task": "durak_site.tasks.heartbeat", "schedule": 60.0},
-    "rounds-sweep": {"task": "tournaments.rounds_sweep", "schedule": 60.0},
+    "reconcile": {
+        "task": "tournaments.reconcile",
+        "schedule": RECONCILE_EVERY,
+        "options": {"expires": RECONCILE_EVERY},
+    },
     "webhooks-sweep": {"task": "tournaments.webhooks_sweep", "schedule": 60.0},
     "idempotency-expire": {"task": "tournaments.idempotency_expire", "schedule": 86400.0},
 }

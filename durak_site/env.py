@@ -8,6 +8,7 @@ variable's name in the message: a typo in production must never fall back to a d
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
@@ -84,3 +85,29 @@ def env_url(name: str, schemes: tuple[str, ...]) -> str | None:
     if scheme not in schemes:
         raise EnvError(f"{name} must be a URL starting with one of {schemes}, got {value!r}")
     return value
+
+
+def env_origins(name: str) -> list[str]:
+    """A comma-separated list of web origins, each exactly ``http(s)://host[:port]`` (no path,
+    no wildcard), normalised to lower case; empty when unset."""
+    origins = []
+    for item in env_list(name):
+        try:
+            parts = urlsplit(item)
+            port = parts.port
+        except ValueError:
+            parts, port = None, None
+        if (
+            parts is None
+            or parts.scheme.lower() not in ("http", "https")
+            or not parts.hostname
+            or parts.path not in ("", "/")
+            or parts.query
+            or parts.fragment
+            or "@" in parts.netloc
+        ):
+            raise EnvError(f"{name}: {item!r} is not an origin such as https://example.org:8443")
+        origins.append(
+            f"{parts.scheme.lower()}://{parts.hostname.lower()}" + (f":{port}" if port else "")
+        )
+    return origins

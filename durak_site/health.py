@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from durak_site.celery import app as celery_app
 from durak_site.tasks import BEAT_KEY
@@ -74,7 +74,7 @@ def _describe(exc: BaseException) -> str:
 
 
 @never_cache
-@require_GET
+@require_safe  # HEAD too: a load balancer's probe may ask only for the status
 def healthz(request: HttpRequest) -> JsonResponse:
     parts: dict[str, str] = {}
     down: list[str] = []

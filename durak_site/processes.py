@@ -14,19 +14,29 @@ number of these processes can serve side by side on the Redis channel layer.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import socket
 import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ASGI_APP = "durak_site.server:application"
+#: The largest WebSocket message the server reads (bytes): a client message is at most 4 KiB
+#: (``games.consumers``), which answers anything up to this with ``too_large``; a bigger frame
+#: is closed by uvicorn with 1009 before it is buffered whole (its default is 16 MiB).
+WS_MAX_SIZE = 65536
 
 
-def asgi_command(python: str | Path, host: str, port: int, *, quiet: bool = False) -> list[str]:
+def asgi_command(
+    python: str | Path, host: str, port: int, *, quiet: bool = False, workers: int = 1
+) -> list[str]:
     """``uvicorn`` serving the project at ``host:port`` (``quiet``: warnings only, no access
-    log)."""
+    log; ``workers``: that many server processes on the one port)."""
     command = [
         str(python),
         "-m",
@@ -44,12 +54,23 @@ def asgi_command(python: str | Path, host: str, port: int, *, quiet: bool = Fals
         "websockets-sansio",
         "--ws-per-message-deflate",
         "false",
+        "--ws-max-size",
+        str(WS_MAX_SIZE),
         "--lifespan",
         "off",  # Django's ASGI handler has no lifespan events
     ]
     if quiet:
         command += ["--no-access-log", "--log-level", "warning"]
+    if workers > 1:
+        command += ["--workers", str(workers)]
     return command
+
+
+def collectstatic_command(python: str | Path) -> list[str]:
+    """``manage.py collectstatic``: production's static files and the manifest that its pages
+    name them through (run it with production's settings, ``DJANGO_DEBUG=0``: a production
+    server refuses to start without them, ``durak_site.server``)."""
+    return [str(python), "manage.py", "collectstatic", "--noinput", "-v", "0"]
 
 
 def worker_prefix(python: str | Path) -> list[str]:
@@ -104,3 +125,46 @@ def wait_serving(address: str, proc: subprocess.Popen[bytes], timeout: float, lo
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the server at {address} did not start: see {log}") from None
             time.sleep(0.1)
+
+
+# --- running several processes as one service (dev.py stack, durak_site.serve) ---------------
+
+
+def watch(
+    running: dict[str, subprocess.Popen[bytes]],
+    until: subprocess.Popen[bytes] | None = None,
+    say: Callable[[str], None] = print,
+) -> int:
+    """Wait until ``until`` exits (its exit code) or, without it, until any process exits; a
+    process other than ``until`` that exits is an error."""
+    while True:
+        if until is not None and until.poll() is not None:
+            return until.returncode
+        for name, proc in running.items():
+            if proc is not until and proc.poll() is not None:
+                say(f"{name} exited with {proc.returncode}; stopping the others")
+                return proc.returncode or 1
+        time.sleep(0.5)
+
+
+def stop(
+    procs: Iterable[subprocess.Popen[bytes]],
+    grace: float = 15.0,
+    say: Callable[[str], None] = print,
+) -> None:
+    """SIGTERM to each process, up to ``grace`` seconds for all to exit, then SIGKILL to
+    whatever is left in their process groups (a killed worker's pool processes included)."""
+    procs = list(procs)
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            say(f"pid {proc.pid} did not stop in {grace:.0f} s: killing it")
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left in it
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()

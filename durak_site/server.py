@@ -6,15 +6,30 @@ Garbage collection: everything alive after start-up is moved out of the collecto
 (``gc.freeze``), and collections run less often, so that a full pass over everything the process
 holds (Django, the URL and model registries, hundreds of consumers) does not stall the sockets.
 Reference cycles are still collected, in larger batches. Measured in ``docs/performance.md``.
+
+Logs: the server's own loggers print request paths with their query strings; secrets in those
+are redacted (``durak_site.logs``).
+
+Production (``DEBUG`` off) refuses to start without its collected static files: every page
+names its scripts and styles through the manifest that ``manage.py collectstatic`` writes, so
+without it (or with one older than the static files) each page would be a 500.
 """
 
 from __future__ import annotations
 
 import gc
 
+from django.conf import settings
+
+from durak_site import logs
 from durak_site.asgi import application
+from durak_site.startup import static_files_problem
 
 __all__ = ["application"]
+
+logs.install()
+if not settings.DEBUG and (problem := static_files_problem()):
+    raise SystemExit(f"durak: cannot serve: {problem}")
 
 gc.collect()
 gc.freeze()

@@ -9,11 +9,13 @@ Redis channel layer and cache, Celery broker and results on Redis with real work
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import dj_database_url
 import django_stubs_ext
+from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 
 from durak_site.env import (
     EnvError,
@@ -21,6 +23,7 @@ from durak_site.env import (
     env_int,
     env_list,
     env_optional,
+    env_origins,
     env_str,
     env_url,
 )
@@ -43,6 +46,10 @@ else:
     ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", required=True)
 
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+# Pages of these origins (exactly scheme://host[:port]) may open the site's WebSockets besides
+# the site's own pages (same scheme, host and port as the socket, the host in ALLOWED_HOSTS):
+# games/sockets.py.
+DURAK_ALLOWED_ORIGINS = env_origins("DURAK_ALLOWED_ORIGINS")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -58,6 +65,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI and Redoc from our own static files, no CDN
     "corsheaders",
     "channels",
+    "axes",  # login throttling and lockout (the "Auth" section below)
     "games",
     "tournaments",
 ]
@@ -72,6 +80,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # After XFrameOptions, so that it runs before it on the way out (durak_site/security.py).
+    "durak_site.security.SecurityHeadersMiddleware",
+    # Last, as django-axes asks: it turns a login refused for a lockout into the lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not DEBUG:
@@ -190,22 +202,66 @@ CELERY_TASK_ALWAYS_EAGER = env_bool(
     "CELERY_TASK_ALWAYS_EAGER", default=CELERY_BROKER_URL == "memory://"
 )
 CELERY_TASK_EAGER_PROPAGATES = True
-# Acknowledge after the task ran, and re-queue it if the worker process dies: a job killed
-# half-way runs again. This is safe only because every task is idempotent (claims its work
-# with a conditional UPDATE, unique constraints as the last guard).
+# How a job survives a crash. The database says what is due, not the broker: the reconciler
+# (beat, ``tournaments.reconcile``) sends again the job of any work that is due and not done, so
+# a message lost anywhere costs seconds, not the visibility timeout (``durak_site.jobs``).
+# Acknowledge after the job ran (acks_late): a worker killed mid-job leaves its message
+# unacknowledged in Redis, which delivers it again after the visibility timeout; by then the
+# reconciler has long done the work and the late copy finds nothing to do (every job is
+# idempotent: a conditional UPDATE or a row lock and a status check).
 CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# A pool process that dies mid-job (out of memory, a crash) has its message acknowledged as
+# failed, not put back: put back, a job that kills its process would be delivered again at once
+# and for ever. The reconciler sends the job again within seconds, then once a minute while it
+# keeps failing (its lease, ``durak_site.jobs``).
+CELERY_TASK_REJECT_ON_WORKER_LOST = False
 # One message at a time per worker process: pairing and round jobs are long and uneven, and
-# a prefetched message would wait behind a slow one while another worker idles.
+# a prefetched message would wait behind a slow one while another worker idles. (A killed
+# worker then holds only the job it ran, plus its delayed ones: move clocks and webhook
+# retries, which the reconciler and the webhooks sweep find by their due time.)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A runaway job is stopped: soft limit raises inside the task (it can clean up), the hard
-# limit kills the process (acks_late then re-queues it).
+# limit kills the process.
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300, minimum=1)
-# Redis redelivers an unacknowledged message after the visibility timeout; it must exceed the
-# longest countdown we schedule (move clocks are minutes) and the hard time limit.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # Redis gives an unacknowledged message to another worker after this long. It is not how
+    # we recover (the reconciler is), so it only has to be long enough never to hand over a
+    # message a live worker still holds: a running job (the hard limit, 300 s) or a delayed one,
+    # which a worker holds unacknowledged until it is due (the webhook backoff's 45 minutes, a
+    # move clock). Shorter, Redis would deliver every long countdown twice, and again.
+    # Countdowns longer than this less the hard limit are not sent to the broker at all
+    # (``durak_site.jobs.longest_countdown``); the reconciler starts them when due.
+    "visibility_timeout": 3600,
+    # Publishing never waits long on a Redis that is down or unreachable: a request that
+    # enqueues a job after its commit gives up after these, the job is logged as not sent and
+    # the reconciler sends it. (Unbounded, one apply_async blocked 19 s.) socket_timeout
+    # exceeds the workers' BRPOP wait (1 s).
+    "socket_connect_timeout": 2,
+    "socket_timeout": 3,
+}
+# One retry at once (a pooled connection that Redis closed when it restarted fails the first
+# try; a fresh one then works), then the caller goes on.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 0.5,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# The result backend likewise (the jobs ignore their results; ``ping`` reads one): bounded
+# sockets, and a few quick reconnects instead of twenty at a second each.
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 2
+CELERY_REDIS_SOCKET_TIMEOUT = 3
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+}
+# A worker whose Redis went away keeps reconnecting until it is back (the default gives up
+# after 100 tries and the worker exits), and keeps running the jobs it has: their work is in
+# PostgreSQL, and their unacknowledged messages are delivered again later and find it done.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_TASK_DEFAULT_QUEUE = env_str("DURAK_CELERY_QUEUE", "durak")
 CELERY_TASK_SERIALIZER = "json"
@@ -221,7 +277,55 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LOGIN_URL = "/admin/login/"
+# The players' own pages (tournaments/site/accounts); the console keeps the admin's login.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "my-games"
+LOGOUT_REDIRECT_URL = "home"
+# A password reset link lasts this long (seconds).
+PASSWORD_RESET_TIMEOUT = env_int("DURAK_PASSWORD_RESET_SECONDS", 3 * 24 * 3600, minimum=60)
+
+# Every login goes through ``authenticate(request, ...)`` (the admin's and the players'), which
+# django-axes watches: after DURAK_LOGIN_FAILURE_LIMIT failures of one username from one IP
+# address, logins of that pair are refused (HTTP 429, code ``login_locked_out``) for
+# DURAK_LOGIN_COOLOFF_MINUTES (0: until ``manage.py axes_reset`` or ``axes_reset_username``).
+# By the pair, not by the IP alone: a club's players share one address at a tournament, and one
+# of them mistyping must not lock the room out. The attempts live in the database, so the count
+# holds across server processes and restarts. API tokens never go through a login.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("DURAK_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+LOGIN_COOLOFF_MINUTES = env_int("DURAK_LOGIN_COOLOFF_MINUTES", 15, minimum=0)
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_COOLOFF_MINUTES) if LOGIN_COOLOFF_MINUTES else None
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# Locks are lifted with the management commands (README, "Accounts and login"); the console shows
+# only the service's own records.
+AXES_ENABLE_ADMIN = False
+AXES_LOCKOUT_CALLABLE = "tournaments.site.accounts.lockout.lockout_response"
+# The client's address as the API's throttles take it: behind DURAK_NUM_PROXIES reverse proxies
+# the one they put in X-Forwarded-For, with none REMOTE_ADDR (a client's own header is ignored).
+AXES_CLIENT_IP_CALLABLE = "tournaments.site.accounts.lockout.client_ip"
+
+# --- Email: password resets -----------------------------------------------------------------
+# Printed on the console unless EMAIL_HOST names an SMTP server.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+# STARTTLS on 587 unless EMAIL_USE_SSL asks for TLS from the start (port 465).
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", default=False)
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=not EMAIL_USE_SSL)
+EMAIL_PORT = env_int("EMAIL_PORT", 465 if EMAIL_USE_SSL else 587, minimum=1)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise EnvError("EMAIL_USE_TLS and EMAIL_USE_SSL exclude each other: set one of them to 0")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "durak@localhost")
 
 # The scoreboard API (tournaments/api): rates per anonymous IP and per token, in the shared cache
 # (Redis on the real stack); they limit load, they are not a security control. NUM_PROXIES: the
@@ -295,7 +399,8 @@ USE_TZ = True
 
 # --- Static files -----------------------------------------------------------------------------
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where `collectstatic` puts the files that production serves (WhiteNoise, its manifest).
+STATIC_ROOT = Path(env_str("DURAK_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -311,6 +416,8 @@ STORAGES = {
 # --- Security: production is strict, and `check --deploy` is clean -----------------------------
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    # A load balancer's or a start script's health probe talks plain HTTP to the server itself.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31536000, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
@@ -319,14 +426,54 @@ if not DEBUG:
     if env_bool("DJANGO_BEHIND_TLS_PROXY", default=False):
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp, durak_site/security.py), in development too, so that the
+# browser tests run under it. Scripts: our own files, or an inline one with the request's nonce
+# (no inline event handler anywhere). Styles may be inline: the admin, Swagger UI and Redoc set
+# style attributes and <style> blocks, and a style cannot run code.
+CSP_REPORT_URI = env_optional("DURAK_CSP_REPORT_URI")
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],  # the page's own WebSocket (ws/wss of its origin) included
+        "worker-src": [SELF, "blob:"],  # Redoc's search worker
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+        "report-uri": CSP_REPORT_URI,
+    }
+}
+# The embeds (/embed/...) are meant to be framed by club and venue sites: these may frame them
+# (CSP frame-ancestors sources, "*" any site); no other page may be framed at all.
+DURAK_EMBED_PATHS = ("/embed/",)
+DURAK_EMBED_FRAME_ANCESTORS = env_list("DURAK_EMBED_FRAME_ANCESTORS", ["*"])
+DURAK_PERMISSIONS_POLICY = (
+    "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), "
+    "microphone=(), payment=(), usb=()"
+)
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # No credentials of a URL in a log line (durak_site/logs.py; the server's own loggers too).
+    "filters": {"redact": {"()": "durak_site.logs.RedactSecrets"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}
+    },
     "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
     # One line per task run is noise at tournament scale; failures are still logged.
-    "loggers": {"celery.app.trace": {"level": env_str("DURAK_TASK_LOG_LEVEL", "WARNING")}},
+    "loggers": {
+        "celery.app.trace": {"level": env_str("DURAK_TASK_LOG_LEVEL", "WARNING")},
+        # django-axes greets every process start; its failed logins and lockouts are warnings.
+        "axes.apps": {"level": "WARNING"},
+    },
 }

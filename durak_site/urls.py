@@ -14,6 +14,9 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("games.urls")),
     path("", include("tournaments.urls")),
+    path("", include("tournaments.site.accounts.urls")),
+    path("", include("tournaments.site.events.urls")),
+    path("", include("tournaments.site.people.urls")),
 ]
 
 if settings.DEBUG:

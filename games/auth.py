@@ -1,9 +1,18 @@
-"""WebSocket authentication by API token: ``/ws/...?token=<DRF token>`` for bots and scoreboards.
+"""WebSocket credentials for bots, scoreboards and apps, none of them in a URL that a log keeps.
 
-Sits inside ``AuthMiddlewareStack`` (the session cookie): a ``token`` in the query string wins
-over the session. A token that matches nobody is not silently treated as anonymous: the scope
-says so (``auth_error``) and the consumer refuses the handshake, so a misconfigured bot learns
-at once instead of watching as a spectator.
+Sits inside ``AuthMiddlewareStack`` (the session cookie of a browser) and wins over it:
+
+- ``Authorization: Token <key>`` (or ``Bearer <key>``) on the handshake: the user's API token,
+  as the REST API takes it. Any client that can set a header (every WebSocket library but the
+  browser's) uses this.
+- ``?ticket=<ticket>``: a single-use ticket of a few seconds (``games.services.tickets``,
+  ``POST /api/v1/socket-tickets/``), for a client that cannot set a header.
+- ``?token=`` is refused: a long-lived secret in a URL ends up in access logs, proxies and
+  histories (the server's own logs redact it anyway, ``durak_site.logs``).
+
+Credentials that match nobody are not silently treated as anonymous: the scope says so
+(``auth_error``) and the consumer refuses the handshake with ``4401``, so a misconfigured bot
+learns at once instead of watching as a spectator.
 """
 
 from __future__ import annotations
@@ -13,14 +22,35 @@ from urllib.parse import parse_qs
 
 from asgiref.typing import ASGIReceiveCallable, ASGISendCallable
 from channels.middleware import BaseMiddleware
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.utils.translation import gettext
 from rest_framework.authtoken.models import Token
 
 from durak_site.dbthreads import db_async
+from games.services.tickets import socket_ticket_redeem
+from games.sockets import CLOSE_NOT_AUTHENTICATED, refuse
 
 if TYPE_CHECKING:
     from channels.consumer import _ChannelScope
+
+#: ``auth_error`` values a consumer refuses with 4401 (messages: :func:`auth_error_message`).
+BAD_TOKEN, BAD_TICKET, TOKEN_IN_URL = "bad_token", "bad_ticket", "token_in_url"
+SCHEMES = ("token", "bearer")
+MAX_KEY = 64  # longer than any DRF token (40) or ticket (43)
+
+
+def auth_error_message(error: str) -> str:
+    """The refusal of a socket whose credentials failed, in the active language."""
+    if error == BAD_TICKET:
+        return gettext("the ticket is unknown, expired or already used: get a new one")
+    if error == TOKEN_IN_URL:
+        return gettext(
+            "an API token is not accepted in the URL: send it in the Authorization header "
+            "('Token <key>') or get a ticket (POST /api/v1/socket-tickets/)"
+        )
+    return gettext("the token matches no active user")
 
 
 @db_async
@@ -32,20 +62,63 @@ def user_for_token(key: str) -> AbstractBaseUser | None:
     return user
 
 
+@db_async
+def user_for_ticket(ticket: str) -> AbstractBaseUser | None:
+    user_id = socket_ticket_redeem(ticket=ticket)
+    if user_id is None:
+        return None
+    user: AbstractBaseUser | None = get_user_model().objects.filter(pk=user_id).first()
+    return user if user is not None and user.is_active else None
+
+
+def header_token(scope: Any) -> str | None:
+    """The key of an ``Authorization: Token|Bearer <key>`` header; ``""`` for an Authorization
+    header of another form (refused as a bad token); None without one."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"authorization":
+            text: str = value.decode("latin-1")
+            scheme, _, key = text.strip().partition(" ")
+            key = key.strip()
+            if scheme.lower() not in SCHEMES or not key or len(key) > MAX_KEY:
+                return ""
+            return key
+    return None
+
+
 class TokenAuthMiddleware(BaseMiddleware):
     async def __call__(
         self, scope: _ChannelScope, receive: ASGIReceiveCallable, send: ASGISendCallable
     ) -> Any:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        keys = query.get("token")
-        if keys:
-            user = await user_for_token(keys[0][:64])
-            # A copy with the token's user: the scope is an open dict (middleware adds keys),
+        key, tickets = header_token(scope), query.get("ticket")
+        found: dict[str, Any] | None = None
+        if "token" in query:
+            found = {"auth_error": TOKEN_IN_URL}
+        elif key is not None:
+            user = await user_for_token(key) if key else None
+            found = {"user": user} if user is not None else {"auth_error": BAD_TOKEN}
+        elif tickets:
+            user = await user_for_ticket(tickets[0][:MAX_KEY])
+            found = {"user": user} if user is not None else {"auth_error": BAD_TICKET}
+        if found is not None:
+            if "auth_error" in found:
+                found["user"] = AnonymousUser()
+            # A copy with the credentials' user: the scope is an open dict (middleware adds keys),
             # which types-channels' closed TypedDict cannot say (no plain user, no auth_error).
-            found: dict[str, Any] = (
-                {"user": AnonymousUser(), "auth_error": "bad_token"}
-                if user is None
-                else {"user": user}
-            )
             scope = cast("_ChannelScope", {**scope, **found})
         return await super().__call__(scope, receive, send)
+
+
+async def refused_credentials(consumer: Any) -> bool:
+    """Refuse (4401, ``authentication_failed``) a socket whose handshake showed credentials
+    this middleware rejected; whether it did. Every consumer calls it first."""
+    auth_error = consumer.scope.get("auth_error")
+    if not auth_error:
+        return False
+    await refuse(
+        consumer,
+        close_code=CLOSE_NOT_AUTHENTICATED,
+        code="authentication_failed",
+        message=auth_error_message(str(auth_error)),
+    )
+    return True

@@ -8,10 +8,22 @@ A consumer that calls a service from its event loop wraps the call in :func:`col
 service's broadcasts are then handed back instead of sent from the database thread, and the
 consumer sends them itself (:func:`send_collected`) before it answers. The database thread is
 then not held during the Redis round trips.
+
+**A broadcast that fails never fails the change.** It is sent after the commit: the action is
+done, and its sender is answered (acknowledged) all the same. The failure is logged, each send
+is bounded (:data:`SEND_TIMEOUT`, so a Redis that hangs does not hold the answer), and the
+message is kept, the newest per table, by a resender thread of the process, which sends it again
+(backoff up to :data:`RESEND_MAX_PAUSE`) until the channel layer takes it; a newer state of the
+table sent meanwhile replaces it. Every state message is complete and each socket sends its
+client the log after the version it sent last, so that one message brings every socket of the
+table up to date when Redis is back. (A resender that dies with its process loses nothing
+either: the table's next change, or a client's ``sync`` or reconnection, brings the state.)
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +35,14 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from games import timing
+
+log = logging.getLogger(__name__)
+
+#: Seconds one group send may take before it counts as failed.
+SEND_TIMEOUT = 2.0
+#: The resender's first pause after a failed attempt, and its longest (seconds).
+RESEND_FIRST_PAUSE = 0.5
+RESEND_MAX_PAUSE = 5.0
 
 
 def table_group(table_id: int) -> str:
@@ -46,21 +66,153 @@ def collected() -> Iterator[Pending]:
         _collector.pending = previous
 
 
-async def send_collected(pending: Pending) -> None:
-    """Send collected broadcasts in order."""
+async def _group_send(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
-    if layer is None:
-        return
+    if layer is not None:
+        await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT)
+
+
+async def send_collected(pending: Pending) -> Pending:
+    """Send collected broadcasts in order; returns those that failed (logged, and left to the
+    resender). Never raises: the changes have committed."""
+    failed: Pending = []
     for group, message in pending:
         if timing.ENABLED:
             message["sent_at"] = time.time()
-        await layer.group_send(group, message)
+        try:
+            await _group_send(group, message)
+        except Exception as exc:
+            _failed(group, message, exc, asyncio.get_running_loop())
+            failed.append((group, message))
+        else:
+            resender.sent(group, message)
+    return failed
 
 
-def _send(group: str, message: dict[str, Any]) -> None:
-    layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(group, message)
+def _send(group: str, message: dict[str, Any]) -> bool:
+    """Send one broadcast from synchronous code; False if it failed (logged, resent later)."""
+    try:
+        async_to_sync(_group_send)(group, message)
+    except Exception as exc:
+        _failed(group, message, exc)
+        return False
+    resender.sent(group, message)
+    return True
+
+
+def _failed(
+    group: str,
+    message: dict[str, Any],
+    exc: BaseException,
+    loop: asyncio.AbstractEventLoop | None = None,
+) -> None:
+    log.warning(
+        "%s: the broadcast of game %s at version %s failed (%s: %s); resent when the channel "
+        "layer answers",
+        group,
+        message.get("game_id"),
+        message.get("version"),
+        type(exc).__name__,
+        exc,
+    )
+    resender.keep(group, message, loop)
+
+
+def _order(message: dict[str, Any]) -> tuple[int, int]:
+    """How recent a table's state message is: its game (later games of a series have larger
+    ids), then its version."""
+    return int(message.get("game_id") or 0), int(message.get("version") or 0)
+
+
+class Resender:
+    """The newest broadcast per table that failed, sent again by a daemon thread until the
+    channel layer takes it. The thread runs only while something is waiting. In a server
+    process the sends run on the server's event loop (the loop of the first failure): the
+    channel layer's connections belong to it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: dict[str, dict[str, Any]] = {}
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def keep(
+        self,
+        group: str,
+        message: dict[str, Any],
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        with self._lock:
+            kept = self._waiting.get(group)
+            if kept is None or _order(kept) <= _order(message):
+                self._waiting[group] = message
+            if loop is not None:
+                self._loop = loop
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="broadcast-resender", daemon=True
+                )
+                self._thread.start()
+
+    def sent(self, group: str, message: dict[str, Any]) -> None:
+        """``message`` reached the layer: a kept one it supersedes is dropped."""
+        if not self._waiting:  # the usual case: nothing kept, no lock taken
+            return
+        with self._lock:
+            kept = self._waiting.get(group)
+            if kept is not None and _order(kept) <= _order(message):
+                del self._waiting[group]
+
+    def waiting(self) -> dict[str, dict[str, Any]]:
+        """What is waiting to be sent again, by group (a copy)."""
+        with self._lock:
+            return dict(self._waiting)
+
+    def _run(self) -> None:
+        pause = RESEND_FIRST_PAUSE
+        while True:
+            time.sleep(pause)
+            with self._lock:
+                batch = dict(self._waiting)
+                if not batch:
+                    self._thread = None
+                    return
+            try:
+                done = self._send_batch(batch)
+            except Exception:  # a loop that is closing, a timeout: try again later
+                log.debug("resending failed", exc_info=True)
+                done = []
+            with self._lock:
+                for group in done:
+                    if self._waiting.get(group) is batch[group]:
+                        del self._waiting[group]
+            if len(done) == len(batch):
+                pause = RESEND_FIRST_PAUSE
+                log.info("resent %d broadcast(s) after a channel layer failure", len(done))
+            else:
+                pause = min(RESEND_MAX_PAUSE, pause * 2)
+
+    def _send_batch(self, batch: dict[str, dict[str, Any]]) -> list[str]:
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            attempt = asyncio.run_coroutine_threadsafe(self._attempt(batch), loop)
+            return attempt.result(timeout=SEND_TIMEOUT * len(batch) + 1)
+        return asyncio.run(self._attempt(batch))
+
+    @staticmethod
+    async def _attempt(batch: dict[str, dict[str, Any]]) -> list[str]:
+        done = []
+        for group, message in batch.items():
+            try:
+                await _group_send(group, message)
+            except Exception:
+                log.debug("%s: resending failed again", group, exc_info=True)
+                break  # the layer is still down: the rest waits for the next attempt
+            done.append(group)
+        return done
+
+
+resender = Resender()
 
 
 def game_message(game: Any, event: str = "state") -> dict[str, Any]:

@@ -1,11 +1,15 @@
 """The live table's WebSocket: ``/ws/tables/<table_id>/``.
 
 Thin, as every entry point: parse the message, call one service or selector, send. The role and
-the seat come from the connection (session cookie or ``?token=``), never from the client; every
-state message is redacted for its viewer by the engine (``games.selectors.state_message``).
+the seat come from the connection (session cookie, ``Authorization`` header or ticket:
+``games.auth``), never from the client; every state message is redacted for its viewer by the
+engine (``games.selectors.state_message``).
 
-Close codes at the handshake: 4401 bad token, 4403 a private tournament's outsider, 4404 no
-such table (Origin checks happen before, in ``durak_site.asgi``).
+Refusals at the handshake (``games.sockets``: accepted, one error frame, then closed): 4401
+credentials that match nobody, 4404 no such table or a private tournament's table to an
+outsider (to whom it does not exist, as on its page); 4403 a foreign Origin comes from
+``games.sockets.OriginCheck`` in front. A message is parsed within a size and a nesting limit;
+every bad one is answered with an error frame and the socket goes on.
 
 A seated player's socket marks the player present at the table while it lives
 (``games.presence``: on connect, again every ``presence.REFRESH_SECONDS``, removed on
@@ -16,25 +20,32 @@ logged, never the socket's problem.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, ParamSpec
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.http import HttpRequest
-from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext
 
 from durak_site.dbthreads import db_async
 from durak_site.errors import ServiceError
 from games import broadcast, presence, selectors, services, timing
+from games.auth import refused_credentials
 from games.broadcast import game_message, table_group
 from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE
+from games.sockets import (
+    CLOSE_NOT_FOUND,
+    MAX_DEPTH,
+    BadText,
+    TooDeep,
+    parse_json,
+    refuse,
+    scope_language,
+)
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -64,19 +75,6 @@ class TokenBucket:
 
 class BadRequest(Exception):
     pass
-
-
-def scope_language(scope: Mapping[str, Any]) -> str:
-    """The language of a socket's refusals, chosen as ``LocaleMiddleware`` chooses a page's: the
-    language cookie, else the browser's Accept-Language, else the site's default (Russian)."""
-    headers = {
-        name.decode("latin-1").lower(): value.decode("latin-1")
-        for name, value in scope.get("headers", [])
-    }
-    handshake = HttpRequest()
-    handshake.COOKIES = scope.get("cookies") or parse_cookie(headers.get("cookie", ""))
-    handshake.META["HTTP_ACCEPT_LANGUAGE"] = headers.get("accept-language", "")
-    return translation.get_language_from_request(handshake)
 
 
 def _table_act(**kwargs: Any) -> tuple[Any, Exception | None, broadcast.Pending]:
@@ -118,18 +116,23 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.presence: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()
         self.language = scope_language(self.scope)
-        if self.scope.get("auth_error"):
-            await self.close(code=4401)
+        with translation.override(self.language):
+            await self.admit()
+
+    async def admit(self) -> None:
+        """The handshake: refused with a code (``games.sockets.refuse``), or joined to the
+        table's group and sent the current state."""
+        if await refused_credentials(self):
             return
         try:
             self.access = await db_async(selectors.table_access)(
                 table_id=self.table_id, user=self.user
             )
-        except NotFound:
-            await self.close(code=4404)
-            return
-        except Forbidden:
-            await self.close(code=4403)
+        except (NotFound, Forbidden):
+            # A private tournament's table does not exist for an outsider: the same answer as
+            # a missing one, so that the code tells nothing about which it is.
+            message = gettext("there is no table %(table)s") % {"table": self.table_id}
+            await refuse(self, close_code=CLOSE_NOT_FOUND, code="not_found", message=message)
             return
         self.bucket = TokenBucket(RATE_PER_SECOND, BURST)
         self.names: dict[int, str] = {}
@@ -225,18 +228,29 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def receive(
         self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any
     ) -> None:
+        if self.group is None:
+            return  # a refused handshake, closing: nothing it sends is read
         # Refusals in the viewer's language, the services' too (their database threads run in
         # a copy of this context).
         with translation.override(self.language):
             await self.on_frame(text_data, bytes_data)
 
     async def on_frame(self, text_data: str | None, bytes_data: bytes | None) -> None:
-        raw = text_data.encode("utf-8") if text_data is not None else (bytes_data or b"")
+        size = len(
+            text_data.encode("utf-8", "surrogatepass")
+            if text_data is not None
+            else bytes_data or b""
+        )
         allowed = self.bucket.take()
         message: Any = None
-        if len(raw) <= MAX_MESSAGE_BYTES:
+        refused: str | None = None  # why a text that parses is still no message
+        if size <= MAX_MESSAGE_BYTES and text_data is not None:
             try:
-                message = json.loads(raw)
+                message = parse_json(text_data)
+            except TooDeep:
+                refused = gettext("a message nests at most %(depth)s levels") % {"depth": MAX_DEPTH}
+            except BadText:
+                refused = gettext("a message's text holds no NUL and no half surrogate pair")
             except ValueError:
                 message = None
         client_id = message.get("id") if isinstance(message, dict) else None
@@ -247,7 +261,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 client_id, "rate_limited", gettext("too many messages: slow down")
             )
             return
-        if len(raw) > MAX_MESSAGE_BYTES:
+        if size > MAX_MESSAGE_BYTES:
             await self.send_error(
                 None,
                 "too_large",
@@ -257,6 +271,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         try:
             if text_data is None:
                 raise BadRequest(gettext("messages are JSON text"))
+            if refused is not None:
+                raise BadRequest(refused)
             if not isinstance(message, dict):
                 raise BadRequest(gettext("a message is a JSON object"))
             kind = message.get("type")
@@ -314,7 +330,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             game_id=game_id,
         )
         called = time.perf_counter()
-        await broadcast.send_collected(pending)  # before the answer, as if sent on commit
+        failed = await broadcast.send_collected(pending)  # before the answer, as if on commit
+        for group, change in failed:
+            # The channel layer is down: this socket still gets the state it brought about (the
+            # others get it from the resender: ``games.broadcast``).
+            if group == self.group:
+                await self.deliver(change)
         if timing.ENABLED:
             timing.record("act.total", called - started)
             timing.record("act.broadcast", time.perf_counter() - called)

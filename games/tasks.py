@@ -1,25 +1,28 @@
 """Game jobs: bots acting, the move clock, and what follows the end of a game. Each is named
 after the service it calls, takes ids, is guarded by the game's version or status, and is safe
-to run twice."""
+to run twice. The reconciler (``tournaments.reconcile``, with the finders of
+``games.reconcile``) sends each of them again when its work is due and not done, so each holds
+its lease while it runs (``durak_site.jobs.Reconciled``)."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from durak_site.jobs import Reconciled
 from games import hooks, services
 
 
-@shared_task(name="games.game_play_bots")
+@shared_task(name="games.game_play_bots", base=Reconciled)
 def game_play_bots(game_id: int, version: int) -> int:
     return services.game_play_bots(game_id=game_id, version=version).version
 
 
-@shared_task(name="games.game_clock_expire")
+@shared_task(name="games.game_clock_expire", base=Reconciled)
 def game_clock_expire(game_id: int, version: int) -> int:
     return services.game_clock_expire(game_id=game_id, version=version).version
 
 
-@shared_task(name="games.game_finished")
+@shared_task(name="games.game_finished", base=Reconciled)
 def game_finished(game_id: int) -> str:
     """Announce a finished game to the seating layer (``games.hooks``)."""
     return hooks.tables().game_finished(game_id=game_id)

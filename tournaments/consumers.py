@@ -11,8 +11,10 @@ event out of draft for everyone; a private one for its organiser, referees and p
 Versions only grow; a client that sees one skip (or reconnects) reads the REST endpoints again.
 A message older than what the socket has already sent is dropped.
 
-Close codes at the handshake, as the live table's: 4401 bad token, 4403 a tournament the
-viewer may not read, 4404 no such tournament.
+Refusals at the handshake, as the live table's (``games.sockets``: accepted, one error frame,
+then closed): 4401 credentials that match nobody, 4404 no such tournament or one the viewer may
+not read (the same answer, as the API's 404); 4403 a foreign Origin. Whatever a client sends is
+answered ``read_only`` without being parsed.
 """
 
 from __future__ import annotations
@@ -21,21 +23,21 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.utils import translation
 from django.utils.translation import gettext
 
+from games.auth import refused_credentials
+from games.sockets import CLOSE_NOT_FOUND, refuse, scope_language
 from tournaments import selectors
 from tournaments.models import Tournament
 from tournaments.services.feed import feed_group
 
 
-def _access(slug: str, user: Any) -> tuple[int | None, int]:
-    """(the tournament's id, 0) if ``user`` may read the tournament ``slug``, else (None, the
-    close code: 4404 none, 4403 not for this user)."""
+def _visible_id(slug: str, user: Any) -> int | None:
+    """The id of the tournament ``slug`` if ``user`` may read it, else None."""
     found = selectors.tournaments_visible_to(user).filter(slug=slug)
     tournament_id = found.values_list("pk", flat=True).first()
-    if tournament_id is not None:
-        return int(tournament_id), 0
-    return None, 4403 if Tournament.objects.filter(slug=slug).exists() else 4404
+    return None if tournament_id is None else int(tournament_id)
 
 
 def _version(tournament_id: int) -> int:
@@ -46,13 +48,18 @@ class TournamentFeedConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.group: str | None = None
         self.version = -1
-        if self.scope.get("auth_error"):
-            await self.close(code=4401)
+        self.language = scope_language(self.scope)
+        with translation.override(self.language):
+            await self.admit()
+
+    async def admit(self) -> None:
+        if await refused_credentials(self):
             return
         slug = str(self.scope["url_route"]["kwargs"]["slug"])
-        tournament_id, refusal = await database_sync_to_async(_access)(slug, self.scope.get("user"))
+        tournament_id = await database_sync_to_async(_visible_id)(slug, self.scope.get("user"))
         if tournament_id is None:
-            await self.close(code=refusal)
+            message = gettext("there is no tournament %(slug)s") % {"slug": slug[:100]}
+            await refuse(self, close_code=CLOSE_NOT_FOUND, code="not_found", message=message)
             return
         # Join first, then read the version: a change committed in between is either in the
         # hello's version or arrives as a message (dropped if the hello already covers it).
@@ -74,7 +81,13 @@ class TournamentFeedConsumer(AsyncJsonWebsocketConsumer):
         self.version = event["version"]
         await self.send_json({"type": "event", **event})
 
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        await self.send_json(
-            {"type": "error", "code": "read_only", "message": gettext("this feed only sends")}
-        )
+    async def receive(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any
+    ) -> None:
+        """Any frame at all, JSON or not: the feed takes nothing from its clients (so it never
+        parses what they send)."""
+        if self.group is None:
+            return  # a refused handshake, closing
+        with translation.override(self.language):
+            message = gettext("this feed only sends")
+        await self.send_json({"type": "error", "id": None, "code": "read_only", "message": message})

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils.translation import gettext
 
 from tournaments import adapters
 from tournaments.models import (
     Entry,
+    Player,
+    RankRecord,
+    RatingChange,
     Round,
     Seat,
     Stage,
@@ -144,12 +146,6 @@ def tournament_history(stage: Stage, *, before: Round | None = None) -> list[lis
     return out
 
 
-def round_tables(round_: Round) -> QuerySet[Table]:
-    return round_.tables.order_by("number").prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("entry", "player"))
-    )
-
-
 def entries_by_id(ids: Iterable[int]) -> dict[int, Entry]:
     return Entry.objects.select_related("player", "team").in_bulk(list(ids))
 
@@ -157,26 +153,6 @@ def entries_by_id(ids: Iterable[int]) -> dict[int, Entry]:
 def entry_names(ids: Iterable[int]) -> dict[int, str]:
     """Entries' names (player or team) by id, in one query."""
     return {pk: entry.name for pk, entry in entries_by_id(set(ids)).items()}
-
-
-@dataclass(frozen=True)
-class StandingLine:
-    position: int
-    rank: int
-    name: str
-    points: str
-    played: int
-    first_places: int
-    fools: int
-
-
-@dataclass(frozen=True)
-class TournamentOverview:
-    tournament: Tournament
-    stage: Stage | None
-    round: Round | None
-    tables: list[Table]
-    standings: list[StandingLine]
 
 
 def tournaments_visible_to(user: Any) -> QuerySet[Tournament]:
@@ -203,54 +179,181 @@ def tournament_visible_to(tournament: Tournament, user: Any) -> bool:
 
 def current_stage(tournament: Tournament) -> Stage | None:
     """The running stage, else the last one that has started, else the first."""
-    stages = list(tournament.stages.order_by("order"))
+    return current_of(list(tournament.stages.order_by("order")))
+
+
+def current_of(stages: Sequence[Stage]) -> Stage | None:
+    """Of ``stages`` (in order): the running one, else the last that has started, else the
+    first."""
     running = [s for s in stages if s.status == Stage.Status.RUNNING]
     started = [s for s in stages if s.status != Stage.Status.PENDING]
-    candidates = running or started[-1:] or stages[:1]
+    candidates = running or started[-1:] or list(stages[:1])
     return candidates[0] if candidates else None
 
 
-def tournament_overview(*, slug: str, user: Any) -> TournamentOverview | None:
-    """The tournament page's data, or None if there is no such tournament for ``user``."""
-    tournament = Tournament.objects.filter(slug=slug).first()
-    if tournament is None or not tournament_visible_to(tournament, user):
-        return None
-    stage = current_stage(tournament)
-    round_ = None if stage is None else stage.rounds.order_by("-number").first()
-    tables = list(round_tables(round_)) if round_ is not None else []
-    standings: list[StandingLine] = []
-    if stage is not None and stage.status != Stage.Status.PENDING:
-        rows = stage_standings(stage)
-        names = entries_by_id(int(r.entry) for r in rows)
-        standings = [
-            StandingLine(
-                position=r.position,
-                rank=r.rank,
-                name=names[int(r.entry)].name if int(r.entry) in names else r.entry,
-                points=_number(r.points),
-                played=r.played,
-                first_places=r.first_places,
-                fools=r.fools,
-            )
-            for r in rows
-        ]
-    return TournamentOverview(tournament, stage, round_, tables, standings)
+def visible_tournament(*, slug: str, user: Any) -> Tournament | None:
+    """The tournament ``slug`` with its league if ``user`` may read it
+    (:func:`tournaments_visible_to`), else None: one query."""
+    return tournaments_visible_to(user).filter(slug=slug).select_related("league").first()
 
 
-def _number(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{float(value):.2f}"
+def entry_players(tournament: Tournament) -> dict[int, int | None]:
+    """The player of each entry of ``tournament`` (None for a team), in one query: the public
+    pages link names to the players' profiles."""
+    return dict(
+        Entry.objects.filter(tournament=tournament).values_list("pk", "player_id").order_by()
+    )
 
 
 def public_tournaments(limit: int = 30) -> list[tuple[str, list[Tournament]]]:
-    """Public tournaments grouped by status for the front page, newest first in each group."""
+    """Public tournaments grouped by status for the front page, newest first in each group,
+    each with its ``entries_count`` (one query per group, not one per tournament)."""
     order = [
         Tournament.Status.RUNNING,
         Tournament.Status.REGISTRATION,
         Tournament.Status.FINISHED,
     ]
-    rows = Tournament.objects.filter(is_public=True, status__in=order).order_by("-created_at")
+    rows = (
+        Tournament.objects.filter(is_public=True, status__in=order)
+        .annotate(entries_count=Count("entries"))
+        .order_by("-created_at", "-pk")
+    )
     return [(status, list(rows.filter(status=status)[:limit])) for status in order]
 
 
 def table_with_tournament(table_id: int) -> Table:
     return Table.objects.select_related("round__stage__tournament").get(pk=table_id)
+
+
+# --- people: a player's public profile ----------------------------------------------------------
+# Plain dicts in the shapes of the API's people serializers (``tournaments.api.people``); the
+# public profile page (``tournaments.site.people``) reads the same ones.
+
+
+def rating_of(player: Player) -> dict[str, float]:
+    return {
+        "mu": player.rating_mu,
+        "sigma": player.rating_sigma,
+        "ordinal": player.rating_ordinal,
+    }
+
+
+def tournament_ref(tournament: Tournament) -> dict[str, Any]:
+    return {"slug": tournament.slug, "name": tournament.name, "status": tournament.status}
+
+
+def player_data(player: Player) -> dict[str, Any]:
+    """A player as the API's ``ApiPlayerSerializer`` data: no account field, ever."""
+    return {
+        "id": player.pk,
+        "display_name": player.display_name,
+        "club": player.club,
+        "city": player.city,
+        "is_bot": player.is_bot,
+        "rating": rating_of(player),
+    }
+
+
+def entries_of(entries: QuerySet[Entry]) -> list[dict[str, Any]]:
+    """Entries as the API's ``ApiEntryOfSerializer`` data, newest tournament first (one
+    query)."""
+    rows = entries.select_related("tournament", "team").order_by("-tournament__created_at", "-id")
+    out = []
+    for entry in rows:
+        finished = entry.tournament.status == Tournament.Status.FINISHED
+        out.append(
+            {
+                "tournament": tournament_ref(entry.tournament),
+                "entry_status": entry.status,
+                "team": entry.team.name if entry.team is not None else None,
+                "final_place": entry.final_place if finished else None,
+            }
+        )
+    return out
+
+
+def _ordinal(mu: float, sigma: float) -> float:
+    return mu - 3 * sigma
+
+
+def player_profile(player: Player, user: Any) -> dict[str, Any]:
+    """``player``'s profile as ``user`` may read it (the API's ``ApiPlayerDetailSerializer``): four
+    queries, whatever the history's length."""
+    visible = tournaments_visible_to(user)
+    changes = (
+        RatingChange.objects.filter(player=player, tournament__in=visible)
+        .select_related("tournament")
+        .order_by("created_at", "id")
+    )
+    ranks = list(
+        RankRecord.objects.filter(player=player)
+        .filter(Q(league__isnull=False) | Q(tournament__in=visible))
+        .select_related("tournament", "league")
+        .order_by("-computed_at", "-id")
+    )
+    hangers = {_player_id(step.get("by")) for rank in ranks for step in rank.history or []}
+    names = player_names({i for i in hangers if i is not None})
+    entries = Entry.objects.filter(
+        Q(player=player) | Q(team__memberships__player=player), tournament__in=visible
+    ).distinct()
+    return {
+        **player_data(player),
+        "rating_history": [
+            {
+                "tournament": tournament_ref(change.tournament),
+                "mu_before": change.mu_before,
+                "sigma_before": change.sigma_before,
+                "mu_after": change.mu_after,
+                "sigma_after": change.sigma_after,
+                "ordinal_before": _ordinal(change.mu_before, change.sigma_before),
+                "ordinal_after": _ordinal(change.mu_after, change.sigma_after),
+                "at": change.created_at,
+            }
+            for change in changes
+        ],
+        "ranks": [_rank(rank, names) for rank in ranks],
+        "tournaments": entries_of(entries),
+    }
+
+
+def _player_id(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def player_names(ids: set[int]) -> dict[int, str]:
+    """Display names by player id, in one query (none for no ids)."""
+    if not ids:
+        return {}
+    return dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name"))
+
+
+def _rank(rank: RankRecord, names: dict[int, str]) -> dict[str, Any]:
+    league = rank.league
+    steps = []
+    for step in rank.history or []:
+        by = _player_id(step.get("by"))
+        steps.append(
+            {
+                "by": by,
+                "by_name": names.get(by) if by is not None else None,
+                "before": step.get("before"),
+                "after": step.get("after"),
+            }
+        )
+    return {
+        "scope": "league" if league is not None else "tournament",
+        "tournament": tournament_ref(rank.tournament) if rank.tournament is not None else None,
+        "league": (
+            {"slug": league.slug, "name": league.name, "season": league.season}
+            if league is not None
+            else None
+        ),
+        "rank": rank.rank,
+        "pogony_received": rank.pogony_received,
+        "pogony_given": rank.pogony_given,
+        "history": steps,
+        "computed_at": rank.computed_at,
+    }

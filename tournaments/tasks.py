@@ -2,56 +2,64 @@
 ids, and is safe to run twice or to be killed half-way: the services claim their work under a
 row lock and re-check the status first.
 
+The reconciler (:func:`reconcile`, beat every few seconds) sends these jobs again when their
+work is due and not done (``tournaments.reconcile``): the ones it may send hold a lease while
+they run (``base=Reconciled``, ``durak_site.jobs``).
+
 No task retries here: the end-of-tournament services (prize pool, ranks, ratings) take their
 locks in one order (``tournaments.services.awards``) and rerun their own transaction when
 PostgreSQL aborts it for a deadlock or a serialization failure (``durak_site.dbretry``), which
-covers eager jobs and direct callers too. A job that still fails after its attempts fails as a
-task error, logged by the worker."""
+covers eager jobs and direct callers too. A job that still fails after its attempts has changed
+nothing; it fails as a task error, logged by the worker, and the reconciler sends it again."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from durak_site.jobs import Reconciled
+from tournaments import reconcile as reconciler
 from tournaments import services
 from tournaments.api import idempotency
 from tournaments.services import webhooks
 
 
-@shared_task(name="tournaments.round_pair")
+@shared_task(name="tournaments.round_pair", base=Reconciled)
 def round_pair(round_id: int) -> str:
     return services.round_pair(round_id=round_id).status
 
 
-@shared_task(name="tournaments.round_complete")
+@shared_task(name="tournaments.round_complete", base=Reconciled)
 def round_complete(round_id: int) -> str:
     return services.round_complete(round_id=round_id).status
 
 
-@shared_task(name="tournaments.prize_pool_compute")
+@shared_task(name="tournaments.prize_pool_compute", base=Reconciled)
 def prize_pool_compute(tournament_id: int) -> str:
     return str(services.prize_pool_compute(tournament_id=tournament_id).total)
 
 
-@shared_task(name="tournaments.tournament_ranks_compute")
+@shared_task(name="tournaments.tournament_ranks_compute", base=Reconciled)
 def tournament_ranks_compute(tournament_id: int) -> int:
     return services.tournament_ranks_compute(tournament_id=tournament_id)
 
 
 @shared_task(name="tournaments.league_ranks_compute")
 def league_ranks_compute(league_id: int) -> int:
+    """A league's ranks recomputed on request (a tournament's end recomputes them in its own
+    ranks job)."""
     return services.league_ranks_compute(league_id=league_id)
 
 
-@shared_task(name="tournaments.ratings_update")
+@shared_task(name="tournaments.ratings_update", base=Reconciled)
 def ratings_update(tournament_id: int) -> int:
     return services.ratings_update(tournament_id=tournament_id)
 
 
-@shared_task(name="tournaments.rounds_sweep")
-def rounds_sweep() -> int:
-    """Safety net (beat): complete any playing round whose tables have all finished, in case
-    the job that should have done it was lost."""
-    return services.rounds_sweep()
+@shared_task(name="tournaments.reconcile")
+def reconcile() -> int:
+    """Beat, every few seconds: send the job of every piece of work that is due and not done
+    (``tournaments.reconcile``); returns how many were sent."""
+    return len(reconciler.reconcile())
 
 
 @shared_task(name="tournaments.webhook_deliver")

@@ -2,45 +2,39 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from games.errors import Forbidden, NotFound
 from games.selectors import table_access
 from tournaments import selectors
+from tournaments.site.people.pages import league_list
+
+#: How many league seasons the front page lists (all of them are on ``/leagues/``).
+HOME_LEAGUES = 6
 
 
-@require_GET
-def tournament_page(request: HttpRequest, slug: str) -> HttpResponse:
-    """``/tournaments/<slug>/``: the current round's tables (links to the live tables) and the
-    current stage's standings. A private tournament exists only for its players and staff."""
-    overview = selectors.tournament_overview(slug=slug, user=request.user)
-    if overview is None:
-        raise Http404("no such tournament")
-    return render(request, "tournaments/tournament.html", {"o": overview})
-
-
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    """The front page: public tournaments, running ones first."""
-    return render(request, "site/home.html", {"groups": selectors.public_tournaments()})
+    """The front page: public tournaments, running ones first, and the newest league seasons."""
+    context = {
+        "groups": selectors.public_tournaments(),
+        "leagues": league_list(request.user, limit=HOME_LEAGUES),
+    }
+    return render(request, "site/home.html", context)
 
 
-@require_GET
+@require_safe
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     """``/tables/<id>/``: the live table; the page fills itself over the table's WebSocket
-    (``games.consumers``)."""
+    (``games.consumers``). A private tournament's table does not exist for anyone it is not
+    open to, logged in or not: 404, as a missing table (a redirect to the login page would
+    tell that it exists)."""
     try:
         access = table_access(table_id=table_id, user=request.user)
-    except NotFound:
+    except (NotFound, Forbidden):
         raise Http404("no such table") from None
-    except Forbidden:
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        raise PermissionDenied("this tournament is private") from None
     table = selectors.table_with_tournament(table_id)
     return render(
         request,

@@ -3,7 +3,8 @@
 - :mod:`~games.services.play`: deal a game, apply a seat's action, the tail of every change;
 - :mod:`~games.services.automation`: bots and the move clock acting for a seat;
 - :mod:`~games.services.referee`: pause, resume, adjudicate, void;
-- :mod:`~games.services.fairness`: the deal check of a finished game.
+- :mod:`~games.services.fairness`: the deal check of a finished game;
+- :mod:`~games.services.tickets`: single-use tickets that open a socket as a user.
 
 The engine is the only judge; the database is the record. Every service that changes a game
 locks its row (``SELECT ... FOR UPDATE``) for the whole check-apply-append, so two actions racing
@@ -23,6 +24,7 @@ from games.services.referee import (
     game_void,
     table_referee,
 )
+from games.services.tickets import socket_ticket_issue, socket_ticket_redeem
 
 __all__ = [
     "REFEREE_COMMANDS",
@@ -38,6 +40,8 @@ __all__ = [
     "game_verify_deal",
     "game_void",
     "load_state",
+    "socket_ticket_issue",
+    "socket_ticket_redeem",
     "table_act",
     "table_referee",
 ]

@@ -2,16 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.utils.translation import gettext
 
 from games import engine
-from games.engine import Action, EngineError, Rules
+from games.engine import Action, EngineError, GameState, Rules
 from games.errors import (
     SeedSecret,
 )
 from games.models import Game
+
+
+def replay_log(
+    rules: Rules, seed: str, setup: Mapping[str, Any], actions: Iterable[Any]
+) -> tuple[list[GameState], bool]:
+    """The states from the deal (``states[0]``) through each of ``actions`` (protocol action
+    objects, in order), and whether every one replayed legally: at the first that does not,
+    the states stop before it and the flag is False. The replay page (``games.replay``) steps
+    through the same states.
+
+    >>> states, ok = replay_log(Rules(), "42", {}, [])
+    >>> len(states), ok, states[0].finished
+    (1, True, False)
+    """
+    state = engine.new_game(rules, engine.rng_for_seed(seed), **setup)
+    states = [state]
+    for obj in actions:
+        try:
+            state = engine.apply(state, Action.from_json(obj))
+        except EngineError:
+            return states, False
+        states.append(state)
+    return states, True
 
 
 def game_verify_deal(*, game: Game) -> dict[str, Any]:
@@ -25,14 +49,9 @@ def game_verify_deal(*, game: Game) -> dict[str, Any]:
         raise SeedSecret(gettext("the seed is revealed when the game ends"))
     rules = Rules.from_dict(game.rules)
     commitment_ok = engine.seed_commitment(game.seed) == game.seed_commitment
-    state = engine.new_game(rules, engine.rng_for_seed(game.seed), **game.setup)
-    replay_ok = True
-    for logged in game.actions.order_by("seq"):
-        try:
-            state = engine.apply(state, Action.from_json(logged.action))
-        except EngineError:
-            replay_ok = False
-            break
+    log = game.actions.order_by("seq").values_list("action", flat=True)
+    states, replay_ok = replay_log(rules, game.seed, game.setup, log)
+    state = states[-1]
     if game.status == Game.Status.FINISHED:
         replay_ok = replay_ok and state.to_dict() == game.state
     return {

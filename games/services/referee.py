@@ -61,6 +61,13 @@ def table_referee(
 def _referee_event(game: Game, kind: str, reason: str, referee: Any, ruling: Any = None) -> None:
     if not reason or not reason.strip():
         raise GameError(gettext("a referee action needs a reason"), code="reason_required")
+    longest = RefereeEvent._meta.get_field("reason").max_length or 0
+    if len(reason) > longest:
+        # Refused here, not by the database (PostgreSQL would fail the whole ruling).
+        raise GameError(
+            gettext("a reason is at most %(max)s characters") % {"max": longest},
+            code="bad_request",
+        )
     RefereeEvent.objects.create(
         game=game,
         kind=kind,

@@ -64,11 +64,17 @@
     };
     ws.onmessage = (event) => receive(JSON.parse(event.data));
     ws.onclose = (event) => {
-      $("connection").textContent = T.reconnecting;
-      $("connection").className = "connection lost";
       root.dataset.status = "disconnected";
+      $("connection").className = "connection lost";
       renderReferee();
-      if (event.code >= 4400 && event.code < 4500) return; // refused: retrying will not help
+      if (event.code >= 4400 && event.code < 4500) {
+        // Refused (4401, 4403, 4404; the error frame before the close says why): retrying
+        // will not help.
+        root.dataset.closed = String(event.code);
+        $("connection").textContent = T.refused;
+        return;
+      }
+      $("connection").textContent = T.reconnecting;
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 8000);
     };

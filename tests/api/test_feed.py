@@ -22,6 +22,7 @@ from tests.builders import (
     start_live_table,
 )
 from tests.factories import PlayerFactory
+from tests.sockets import refusal
 from tournaments import services
 from tournaments.models import Table, TableResult, Tournament, Webhook, WebhookDelivery
 from tournaments.services.feed import event_id, tournament_changed
@@ -32,12 +33,13 @@ ORIGIN = "http://testserver"
 async def open_feed(
     slug: str, user: User | None = None, *, token: str | None = None
 ) -> WebsocketCommunicator:
-    headers = [(b"origin", ORIGIN.encode())]
+    headers = [(b"host", b"testserver"), (b"origin", ORIGIN.encode())]
     if user is not None:
         cookie = await database_sync_to_async(session_cookie)(user)
         headers.append((b"cookie", cookie.encode()))
-    path = f"/ws/tournaments/{slug}/" + (f"?token={token}" if token else "")
-    return WebsocketCommunicator(application, path, headers=headers)
+    if token is not None:
+        headers.append((b"authorization", f"Token {token}".encode()))
+    return WebsocketCommunicator(application, f"/ws/tournaments/{slug}/", headers=headers)
 
 
 def record_the_result(live: LiveTable) -> TableResult:
@@ -124,8 +126,9 @@ async def test_a_private_tournament_is_refused_to_an_outsider_and_open_to_its_pl
 ) -> None:
     live = await database_sync_to_async(start_live_table)(is_public=False)
     for user in (None, outsider):
+        # to them it does not exist: the answer of a missing tournament, as the API's 404
         comm = await open_feed(live.tournament.slug, user)
-        assert await comm.connect(timeout=10) == (False, 4403)
+        assert await refusal(comm) == ("not_found", 4404)
     comm = await open_feed(live.tournament.slug, live.user_at(0))
     connected, _ = await comm.connect(timeout=10)
     assert connected
@@ -136,9 +139,9 @@ async def test_a_private_tournament_is_refused_to_an_outsider_and_open_to_its_pl
 @pytest.mark.django_db(transaction=True)
 async def test_a_missing_tournament_and_a_bad_token_are_refused(live_table: LiveTable) -> None:
     comm = await open_feed("no-such-event")
-    assert await comm.connect(timeout=10) == (False, 4404)
+    assert await refusal(comm) == ("not_found", 4404)
     comm = await open_feed(live_table.tournament.slug, token="not-a-token")
-    assert await comm.connect(timeout=10) == (False, 4401)
+    assert await refusal(comm) == ("authentication_failed", 4401)
 
 
 @pytest.mark.django_db(transaction=True)

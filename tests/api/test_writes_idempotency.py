@@ -180,9 +180,9 @@ def test_two_concurrent_requests_with_one_key_execute_once(
     # given: a check-in that takes a while, so that the second request arrives meanwhile
     calls: list[int] = []
 
-    def slow_check_in(*, entry: Entry) -> Entry:
+    def slow_check_in(*, entry: Entry, actor: Any = None) -> Entry:
         calls.append(entry.pk)
-        done = entry_check_in(entry=entry)
+        done = entry_check_in(entry=entry, actor=actor)
         time.sleep(0.5)
         return done
 

@@ -117,7 +117,9 @@ def open_table(
     if errors is not None:
         page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
     page.goto(f"{base}/tables/{table_id}/")
-    page.wait_for_function("document.getElementById('live').dataset.version !== ''")
+    # A function, not an expression: Playwright evals an expression again at every poll, which
+    # the pages' Content-Security-Policy (no 'unsafe-eval') refuses.
+    page.wait_for_function("() => document.getElementById('live').dataset.version !== ''")
     return page
 
 

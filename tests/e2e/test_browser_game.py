@@ -138,7 +138,7 @@ def test_two_players_play_a_whole_game_by_clicking_and_the_spectator_sees_no_han
         game = Game.objects.get(pk=live.game.pk)
         assert game.status == Game.Status.FINISHED and steps > 5
         for page in (*pages, spectator):
-            page.wait_for_function("!document.getElementById('result').hidden")
+            page.wait_for_function("() => !document.getElementById('result').hidden")
             assert page.locator("#seed").inner_text() == game.seed
             href = page.locator("#verify-link").get_attribute("href")
             assert href == f"/games/{game.pk}/verify"

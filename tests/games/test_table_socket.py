@@ -19,13 +19,15 @@ from pytest_django import Settings
 from rest_framework.authtoken.models import Token
 
 from durak_site.asgi import application
-from games import consumers
+from games import consumers, sockets
 from games.models import Game, GameAction, RefereeEvent
 from tests.builders import LiveTable, session_cookie, start_live_table
+from tests.sockets import refusal
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ORIGIN = "http://testserver"
+HOST = b"testserver"
 Message = dict[str, Any]
 
 
@@ -39,15 +41,19 @@ async def open_socket(
     language: str | None = None,
 ) -> WebsocketCommunicator:
     """A connected socket (``expect``: the handshake must succeed and the first state come;
-    ``language``: the browser's Accept-Language)."""
-    headers = [(b"origin", origin.encode())]
+    ``language``: the browser's Accept-Language; ``token``: an API token in the Authorization
+    header)."""
+    headers = [(b"host", HOST)]
+    if origin:
+        headers.append((b"origin", origin.encode()))
     if language is not None:
         headers.append((b"accept-language", language.encode()))
     if user is not None:
         cookie = await database_sync_to_async(session_cookie)(user)
         headers.append((b"cookie", cookie.encode()))
-    path = f"/ws/tables/{table_id}/" + (f"?token={token}" if token else "")
-    comm = WebsocketCommunicator(application, path, headers=headers)
+    if token is not None:
+        headers.append((b"authorization", f"Token {token}".encode()))
+    comm = WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers=headers)
     if expect:
         connected, code = await comm.connect(timeout=10)
         assert connected, f"refused with {code}"
@@ -130,19 +136,19 @@ async def test_each_role_gets_its_own_first_state(
 
 async def test_a_socket_for_a_missing_table_is_refused(live_table: LiveTable) -> None:
     comm = await open_socket(live_table.table.pk + 1000, expect=False)
-    connected, code = await comm.connect(timeout=5)
-    assert (connected, code) == (False, 4404)
+    assert await refusal(comm) == ("not_found", 4404)
 
 
 async def test_a_foreign_origin_is_refused_at_the_handshake(live_table: LiveTable) -> None:
     comm = await open_socket(
         live_table.table.pk, live_table.user_at(0), origin="https://evil.example", expect=False
     )
-    connected, _code = await comm.connect(timeout=5)
-    assert not connected
-    no_origin = await open_socket(live_table.table.pk, origin="", expect=False)
-    connected, _code = await no_origin.connect(timeout=5)
-    assert not connected
+    assert await refusal(comm) == ("forbidden", 4403)
+    # a client that sends no Origin is no browser: it connects, but its cookie counts for nothing
+    no_origin = await open_socket(live_table.table.pk, live_table.user_at(0), origin="")
+    first = await no_origin.receive_json_from(timeout=5)
+    assert (first["role"], first["seat"]) == ("spectator", None)
+    await no_origin.disconnect()
 
 
 @pytest.mark.usefixtures("eager_jobs")
@@ -151,8 +157,9 @@ async def test_a_private_tournament_admits_only_its_players_and_referees(
 ) -> None:
     live = await database_sync_to_async(start_live_table)(is_public=False)
     for user in (None, outsider):
+        # to them the table does not exist: the answer of a missing table
         comm = await open_socket(live.table.pk, user, expect=False)
-        assert await comm.connect(timeout=5) == (False, 4403)
+        assert await refusal(comm) == ("not_found", 4404)
     for user in (live.user_at(0), referee):
         comm = await open_socket(live.table.pk, user)
         assert (await comm.receive_json_from(timeout=5))["type"] == "state"
@@ -169,7 +176,7 @@ async def test_token_auth_seats_a_bot_client_and_a_bad_token_is_refused(
     assert first["view"]["hand"] and len(first["view"]["hand"]) == 6
     await comm.disconnect()
     bad = await open_socket(live_table.table.pk, token="not-a-token", expect=False)
-    assert await bad.connect(timeout=5) == (False, 4401)
+    assert await refusal(bad) == ("authentication_failed", 4401)
 
 
 # --- acting -------------------------------------------------------------------------------------
@@ -308,13 +315,13 @@ def test_a_sockets_language_is_chosen_as_a_pages_is(settings: Settings) -> None:
         return {"headers": [(k.replace("_", "-").encode(), v.encode()) for k, v in headers.items()]}
 
     cookie = f"{settings.LANGUAGE_COOKIE_NAME}=en"
-    assert consumers.scope_language(scope()) == "ru"  # the site's default
-    assert consumers.scope_language(scope(accept_language="en-GB,en;q=0.9")) == "en"
-    assert consumers.scope_language(scope(accept_language="de-DE,de")) == "ru"
+    assert sockets.scope_language(scope()) == "ru"  # the site's default
+    assert sockets.scope_language(scope(accept_language="en-GB,en;q=0.9")) == "en"
+    assert sockets.scope_language(scope(accept_language="de-DE,de")) == "ru"
     # the language the person chose on the site wins over the browser's
-    assert consumers.scope_language(scope(cookie=cookie, accept_language="ru")) == "en"
+    assert sockets.scope_language(scope(cookie=cookie, accept_language="ru")) == "en"
     parsed = {"headers": [], "cookies": {settings.LANGUAGE_COOKIE_NAME: "en"}}  # Channels' own
-    assert consumers.scope_language(parsed) == "en"
+    assert sockets.scope_language(parsed) == "en"
 
 
 async def test_a_repeated_client_id_is_acked_again_and_applied_once(

@@ -29,7 +29,6 @@ from tests.factories import BotPlayerFactory, PlayerFactory
 from tests.site.test_console_live import running_event
 from tests.site.test_console_walk import PERSONAS, SEES, Walk
 from tournaments import selectors, services
-from tournaments.console.progress import money
 from tournaments.models import (
     Entry,
     League,
@@ -42,6 +41,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
+from tournaments.wording import money
 
 PROGRESS = "admin:tournaments_tournament_progress"
 LEAGUE_TABLE = "admin:tournaments_league_table"

@@ -4,7 +4,9 @@ A player's public profile only (display name, club, city, whether a bot plays): 
 account. What a profile says about events is limited to the tournaments the caller may read
 (``selectors.tournaments_visible_to``): a private tournament's entries, ranks and rating
 changes are left out for everyone else, exactly as the tournament itself is a 404 to them.
-League ranks are shown to everyone (a league table is public).
+League ranks are shown to everyone (a league table is public). The profile's data come from
+``tournaments.selectors`` (``player_profile``, ``entries_of``), which the public profile page
+(``tournaments.site.people``) reads too.
 
 Every answer is a bounded number of queries whatever the size: a page of players is one
 query, a page of teams two, a profile five (and the look-up of a logged-in
@@ -39,12 +41,11 @@ from tournaments.api.common import (
 from tournaments.models import (
     Entry,
     Player,
-    RankRecord,
-    RatingChange,
     Team,
     TeamMember,
     Tournament,
 )
+from tournaments.selectors import entries_of, player_data, player_profile
 
 #: How long a shared cache may keep an anonymous caller's answer, in seconds.
 PEOPLE_MAX_AGE = 60
@@ -94,18 +95,6 @@ class ApiRatingSerializer(serializers.Serializer[Any]):
     ordinal = serializers.FloatField(help_text="μ − 3σ: the conservative figure seeding uses.")
 
 
-def rating_of(player: Player) -> dict[str, float]:
-    return {
-        "mu": player.rating_mu,
-        "sigma": player.rating_sigma,
-        "ordinal": player.rating_ordinal,
-    }
-
-
-def tournament_ref(tournament: Tournament) -> dict[str, Any]:
-    return {"slug": tournament.slug, "name": tournament.name, "status": tournament.status}
-
-
 class ApiEntryOfSerializer(serializers.Serializer[Any]):
     """A tournament someone played (or a team entered)."""
 
@@ -117,23 +106,6 @@ class ApiEntryOfSerializer(serializers.Serializer[Any]):
     final_place = serializers.IntegerField(
         allow_null=True, help_text="Once the tournament has finished; null before."
     )
-
-
-def entries_of(entries: QuerySet[Entry]) -> list[dict[str, Any]]:
-    """Entries as :class:`ApiEntryOfSerializer` data, newest tournament first (one query)."""
-    rows = entries.select_related("tournament", "team").order_by("-tournament__created_at", "-id")
-    out = []
-    for entry in rows:
-        finished = entry.tournament.status == Tournament.Status.FINISHED
-        out.append(
-            {
-                "tournament": tournament_ref(entry.tournament),
-                "entry_status": entry.status,
-                "team": entry.team.name if entry.team is not None else None,
-                "final_place": entry.final_place if finished else None,
-            }
-        )
-    return out
 
 
 # --- players ----------------------------------------------------------------------------------
@@ -181,18 +153,6 @@ class ApiPlayerSerializer(serializers.Serializer[Any]):
     city = serializers.CharField()
     is_bot = serializers.BooleanField()
     rating = ApiRatingSerializer()
-
-
-def player_data(player: Player) -> dict[str, Any]:
-    """A player as :class:`ApiPlayerSerializer` data: no account field, ever."""
-    return {
-        "id": player.pk,
-        "display_name": player.display_name,
-        "club": player.club,
-        "city": player.city,
-        "is_bot": player.is_bot,
-        "rating": rating_of(player),
-    }
 
 
 class ApiRatingChangeSerializer(serializers.Serializer[Any]):
@@ -250,93 +210,6 @@ class ApiPlayerDetailSerializer(serializers.Serializer[Any]):
     tournaments = ApiEntryOfSerializer(
         many=True, help_text="Newest first; alone or in a team; only tournaments you may read."
     )
-
-
-def _ordinal(mu: float, sigma: float) -> float:
-    return mu - 3 * sigma
-
-
-def player_profile(player: Player, user: Any) -> dict[str, Any]:
-    """``player``'s profile as ``user`` may read it (:class:`ApiPlayerDetailSerializer`): four
-    queries, whatever the history's length."""
-    visible = selectors.tournaments_visible_to(user)
-    changes = (
-        RatingChange.objects.filter(player=player, tournament__in=visible)
-        .select_related("tournament")
-        .order_by("created_at", "id")
-    )
-    ranks = list(
-        RankRecord.objects.filter(player=player)
-        .filter(Q(league__isnull=False) | Q(tournament__in=visible))
-        .select_related("tournament", "league")
-        .order_by("-computed_at", "-id")
-    )
-    hangers = {_player_id(step.get("by")) for rank in ranks for step in rank.history or []}
-    names = player_names({i for i in hangers if i is not None})
-    entries = Entry.objects.filter(
-        Q(player=player) | Q(team__memberships__player=player), tournament__in=visible
-    ).distinct()
-    return {
-        **player_data(player),
-        "rating_history": [
-            {
-                "tournament": tournament_ref(change.tournament),
-                "mu_before": change.mu_before,
-                "sigma_before": change.sigma_before,
-                "mu_after": change.mu_after,
-                "sigma_after": change.sigma_after,
-                "ordinal_before": _ordinal(change.mu_before, change.sigma_before),
-                "ordinal_after": _ordinal(change.mu_after, change.sigma_after),
-                "at": change.created_at,
-            }
-            for change in changes
-        ],
-        "ranks": [_rank(rank, names) for rank in ranks],
-        "tournaments": entries_of(entries),
-    }
-
-
-def _player_id(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def player_names(ids: set[int]) -> dict[int, str]:
-    """Display names by player id, in one query (none for no ids)."""
-    if not ids:
-        return {}
-    return dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name"))
-
-
-def _rank(rank: RankRecord, names: dict[int, str]) -> dict[str, Any]:
-    league = rank.league
-    steps = []
-    for step in rank.history or []:
-        by = _player_id(step.get("by"))
-        steps.append(
-            {
-                "by": by,
-                "by_name": names.get(by) if by is not None else None,
-                "before": step.get("before"),
-                "after": step.get("after"),
-            }
-        )
-    return {
-        "scope": "league" if league is not None else "tournament",
-        "tournament": tournament_ref(rank.tournament) if rank.tournament is not None else None,
-        "league": (
-            {"slug": league.slug, "name": league.name, "season": league.season}
-            if league is not None
-            else None
-        ),
-        "rank": rank.rank,
-        "pogony_received": rank.pogony_received,
-        "pogony_given": rank.pogony_given,
-        "history": steps,
-        "computed_at": rank.computed_at,
-    }
 
 
 class PlayerListView(generics.ListAPIView[Player]):

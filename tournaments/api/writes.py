@@ -12,8 +12,8 @@ permissions (``tournaments.permissions``).
 Every write takes a token (``Authorization: Token <key>``; a browser session also works, with
 its CSRF token): no credentials is a 401 with ``WWW-Authenticate: Token``. An object the caller
 may not read is a 404 (``selectors.tournaments_visible_to``: a private event is invisible to
-others); one it may read but not change is a 403. Where the console records the change itself
-(entries, pairing requests), the view writes the same audit row in the service's transaction.
+others); one it may read but not change is a 403. Every service here takes the caller as its
+``actor`` and writes the audit row itself, the same row as the console's.
 Each write honours ``Idempotency-Key`` (:mod:`tournaments.api.idempotency`) and is throttled per
 user (``DURAK_API_RATE_WRITE``) on top of the user's rate.
 """
@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from django.db import transaction
 from django.db.models import QuerySet
 from django.urls import path
 from django.utils.translation import gettext
@@ -48,7 +47,6 @@ from tournaments.api.common import (
 )
 from tournaments.api.idempotency import HEADER, MAX_KEY_LENGTH, REPLAYED_HEADER, idempotent
 from tournaments.models import (
-    AuditEvent,
     Entry,
     Player,
     Round,
@@ -58,7 +56,6 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.permissions import can_manage, can_referee
-from tournaments.services.audit import audit_record
 from tournaments.services.corrections import (
     table_result_confirm,
     table_result_enter,
@@ -330,20 +327,13 @@ class EntryRegisterView(WriteView):
             )
         data = ApiEntryRegisterSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        with transaction.atomic():
-            entry = entry_register(
-                tournament=tournament,
-                player=data.validated_data.get("player"),
-                team=data.validated_data.get("team"),
-                paid=data.validated_data["paid"],
-            )
-            audit_record(
-                actor=request.user,
-                action=AuditEvent.Action.ENTRY_REGISTER,
-                tournament=tournament,
-                target=entry,
-                after={"status": entry.status, "paid": entry.paid},
-            )
+        entry = entry_register(
+            tournament=tournament,
+            player=data.validated_data.get("player"),
+            team=data.validated_data.get("team"),
+            paid=data.validated_data["paid"],
+            actor=request.user,
+        )
         return Response(ApiEntryStateSerializer(entry).data, status=status.HTTP_201_CREATED)
 
 
@@ -369,18 +359,7 @@ class EntryWithdrawView(WriteView):
         data = ApiEntryWithdrawSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         reason = data.validated_data["reason"].strip()
-        before = entry.status
-        with transaction.atomic():
-            entry = entry_withdraw(entry=entry, reason=reason, actor=request.user)
-            audit_record(
-                actor=request.user,
-                action=AuditEvent.Action.ENTRY_WITHDRAW,
-                tournament=entry.tournament,
-                target=entry,
-                reason=reason,
-                before={"status": before},
-                after={"status": entry.status},
-            )
+        entry = entry_withdraw(entry=entry, reason=reason, actor=request.user)
         return Response(ApiEntryStateSerializer(entry).data)
 
 
@@ -400,17 +379,7 @@ class EntryCheckInView(WriteView):
     def post(self, request: Request, pk: int) -> Response:
         entry = self.entry(pk)
         self.may_referee(entry.tournament)
-        before = entry.status
-        with transaction.atomic():
-            entry = entry_check_in(entry=entry)
-            audit_record(
-                actor=request.user,
-                action=AuditEvent.Action.ENTRY_CHECK_IN,
-                tournament=entry.tournament,
-                target=entry,
-                before={"status": before},
-                after={"status": entry.status},
-            )
+        entry = entry_check_in(entry=entry, actor=request.user)
         return Response(ApiEntryStateSerializer(entry).data)
 
 
@@ -551,14 +520,7 @@ class RoundPairView(WriteView):
         if round_ is None:
             raise NotFound
         self.may_referee(tournament)
-        with transaction.atomic():
-            round_request_pairing(round_=round_)
-            audit_record(
-                actor=request.user,
-                action=AuditEvent.Action.ROUND_PAIR,
-                tournament=tournament,
-                target=round_,
-            )
+        round_request_pairing(round_=round_, actor=request.user)
         return Response(ApiRoundStateSerializer(round_).data, status=status.HTTP_202_ACCEPTED)
 
 

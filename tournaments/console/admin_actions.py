@@ -272,16 +272,6 @@ def cancel(request: HttpRequest, tournament: Tournament, reason: str) -> None:
     )
 
 
-def _request_pairing(request: HttpRequest, round_: Round) -> None:
-    round_request_pairing(round_=round_)
-    audit_record(
-        actor=request.user,
-        action=AuditEvent.Action.ROUND_PAIR,
-        tournament=round_.stage.tournament,
-        target=round_,
-    )
-
-
 @console_action(
     description=_("Request pairing"),
     may=can_referee,
@@ -302,7 +292,7 @@ def pair_next_round(request: HttpRequest, tournament: Tournament, reason: str) -
     )
     if round_ is None:
         raise StateError(gettext("no round is waiting to be paired"))
-    _request_pairing(request, round_)
+    round_request_pairing(round_=round_, actor=request.user)
 
 
 @console_action(
@@ -314,7 +304,7 @@ def pair_next_round(request: HttpRequest, tournament: Tournament, reason: str) -
     ),
 )
 def request_pairing(request: HttpRequest, round_: Round, reason: str) -> None:
-    _request_pairing(request, round_)
+    round_request_pairing(round_=round_, actor=request.user)
 
 
 @console_action(
@@ -324,16 +314,7 @@ def request_pairing(request: HttpRequest, round_: Round, reason: str) -> None:
     done=ngettext_lazy("%(count)d entry checked in.", "%(count)d entries checked in.", "count"),
 )
 def check_in(request: HttpRequest, entry: Entry, reason: str) -> None:
-    before = entry.status
-    entry = entry_check_in(entry=entry)
-    _audit_status(
-        request,
-        AuditEvent.Action.ENTRY_CHECK_IN,
-        entry,
-        tournament=entry.tournament,
-        before=before,
-        reason=reason,
-    )
+    entry_check_in(entry=entry, actor=request.user, reason=reason)
 
 
 @console_action(
@@ -344,16 +325,7 @@ def check_in(request: HttpRequest, entry: Entry, reason: str) -> None:
     done=ngettext_lazy("%(count)d entry withdrawn.", "%(count)d entries withdrawn.", "count"),
 )
 def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
-    before = entry.status
-    entry = entry_withdraw(entry=entry, reason=reason, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.ENTRY_WITHDRAW,
-        entry,
-        tournament=entry.tournament,
-        before=before,
-        reason=reason,
-    )
+    entry_withdraw(entry=entry, reason=reason, actor=request.user)
 
 
 @console_action(

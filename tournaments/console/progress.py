@@ -24,11 +24,9 @@ view permission of the object: ``ConsoleAdmin.has_view_permission``).
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any, TypeVar
 
 from django.contrib import admin
@@ -37,12 +35,10 @@ from django.db.models import Count, Model, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
-from django.utils.formats import number_format
 from django.utils.translation import gettext
 
 from tournaments import selectors
 from tournaments.console.live import is_stalled, live_games
-from tournaments.console.stage_forms import TIE_BREAK_LABELS
 from tournaments.models import (
     Entry,
     League,
@@ -58,14 +54,21 @@ from tournaments.models import (
 )
 from tournaments.permissions import tournaments_for
 from tournaments.scoring.errors import ScoringError
-from tournaments.scoring.points import DEFAULT_TIE_BREAKS, DRAW, StandingRow
-from tournaments.scoring.prizes import currency
+from tournaments.scoring.points import DEFAULT_TIE_BREAKS, StandingRow
 from tournaments.scoring.ratings import (
     DEFAULT_LEAGUE_SCALE,
     LeagueRow,
     LeagueScale,
     TournamentPlaces,
     league_table,
+)
+from tournaments.wording import (
+    TIE_BREAK_LABELS,
+    decided_by_label,
+    explanation_words,
+    group_label,
+    money,
+    points_text,
 )
 
 TOURNAMENT_TEMPLATE = "admin/tournaments/progress/tournament.html"
@@ -188,83 +191,12 @@ class TournamentProgress:
     finish: Finish | None
 
 
-def _number(value: Fraction) -> str:
-    """Points as people write them: 9, 9.75, 1.5 (to two decimals at most), localised."""
-    rounded = Decimal(value.numerator) / Decimal(value.denominator)
-    text = f"{rounded.quantize(Decimal('0.01'))}".rstrip("0").rstrip(".")
-    return number_format(Decimal(text))
-
-
-def money(amount: Decimal, code: str) -> str:
-    """``amount`` in the currency ``code``, to its minor unit and localised: "1 440,00 RUB"."""
-    try:
-        places = currency(code).exponent
-    except ScoringError:  # a code the scoring does not know: as stored, without trailing zeros
-        amount = amount.normalize()
-        places = max(0, -int(amount.as_tuple().exponent))
-    return f"{number_format(amount, places, force_grouping=True)}\u00a0{code}"
-
-
-def group_label(group: str) -> str:
-    """A table's score group in words: "final", "round 2", "group A", or a swiss score."""
-    kind, _, rest = group.partition(" ")
-    if group == "final":
-        return gettext("final")
-    if group == "bye":
-        return gettext("bye")
-    if kind == "round" and rest:
-        return gettext("round %(number)s") % {"number": rest}
-    if kind == "group" and rest:
-        return gettext("group %(name)s") % {"name": rest}
-    return group
-
-
-def _lines(value: Any) -> list[str]:
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value]
-    return [str(value)]
-
-
 def explanation_lines(round_: Round, tournament: Tournament) -> list[tuple[str, list[str]]]:
     """The round's pairing explanation (``Round.explanation``) as lines a referee reads: the
     algorithm, the draw seed, the score groups, the byes and every compromise."""
     info = dict(round_.explanation or {})
-    if not info:
-        return []
-    out: list[tuple[str, list[str]]] = []
-    algorithm = str(info.pop("algorithm", ""))
-    if algorithm:
-        label = Stage.Format(algorithm).label if algorithm in Stage.Format.values else algorithm
-        out.append((gettext("Algorithm"), [str(label)]))
-    seed = info.pop("seed", None)
-    if algorithm != Stage.Format.KNOCKOUT and (seed or tournament.seed):
-        # The round's random choices are drawn from the tournament's seed, its stage and round.
-        out.append((gettext("Draw seed"), [str(seed or tournament.seed)]))
-    if info.pop("waiting_for_feeders", False):
-        out.append((gettext("Seating"), [gettext("as its feeding tables finish")]))
-    rounds_label = (
-        gettext("Tables per round")
-        if algorithm == Stage.Format.KNOCKOUT
-        else gettext("Rounds per group")
-    )
-    labels = {
-        "score_groups": gettext("Score groups"),
-        "rounds": rounds_label,
-        "lower_bounds": gettext("Fewest rounds possible per group"),
-        "advance_per_table": gettext("Advance from each table"),
-        "byes": gettext("Byes"),
-    }
-    for key, label in labels.items():
-        if key in info:
-            value = _lines(info.pop(key))
-            # A bye is a sentence of its own; the rest are short lists of numbers or labels.
-            out.append((label, value if key == "byes" else [", ".join(value)]))
-    compromises = _lines(info.pop("compromises", []))
-    if algorithm != Stage.Format.KNOCKOUT:
-        out.append((gettext("Compromises"), compromises or [gettext("none")]))
-    for key, value in info.items():  # anything newer than this page: as stored
-        out.append((key, [json.dumps(value, ensure_ascii=False)]))
-    return [(label, lines) for label, lines in out if lines and lines != [""]]
+    # The round's random choices are drawn from the tournament's seed, its stage and round.
+    return explanation_words(info, seed=str(info.get("seed") or tournament.seed or ""))
 
 
 def _placings(
@@ -316,35 +248,22 @@ def _standing_lines(
         if criterion == "fewest_fools":
             return str(row.fools)
         if criterion == "buchholz":
-            return _number(row.buchholz)
-        return "—" if row.head_to_head is None else _number(row.head_to_head)
+            return points_text(row.buchholz)
+        return "—" if row.head_to_head is None else points_text(row.head_to_head)
 
     lines = [
         StandingLine(
             position=row.position,
             rank=row.rank,
             name=names.get(int(row.entry), "—"),
-            points=_number(row.points),
+            points=points_text(row.points),
             played=row.played,
             tie_breaks=[value(row, c) for c in criteria],
-            decided_by=_decided_by(row.decided_by),
+            decided_by=decided_by_label(row.decided_by),
         )
         for row in rows
     ]
     return [str(TIE_BREAK_LABELS[c]) for c in criteria], lines
-
-
-def _decided_by(criterion: str | None) -> str:
-    if criterion is None:
-        return ""
-    if criterion == DRAW:
-        return gettext("Draw")
-    labels = {
-        **TIE_BREAK_LABELS,
-        "countback": gettext("Countback"),
-        "played": gettext("Tournaments played"),
-    }
-    return str(labels.get(criterion, criterion))
 
 
 def _finish(tournament: Tournament) -> Finish | None:
@@ -551,13 +470,13 @@ def league_standings(league: League, *, user: Any) -> LeagueStandings:
                 position=row.position,
                 place=row.rank,
                 name=entry.name,
-                points=_number(row.points),
+                points=points_text(row.points),
                 played=row.played,
                 first_places=row.first_places,
                 places=[
                     place for place, times in sorted(row.placings.items()) for _ in range(times)
                 ],
-                decided_by=_decided_by(row.decided_by),
+                decided_by=decided_by_label(row.decided_by),
                 rank=rank_of.get(player.pk, "") if player else "",
                 rating=player.rating_ordinal if player else None,
                 mu=player.rating_mu if player else None,

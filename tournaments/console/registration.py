@@ -28,9 +28,8 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from tournaments.console import csv_import
 from tournaments.console.admin_base import form_error
-from tournaments.models import AuditEvent, Entry, Player, Team, Tournament
+from tournaments.models import Entry, Player, Team, Tournament
 from tournaments.permissions import can_manage, managed_tournaments
-from tournaments.services.audit import audit_record
 from tournaments.services.people import player_create
 from tournaments.services.registration import entry_register, registration_check_open
 
@@ -108,13 +107,7 @@ def entry_register_view(model_admin: admin.ModelAdmin[Entry], request: HttpReque
                     player=form.cleaned_data["player"],
                     team=form.cleaned_data["team"],
                     paid=form.cleaned_data["paid"],
-                )
-                audit_record(
                     actor=request.user,
-                    action=AuditEvent.Action.ENTRY_REGISTER,
-                    tournament=tournament,
-                    target=entry,
-                    after={"status": entry.status, "paid": entry.paid},
                 )
         except ServiceError as exc:
             form_error(form, exc)
@@ -228,22 +221,16 @@ def import_players(
             player = planned.player
             if player is None:
                 player = player_create(display_name=row.name, club=row.club, rating=row.rating)
-            entry = entry_register(tournament=tournament, player=player, paid=paid)
+            entry_register(
+                tournament=tournament,
+                player=player,
+                paid=paid,
+                actor=actor,
+                reason=IMPORT_REASON,
+                note={"line": row.line, "new_player": planned.player is None},
+            )
         except ServiceError as exc:
             raise ImportRefused(row.line, exc.message) from exc
-        audit_record(
-            actor=actor,
-            action=AuditEvent.Action.ENTRY_REGISTER,
-            tournament=tournament,
-            target=entry,
-            reason=IMPORT_REASON,
-            after={
-                "status": entry.status,
-                "paid": entry.paid,
-                "line": row.line,
-                "new_player": planned.player is None,
-            },
-        )
         count += 1
     return count
 

@@ -7,13 +7,13 @@ from typing import Any
 
 from django import forms
 from django.forms.formsets import BaseFormSet, formset_factory
-from django.utils.functional import Promise
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.console.widgets import number_input
 from tournaments.models import Stage
 from tournaments.scoring.points import TIE_BREAKS
+from tournaments.wording import TIE_BREAK_LABELS
 
 __all__ = ["MAX_STAGES", "BaseStageFormSet", "StageForm", "StageFormSet"]
 
@@ -39,13 +39,6 @@ ADVANCE_CHOICES = [
     (ADVANCE_TOP, _("Top N overall")),
     (ADVANCE_PER_TABLE, _("Top K per table or group")),
 ]
-TIE_BREAK_LABELS: dict[str, Promise] = {
-    "points": _("Points"),
-    "first_places": _("First places"),
-    "buchholz": _("Buchholz"),
-    "fewest_fools": _("Fewest fools"),
-    "head_to_head": _("Head-to-head"),
-}
 # Which count each format needs (the others are ignored for it, and hidden by the page's script).
 FORMAT_COUNT = {
     Stage.Format.SWISS.value: "rounds",

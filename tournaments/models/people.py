@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext
+from django.utils.translation import get_language_info, gettext
 from django.utils.translation import gettext_lazy as _
 
 
@@ -28,6 +28,18 @@ class Player(models.Model):
     )
     club = models.CharField(_("club"), max_length=80, blank=True)
     city = models.CharField(_("city"), max_length=80, blank=True)
+    # The player's own choice of the site's language, applied when they log in; empty: the
+    # browser's (or the site's default).
+    language = models.CharField(
+        _("language"),
+        max_length=8,
+        blank=True,
+        # Django's own names of the languages, in the reader's language ("Russian", "Русский").
+        choices=[
+            (code, get_language_info(code)["name_translated"]) for code, _n in settings.LANGUAGES
+        ],
+        help_text=_("The language of the site for this player; empty: the browser's."),
+    )
     is_bot = models.BooleanField(
         _("bot"), default=False, help_text=_("A computer player, for demos and simulations.")
     )

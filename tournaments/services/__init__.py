@@ -39,7 +39,7 @@ from tournaments.services.plans import (
     tournament_set_referees,
     tournament_update,
 )
-from tournaments.services.progression import round_complete, rounds_sweep, tournament_start
+from tournaments.services.progression import round_complete, tournament_start
 from tournaments.services.registration import (
     entry_check_in,
     entry_disqualify,
@@ -70,7 +70,6 @@ __all__ = [
     "round_complete",
     "round_pair",
     "round_request_pairing",
-    "rounds_sweep",
     "seats_hand_to_bots",
     "seats_swap",
     "table_after_game",

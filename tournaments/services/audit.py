@@ -1,13 +1,13 @@
 """The audit log: one row per change made by a person, in the same transaction as the change.
 
-Rows are append-only (``AuditEvent``): nothing here edits or deletes one. A face (the console,
-the API) runs a service and records it in one transaction::
+Rows are append-only (``AuditEvent``): nothing here edits or deletes one. A service that a
+person calls through several faces (the console, the API, the players' pages) takes the person
+as ``actor`` and writes the row itself, so every face records the same row::
 
-    with transaction.atomic():
-        entry = entry_withdraw(entry=entry, reason=reason)
-        audit_record(actor=user, action=AuditEvent.Action.ENTRY_WITHDRAW,
-                     tournament=entry.tournament, target=entry, reason=reason,
-                     before={"status": old}, after={"status": entry.status})
+    entry_withdraw(entry=entry, reason=reason, actor=request.user)
+
+A face's own step (a console action around a service that has no ``actor``) records it in the
+service's transaction.
 """
 
 from __future__ import annotations

@@ -6,16 +6,18 @@ The contract of every job here, and of any other code that locks a tournament's 
 together with players' rows. Each job runs in one transaction and takes its locks in this order,
 never backwards:
 
-1. **The scope row**: the tournament (prize pool, tournament ranks, ratings) or the league (league
-   ranks), ``SELECT ... FOR NO KEY UPDATE``, before reading anything it computes from. This
+1. **The scope rows**: the league (league ranks, and the ranks of a league's tournament at its
+   end), then the tournament (prize pool, tournament ranks, ratings), each
+   ``SELECT ... FOR NO KEY UPDATE``, before reading anything computed from them. This
    serializes the jobs of one tournament (and of one league), and the claim columns
    (``ratings_applied_at``, ``ranks_computed_at``) are read under it. (Registration and the
-   start lock the tournament ``FOR UPDATE``, which conflicts with it just the same.) Code that
-   needs a league and one of its tournaments takes the league first.
+   start lock the tournament ``FOR UPDATE``, which conflicts with it just the same.) Nothing
+   locks a tournament and then its league.
 2. **The players' rows**, in primary-key order, in one
-   ``SELECT ... WHERE id IN (...) ORDER BY id FOR NO KEY UPDATE``: the players the job rates or
-   ranks (:func:`_lock_players`). Two jobs that share players (a player in two tournaments, a
-   league's ranks and a tournament's ratings) then meet in the same order and one waits.
+   ``SELECT ... WHERE id IN (...) ORDER BY id FOR NO KEY UPDATE``: every player the job rates or
+   ranks (:func:`_lock_players`; a job that ranks a tournament and its league locks both sets in
+   that one statement). Two jobs that share players (a player in two tournaments, a league's
+   ranks and a tournament's ratings) then meet in the same order and one waits.
 3. **The scope's own rows**: the prize pool and payouts (in place order), rank records and
    rating changes (in player order).
 
@@ -23,9 +25,10 @@ Why ``NO KEY UPDATE`` and not ``FOR UPDATE``: Django declares foreign keys
 ``DEFERRABLE INITIALLY DEFERRED``, so inserting a row that references a tournament, a league, a
 player or an entry makes PostgreSQL take ``FOR KEY SHARE`` on the referenced row *at COMMIT*.
 ``FOR UPDATE`` conflicts with that, ``FOR NO KEY UPDATE`` does not, and none of these jobs changes
-a key. The deadlock this avoids: one job committing rank records (``KEY SHARE`` on the players,
-then on the tournament) while another holds the tournament ``FOR UPDATE`` and asks for the same
-players ``FOR UPDATE``.
+a key. The deadlock this avoids (issue #13: ranks left uncomputed in 3 of 9 tournaments): the
+ranks job committing its rank records (``KEY SHARE`` on the players, then on the tournament)
+while the ratings job holds the tournament ``FOR UPDATE`` and asks for the same players
+``FOR UPDATE``.
 
 The round jobs (``progression``) take a round's row and then its tournament's (finishing); the
 jobs here never lock a round, so the two orders cannot meet in a cycle.
@@ -39,7 +42,9 @@ round jobs above. The jobs here hold the tournament row from step 1 already and 
 Each public job is wrapped in :func:`durak_site.dbretry.atomic_retry`: one transaction per
 attempt, rerun (at most 5 attempts, jittered exponential backoff) if PostgreSQL aborts it for a
 deadlock or a serialization failure anyway, e.g. against code that does not follow this order.
-Each job is safe to run twice.
+A job that still fails has changed nothing (its transaction rolled back, no claim stamped): the
+reconciler (``tournaments.reconcile``) finds the tournament without its awards and sends the job
+again. Each job is safe to run twice.
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ from tournaments.models import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.prizes import Payment, compute_prizes
-from tournaments.scoring.ranks import DEFAULT_LADDER, RankGame, compute_ranks
+from tournaments.scoring.ranks import DEFAULT_LADDER, RankGame, RankTable, compute_ranks
 from tournaments.scoring.ratings import Rating, rate, rated_table
 from tournaments.scoring.results import Pogony as ScoringPogony
 from tournaments.scoring.results import TableResult as PureResult
@@ -187,16 +192,21 @@ def _pogony_games(results: Sequence[TableResult]) -> list[RankGame]:
     return games
 
 
-def _store_ranks(results: Sequence[TableResult], ladder: Sequence[str], **scope: Any) -> int:
-    """Replace the rank records of ``scope`` (a tournament or a league, locked by the caller) by
-    the fold of ``results``' pogony; returns how many players are ranked.
+def _rank_table(results: Sequence[TableResult], ladder: Sequence[str]) -> RankTable:
+    """The fold of ``results``' pogony into ranks (pure: no lock, no write)."""
+    return compute_ranks(_pogony_games(results), ladder or DEFAULT_LADDER)
 
-    Locks the ranked players (step 2), then writes their records in player order (step 3).
-    """
-    table = compute_ranks(_pogony_games(results), ladder or DEFAULT_LADDER)
+
+def _ranked_ids(table: RankTable) -> list[int]:
+    return sorted(int(row.player) for row in table.players.values())
+
+
+def _store_ranks(table: RankTable, **scope: Any) -> int:
+    """Replace the rank records of ``scope`` (a tournament or a league, locked by the caller, as
+    are the ranked players: steps 1 and 2) by ``table``, in player order (step 3); returns how
+    many players are ranked."""
     ranked = sorted(table.players.values(), key=lambda row: int(row.player))
     ids = [int(row.player) for row in ranked]
-    _lock_players(ids)
     RankRecord.objects.filter(**scope).exclude(player_id__in=ids).delete()
     for row in ranked:
         RankRecord.objects.update_or_create(
@@ -213,7 +223,7 @@ def _store_ranks(results: Sequence[TableResult], ladder: Sequence[str], **scope:
                 ],
             },
         )
-    return len(ranked)
+    return len(ids)
 
 
 def _effective_rows(results: Any) -> list[TableResult]:
@@ -224,20 +234,36 @@ def _effective_rows(results: Any) -> list[TableResult]:
 def tournament_ranks_compute(*, tournament_id: int) -> int:
     """Ranks (звания) of a tournament from its stored pogony; returns how many players it ranked.
 
-    Once the tournament has finished the job claims the work: it computes the ranks, stamps
-    ``ranks_computed_at``, and a later run finds the stamp and changes nothing (returns 0).
-    Before the end it computes provisional ranks and stamps nothing.
+    Once the tournament has finished the job claims the work: it computes the ranks, and those
+    of its league's season (which count this tournament now), stamps ``ranks_computed_at``, and
+    a later run finds the stamp and changes nothing (returns 0). One claim for both, so that the
+    reconciler, which sees the stamp, never leaves a league without a finished tournament's
+    pogony. Before the end it computes provisional ranks and stamps nothing.
 
-    Locks the tournament row (step 1), then the ranked players (step 2), then writes the rank
-    records (step 3). Announced on the feed last.
+    Locks the league row, if any, then the tournament row (step 1), then every ranked player of
+    both (step 2), then writes the rank records (step 3). Announced on the feed last.
     """
+    expected_league = Tournament.objects.values_list("league_id", flat=True).get(pk=tournament_id)
+    league = _lock_league(expected_league) if expected_league is not None else None
     tournament = _lock_tournament(tournament_id)
+    if tournament.league_id != expected_league:
+        # Moved to another league between the read and the lock: the order above would break.
+        raise StateError(gettext("the tournament's league changed while its ranks were computed"))
     finished = tournament.status == Tournament.Status.FINISHED
     if finished and tournament.ranks_computed_at is not None:
         return 0
-    ladder = tournament.league.rank_ladder if tournament.league else []
-    rows = _effective_rows(TableResult.objects.filter(table__round__stage__tournament=tournament))
-    count = _store_ranks(rows, ladder, tournament=tournament)
+    ladder = league.rank_ladder if league is not None else []
+    own = _rank_table(
+        _effective_rows(TableResult.objects.filter(table__round__stage__tournament=tournament)),
+        ladder,
+    )
+    season = None
+    if finished and league is not None:
+        season = _rank_table(_league_rows(league), league.rank_ladder)
+    _lock_players([*_ranked_ids(own), *(_ranked_ids(season) if season else [])])
+    count = _store_ranks(own, tournament=tournament)
+    if season is not None:
+        _store_ranks(season, league=league)
     if finished:
         tournament.ranks_computed_at = timezone.now()
         tournament.save(update_fields=["ranks_computed_at"])
@@ -249,19 +275,30 @@ def tournament_ranks_compute(*, tournament_id: int) -> int:
     return count
 
 
+def _lock_league(league_id: int) -> League:
+    """Step 1 of the lock order for a league's jobs (before any of its tournaments)."""
+    return League.objects.select_for_update(no_key=True).get(pk=league_id)
+
+
+def _league_rows(league: League) -> list[TableResult]:
+    return _effective_rows(
+        TableResult.objects.filter(table__round__stage__tournament__league=league)
+    )
+
+
 @atomic_retry
 def league_ranks_compute(*, league_id: int) -> int:
     """Ranks of a league season over all its tournaments' stored pogony; returns how many
     players are ranked. A recomputation from scratch: running it again gives the same rows.
+    (A tournament's end recomputes them in its own ranks job.)
 
     Locks the league row (step 1), then the ranked players (step 2), then writes the league's
     rank records (step 3); no tournament row.
     """
-    league = League.objects.select_for_update(no_key=True).get(pk=league_id)
-    rows = _effective_rows(
-        TableResult.objects.filter(table__round__stage__tournament__league=league)
-    )
-    return _store_ranks(rows, league.rank_ladder, league=league)
+    league = _lock_league(league_id)
+    season = _rank_table(_league_rows(league), league.rank_ladder)
+    _lock_players(_ranked_ids(season))
+    return _store_ranks(season, league=league)
 
 
 @atomic_retry

@@ -1,9 +1,16 @@
-"""People: players and teams.
+"""People: players and teams, and a player's own account.
 
 Players and teams belong to no tournament: the console's organisers add and change them, each
 change by a person audited (``AuditEvent`` with no tournament). A team's members are fixed once
 it has played: its results are its members' (ratings, ranks), so a team with an entry in an event
 that has started keeps them (a new team is made instead); its name may still change.
+
+A person also makes their own player (:func:`player_sign_up`: a user account and its profile),
+edits it (:func:`player_profile_update`), and enters, checks in to and withdraws from open
+tournaments themselves (:func:`player_enter`, :func:`player_check_in`, :func:`player_withdraw`:
+the registration services, for their own entry only, audited with the player as the actor).
+On those self-service faces a display name is one nobody else plays under, so that a table
+and a standings line name one person.
 """
 
 from __future__ import annotations
@@ -12,12 +19,21 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils.translation import gettext, ngettext
 
+from durak_site.errors import status_name
+from tournaments import selectors
 from tournaments.errors import (
+    NotFound,
     RegistrationError,
+    StateError,
 )
 from tournaments.models import (
     AuditEvent,
@@ -28,9 +44,12 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.audit import audit_record
+from tournaments.services.registration import entry_check_in, entry_register, entry_withdraw
 
 #: What ``player_update`` changes: the profile, never the rating nor whether it is a bot.
-PLAYER_FIELDS = ("display_name", "club", "city", "user")
+PLAYER_FIELDS = ("display_name", "club", "city", "language", "user")
+#: What a player changes of their own profile (:func:`player_profile_update`).
+PROFILE_FIELDS = ("display_name", "club", "city", "language")
 #: The length of a player's name, club and city, and of a team's name (the models' max_length).
 NAME_MAX = 80
 TEAM_SIZES = (2, 3)
@@ -71,10 +90,12 @@ def player_create(
     user: Any = None,
     bot_kind: str = "",
     rating: float | None = None,
+    language: str = "",
 ) -> Player:
     """A new player; ``rating``, an Elo-like seeding strength, sets its starting ``rating_mu``
     (:func:`rating_mu_from_seed`; None: the defaults). Only a new player takes one: an existing
-    player's rating comes from its games."""
+    player's rating comes from its games. ``language``: one of the site's, or "" for the
+    browser's."""
     name = display_name.strip()
     if not name:
         raise _refuse("display_name", gettext("a player needs a display name"))
@@ -86,6 +107,7 @@ def player_create(
         user=user,
         is_bot=bool(bot_kind),
         bot_kind=bot_kind,
+        language=_language(language),
         **extra,
     )
 
@@ -111,6 +133,14 @@ def _text(field: str, value: Any, *, required: bool) -> str:
     return text
 
 
+def _language(value: Any) -> str:
+    """One of the site's languages (``settings.LANGUAGES``), or "" for the browser's."""
+    code = value or ""
+    if code not in {""} | {lang for lang, _name in settings.LANGUAGES}:
+        raise _refuse("language", gettext("not one of the site's languages"))
+    return str(code)
+
+
 def validate_player(changes: Mapping[str, Any], *, player: Player) -> dict[str, Any]:
     """The changes of ``player``'s profile as they would be stored; a ``RegistrationError``
     naming its field for the first that is not valid: a blank or too long name, a user account
@@ -123,6 +153,8 @@ def validate_player(changes: Mapping[str, Any], *, player: Player) -> dict[str, 
         for field in ("display_name", "club", "city")
         if field in changes
     }
+    if "language" in changes:
+        checked["language"] = _language(changes["language"])
     if "user" in changes:
         user = changes["user"]
         if user is not None and player.is_bot:
@@ -324,3 +356,266 @@ def team_update(
             after=after,
         )
     return locked
+
+
+# --- a player's own account ------------------------------------------------------------------
+
+#: Django's own rule for a username (letters, digits and @ . + - _), and its length.
+USERNAME_MAX = 150
+_username_rule = UnicodeUsernameValidator()
+
+
+def same_text(field: str, value: str) -> Q:
+    """Rows whose ``field`` is ``value`` in any case. PostgreSQL's ``iexact`` folds every
+    alphabet; SQLite's folds only ASCII, so the usual spellings of a Cyrillic name (as typed,
+    lower, upper, capitalised) are matched there too."""
+    spellings = {value, value.lower(), value.upper(), value.capitalize(), value.title()}
+    return Q(**{f"{field}__iexact": value}) | Q(**{f"{field}__in": sorted(spellings)})
+
+
+def _name_taken(display_name: str, *, other_than: Player | None = None) -> Player | None:
+    """Another player already called ``display_name`` (in any case), if there is one."""
+    others = Player.objects.filter(same_text("display_name", display_name))
+    if other_than is not None:
+        others = others.exclude(pk=other_than.pk)
+    return others.first()
+
+
+def _validate_sign_up(
+    *, username: str, email: str, password: str, display_name: str, club: str, city: str
+) -> dict[str, list[str]]:
+    """Every refusal of a sign-up, by field (empty: it is valid)."""
+    errors: dict[str, list[str]] = {}
+
+    def check(field: str, test: Any) -> None:
+        try:
+            test()
+        except RegistrationError as exc:
+            errors.setdefault(field, []).append(exc.message)
+        except ValidationError as exc:
+            errors.setdefault(field, []).extend(str(m) for m in exc.messages)
+
+    def check_username() -> None:
+        if not username:
+            raise RegistrationError(gettext("choose a username to log in with"))
+        if len(username) > USERNAME_MAX:
+            raise RegistrationError(
+                gettext("a username has at most %(count)s characters") % {"count": USERNAME_MAX}
+            )
+        _username_rule(username)
+        if get_user_model().objects.filter(same_text("username", username)).exists():
+            raise RegistrationError(gettext("this username is taken: choose another one"))
+
+    def check_email() -> None:
+        if not email:
+            raise RegistrationError(gettext("an email address is needed to reset the password"))
+        validate_email(email)
+        if get_user_model().objects.filter(same_text("email", email)).exists():
+            raise RegistrationError(
+                gettext("an account with this email address exists: log in, or reset its password")
+            )
+
+    def check_name() -> None:
+        name = _text("display_name", display_name, required=True)
+        if _name_taken(name) is not None:
+            raise RegistrationError(_name_taken_message(name))
+
+    def check_password() -> None:
+        user_model = get_user_model()
+        password_validation.validate_password(
+            password, user=user_model(username=username, email=email)
+        )
+
+    check("username", check_username)
+    check("email", check_email)
+    check("display_name", check_name)
+    for field, value in (("club", club), ("city", city)):
+        check(field, lambda field=field, value=value: _text(field, value, required=False))
+    check("password", check_password)
+    return errors
+
+
+def _name_taken_message(name: str) -> str:
+    return gettext(
+        "a player called %(name)s already exists: add an initial or your city to tell you apart"
+    ) % {"name": name}
+
+
+@transaction.atomic
+def player_sign_up(
+    *,
+    username: str,
+    email: str,
+    password: str,
+    display_name: str,
+    club: str = "",
+    city: str = "",
+    language: str = "",
+) -> Player:
+    """A person's own account: a user that logs in with ``username`` (or ``email``) and
+    ``password``, and the player it plays as, in one transaction.
+
+    Refused (one ``RegistrationError`` naming every field at fault, so that a form shows them
+    all at once): a username or an email address that is taken (in any case), a display name
+    another player has, a password the site's validators refuse (``AUTH_PASSWORD_VALIDATORS``),
+    a language the site does not speak. The username's unique index settles a race between two
+    sign-ups with one name.
+    """
+    username, email = username.strip(), email.strip()
+    errors = _validate_sign_up(
+        username=username,
+        email=email,
+        password=password,
+        display_name=display_name,
+        club=club,
+        city=city,
+    )
+    try:
+        chosen = _language(language)
+    except RegistrationError as exc:
+        errors["language"] = [exc.message]
+    if errors:
+        first = next(iter(errors.values()))[0]
+        raise RegistrationError(first, fields=errors)
+    try:
+        with transaction.atomic():
+            user = get_user_model().objects.create_user(
+                username=username, email=email, password=password
+            )
+    except IntegrityError:
+        raise _refuse("username", gettext("this username is taken: choose another one")) from None
+    return player_create(
+        display_name=display_name, club=club, city=city, user=user, language=chosen
+    )
+
+
+@transaction.atomic
+def player_profile_update(*, player: Player, actor: Any, **changes: Any) -> Player:
+    """A player's change of their own profile (:data:`PROFILE_FIELDS`: display name, club,
+    city, language): :func:`player_update` (validated, audited), and a display name that no
+    other player has. Locks the player row (in :func:`player_update`)."""
+    unknown = sorted(set(changes) - set(PROFILE_FIELDS))
+    if unknown:
+        raise _refuse(unknown[0], gettext("not a player's field"))
+    if "display_name" in changes:
+        name = _text("display_name", changes["display_name"], required=True)
+        if _name_taken(name, other_than=player) is not None:
+            raise _refuse("display_name", _name_taken_message(name))
+    return player_update(player=player, actor=actor, **changes)
+
+
+@transaction.atomic
+def player_profile_create(*, user: Any, **profile: Any) -> Player:
+    """The player of a user who has none yet (a console user who wants to play): the profile
+    fields of :data:`PROFILE_FIELDS`, a display name no other player has. Refused if ``user``
+    already plays as a player (the profile is edited instead)."""
+    unknown = sorted(set(profile) - set(PROFILE_FIELDS))
+    if unknown:
+        raise _refuse(unknown[0], gettext("not a player's field"))
+    if Player.objects.filter(user=user).exists():
+        raise RegistrationError(gettext("you have a player profile already"), code="profile_exists")
+    name = _text("display_name", profile.get("display_name"), required=True)
+    if _name_taken(name) is not None:
+        raise _refuse("display_name", _name_taken_message(name))
+    club = _text("club", profile.get("club"), required=False)
+    city = _text("city", profile.get("city"), required=False)
+    language = _language(profile.get("language"))
+    try:
+        with transaction.atomic():
+            return player_create(
+                display_name=name, club=club, city=city, user=user, language=language
+            )
+    except IntegrityError:  # a second request made it meanwhile
+        raise RegistrationError(
+            gettext("you have a player profile already"), code="profile_exists"
+        ) from None
+
+
+# --- a player's own entries ------------------------------------------------------------------
+
+
+def _own_tournament(tournament: Tournament, actor: Any) -> Tournament:
+    """``tournament`` locked for update, if ``actor`` may see it (else ``NotFound``, as for a
+    tournament that does not exist: a private event's outsider learns nothing). The lock keeps
+    it from starting while a player's entry changes (lock order: the tournament, then the
+    entry, as in ``entry_register``)."""
+    if not selectors.tournament_visible_to(tournament, actor):
+        raise NotFound(gettext("no such tournament"))
+    return Tournament.objects.select_for_update().get(pk=tournament.pk)
+
+
+def _individual(tournament: Tournament) -> None:
+    if tournament.is_team_event:
+        raise RegistrationError(
+            gettext("this is a team event: its organiser registers the teams"), code="team_event"
+        )
+
+
+def _own_entry(tournament: Tournament, player: Player) -> Entry:
+    entry = Entry.objects.filter(tournament=tournament, player=player).first()
+    if entry is None:
+        raise NotFound(
+            gettext("you are not registered for %(tournament)s") % {"tournament": tournament},
+            code="not_registered",
+        )
+    return entry
+
+
+@transaction.atomic
+def player_enter(*, player: Player, tournament: Tournament, actor: Any) -> Entry:
+    """``player`` registers themselves for ``tournament`` (``entry_register``; the entry fee is
+    the pay-in, settled with the organiser: the entry counts as paid, as the console's entries
+    do by default). Refused besides ``entry_register``'s refusals: a tournament ``actor`` may
+    not see, a team event, and a player who withdrew (only the organiser registers them again).
+    Audited with ``actor`` (the player's user). Locks the tournament row."""
+    locked = _own_tournament(tournament, actor)
+    _individual(locked)
+    earlier = Entry.objects.filter(tournament=locked, player=player).first()
+    if earlier is not None and earlier.status not in Entry.ACTIVE:
+        raise RegistrationError(
+            gettext("your entry is %(status)s: only the organiser can register you again")
+            % {"status": status_name(Entry.Status, earlier.status)},
+            code="entry_closed",
+        )
+    if earlier is not None:
+        raise RegistrationError(
+            gettext("you are already registered for %(tournament)s") % {"tournament": locked},
+            code="already_registered",
+        )
+    return entry_register(
+        tournament=locked, player=player, actor=actor, reason=gettext("by the player")
+    )
+
+
+@transaction.atomic
+def player_check_in(*, player: Player, tournament: Tournament, actor: Any) -> Entry:
+    """``player`` checks their own entry in (``entry_check_in``), while registration is open and
+    only where the tournament asks for it. Audited with ``actor``. Locks the tournament row."""
+    locked = _own_tournament(tournament, actor)
+    entry = _own_entry(locked, player)
+    if not locked.check_in_required:
+        raise StateError(gettext("this tournament needs no check-in"), code="check_in_not_required")
+    if locked.status != Tournament.Status.REGISTRATION or locked.registration_closed_at:
+        raise StateError(
+            gettext("check-in is closed: registration is over"), code="check_in_closed"
+        )
+    return entry_check_in(entry=entry, actor=actor, reason=gettext("by the player"))
+
+
+@transaction.atomic
+def player_withdraw(
+    *, player: Player, tournament: Tournament, actor: Any, reason: str = ""
+) -> Entry:
+    """``player`` withdraws their own entry (``entry_withdraw``) before the tournament starts;
+    once it runs, only a referee withdraws a player (the dropout rule then applies to their
+    games). Audited with ``actor``. Locks the tournament row."""
+    locked = _own_tournament(tournament, actor)
+    entry = _own_entry(locked, player)
+    if locked.status != Tournament.Status.REGISTRATION:
+        raise StateError(
+            gettext("the tournament is %(status)s: a player withdraws only before it starts")
+            % {"status": status_name(Tournament.Status, locked.status)},
+            code="tournament_started",
+        )
+    why = reason.strip() or gettext("withdrawn by the player")
+    return entry_withdraw(entry=entry, reason=why, actor=actor)

@@ -210,7 +210,8 @@ def _advancing(stage: Stage) -> list[int]:
 
 def _tournament_finish(tournament: Tournament) -> None:
     """Final places: the last stage's order, then those eliminated earlier, stage by stage; then
-    the four end-of-tournament jobs (``tournaments.services.awards``), after commit.
+    the three end-of-tournament jobs (``tournaments.services.awards``: the prize pool, the ranks
+    with the league's, the ratings), after commit.
 
     Called by the round job holding the last round's row; locks the tournament row before
     writing the entries' places, as the awards' lock order has it (tournament row first, then
@@ -236,19 +237,3 @@ def _tournament_finish(tournament: Tournament) -> None:
     enqueue_on_commit("tournaments.prize_pool_compute", tournament.pk)
     enqueue_on_commit("tournaments.tournament_ranks_compute", tournament.pk)
     enqueue_on_commit("tournaments.ratings_update", tournament.pk)
-    if tournament.league_id:
-        enqueue_on_commit("tournaments.league_ranks_compute", tournament.league_id)
-
-
-def rounds_sweep() -> int:
-    """Complete every playing round with no unfinished table; returns how many were found."""
-    stuck = (
-        Round.objects.filter(status=Round.Status.PLAYING)
-        .exclude(tables__status__in=[Table.Status.PLAYING, Table.Status.WAITING])
-        .values_list("pk", flat=True)
-    )
-    count = 0
-    for round_id in stuck:
-        round_complete(round_id=round_id)
-        count += 1
-    return count

@@ -18,6 +18,7 @@ from tournaments.errors import (
     StateError,
 )
 from tournaments.models import (
+    AuditEvent,
     Entry,
     Player,
     Round,
@@ -27,6 +28,7 @@ from tournaments.models import (
     Team,
     Tournament,
 )
+from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.plans import validate_plan
 
@@ -112,8 +114,13 @@ def entry_register(
     player: Player | None = None,
     team: Team | None = None,
     paid: bool = True,
+    actor: Any = None,
+    reason: str = "",
+    note: dict[str, Any] | None = None,
 ) -> Entry:
-    """Register a player (individual event) or a team (team event).
+    """Register a player (individual event) or a team (team event). A person's registration
+    (``actor``: an organiser, or the player themselves) is audited, with ``reason`` and ``note``
+    (more of the audit row's ``after``, e.g. the line of an imported file).
 
     Locks the tournament row so that concurrent registrations respect ``max_entries``.
     """
@@ -165,8 +172,31 @@ def entry_register(
         assert first is not None
         last_seed = first.stage_entries.order_by("-seed").values_list("seed", flat=True).first()
         StageEntry.objects.create(stage=first, entry=entry, seed=(last_seed or 0) + 1)
+    if actor is not None:
+        audit_record(
+            actor=actor,
+            action=AuditEvent.Action.ENTRY_REGISTER,
+            tournament=tournament,
+            target=entry,
+            reason=reason,
+            after={"status": entry.status, "paid": entry.paid, **(note or {})},
+        )
     _entries_changed(entry, "registered")
     return entry
+
+
+def _audit_status(actor: Any, action: str, entry: Entry, before: str, reason: str = "") -> None:
+    """The audit row of a person's change of an entry's status (none for the system's)."""
+    if actor is not None:
+        audit_record(
+            actor=actor,
+            action=action,
+            tournament=entry.tournament,
+            target=entry,
+            reason=reason,
+            before={"status": before},
+            after={"status": entry.status},
+        )
 
 
 def _entries_changed(entry: Entry, change: str) -> None:
@@ -211,11 +241,14 @@ def _entry_set_status(entry: Entry, allowed: Sequence[str], new: str, reason: st
     return entry
 
 
-def entry_check_in(*, entry: Entry) -> Entry:
+def entry_check_in(*, entry: Entry, actor: Any = None, reason: str = "") -> Entry:
+    """A registered entry is present. Audited when a person (``actor``) checks it in."""
     if entry.tournament.status not in (Tournament.Status.REGISTRATION, Tournament.Status.RUNNING):
         raise StateError(gettext("check-in is open only during registration"))
     with transaction.atomic():
+        before = entry.status
         entry = _entry_set_status(entry, [Entry.Status.REGISTERED], Entry.Status.CHECKED_IN)
+        _audit_status(actor, AuditEvent.Action.ENTRY_CHECK_IN, entry, before, reason)
         _entries_changed(entry, "checked in")
         return entry
 
@@ -223,11 +256,14 @@ def entry_check_in(*, entry: Entry) -> Entry:
 def entry_withdraw(*, entry: Entry, reason: str = "", actor: Any = None) -> Entry:
     """Withdraw an entry: it keeps its played results and is not seated again (the next round
     is paired without it). If it drops out of a running event while it plays, its games follow
-    the tournament's dropout rule (:func:`_drop_out`)."""
+    the tournament's dropout rule (:func:`_drop_out`). Audited when a person (``actor``)
+    withdraws it."""
     with transaction.atomic():
+        before = entry.status
         entry = _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
         if entry.tournament.status == Tournament.Status.RUNNING:
             _drop_out(entry, reason, actor)
+        _audit_status(actor, AuditEvent.Action.ENTRY_WITHDRAW, entry, before, reason)
         _entries_changed(entry, "withdrew")
         return entry
 

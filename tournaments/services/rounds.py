@@ -320,9 +320,9 @@ def round_pair(*, round_id: int) -> Round:
         return round_
 
 
-def round_request_pairing(*, round_: Round) -> None:
+def round_request_pairing(*, round_: Round, actor: Any = None) -> None:
     """A referee asks for a round to be paired: refused with a clear error unless it is pending
-    (the job itself is idempotent and quietly skips a paired round)."""
+    (the job itself is idempotent and quietly skips a paired round). Audited with ``actor``."""
     round_.refresh_from_db(fields=["status"])
     if round_.status != Round.Status.PENDING:
         raise StateError(
@@ -332,6 +332,13 @@ def round_request_pairing(*, round_: Round) -> None:
     if round_.stage.format == Stage.Format.KNOCKOUT and round_.number > 1:
         raise StateError(gettext("later knockout rounds are seated by their feeding tables"))
     with transaction.atomic():
+        if actor is not None:
+            audit_record(
+                actor=actor,
+                action=AuditEvent.Action.ROUND_PAIR,
+                tournament=round_.stage.tournament,
+                target=round_,
+            )
         enqueue_on_commit("tournaments.round_pair", round_.pk)
 
 

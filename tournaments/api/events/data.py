@@ -194,6 +194,7 @@ def round_summaries(stage: Stage) -> list[Row]:
 
 def _round_head(round_: Round) -> Row:
     return {
+        "id": round_.pk,
         "number": round_.number,
         "status": round_.status,
         "paired_at": round_.paired_at,
@@ -269,17 +270,18 @@ def _in_force(table: Table) -> TableResult | None:
     return next(iter(getattr(table, "in_force", [])), None)
 
 
-def round_detail(round_: Round) -> Row:
-    """A round with its tables: seats, series score, the result in force."""
-    tables = _tables_with_results(round_.tables.order_by("number"))
+def table_rows(tables: QuerySet[Table]) -> list[Row]:
+    """``tables`` (of one round or several) with their seats, series score and the result in
+    force, in three queries however many tables."""
     rows = []
-    for table in tables:
+    for table in _tables_with_results(tables):
         seats = list(table.seats.all())
         names = {seat.entry_id: seat.entry.name for seat in seats}
         result = _in_force(table)
         rows.append(
             {
                 "id": table.pk,
+                "round_id": table.round_id,
                 "number": table.number,
                 "status": table.status,
                 "is_bye": table.is_bye,
@@ -291,7 +293,12 @@ def round_detail(round_: Round) -> Row:
                 "result": None if result is None else result_body(result, names),
             }
         )
-    return {**_round_head(round_), "tables": rows}
+    return rows
+
+
+def round_detail(round_: Round) -> Row:
+    """A round with its tables: seats, series score, the result in force."""
+    return {**_round_head(round_), "tables": table_rows(round_.tables.order_by("number"))}
 
 
 # --- standings ----------------------------------------------------------------------------------
@@ -421,6 +428,91 @@ def final_standings(tournament: Tournament) -> list[Row]:
 
 def prize_pool(tournament: Tournament) -> PrizePool | None:
     return PrizePool.objects.filter(tournament=tournament).first()
+
+
+def stage_row(stage: Stage) -> Row:
+    """A stage's plan as readers see it: format, table size, rounds, series, who advances, the
+    points by place for each table size, the pogony penalty, the bye's points, the tie-breaks."""
+    try:
+        config = adapters.scoring_config(stage)
+        sizes = {*config.tables, stage.table_size}
+        by_place = {str(n): [number(p) for p in config.table_for(n)] for n in sorted(sizes)}
+        penalty, bye = number(config.penalty), number(config.bye)
+    except ScoringError:  # a stored plan the scoring refuses: shown as the defaults' shape
+        by_place, penalty, bye = {}, 0.0, 0.0
+    return {
+        "order": stage.order,
+        "name": str(stage),
+        "format": stage.format,
+        "status": stage.status,
+        "table_size": stage.table_size,
+        "rounds_planned": stage.rounds_planned,
+        "groups": stage.groups,
+        "knockout_advance": stage.knockout_advance,
+        "series": {"format": stage.series_format, "target": stage.series_target},
+        "advance": {"mode": stage.advance_mode, "count": stage.advance_count},
+        "scoring": {
+            "points_by_place": by_place,
+            "fool_pogony_penalty": penalty,
+            "bye_points": bye,
+        },
+        "tie_breaks": stage_tie_breaks(stage),
+    }
+
+
+def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = None) -> Row:
+    """A tournament's public facts: status and dates, rules, play settings, money (the prize
+    pool as last computed) and its stages (``stages``: already read, in order; else read
+    here). Three queries (two with ``stages``)."""
+    pool = prize_pool(tournament)
+    league = tournament.league
+    return {
+        "slug": tournament.slug,
+        "name": tournament.name,
+        "status": tournament.status,
+        "is_public": tournament.is_public,
+        "league": None
+        if league is None
+        else {"slug": league.slug, "name": league.name, "season": league.season},
+        "team_size": tournament.team_size,
+        "entry_count": tournament.entries.exclude(status=Entry.Status.WITHDRAWN).count(),
+        "created_at": tournament.created_at,
+        "registration_closed_at": tournament.registration_closed_at,
+        "started_at": tournament.started_at,
+        "finished_at": tournament.finished_at,
+        "changed_at": tournament.changed_at,
+        "version": tournament.version,
+        "rules": dict(tournament.rules or {}),
+        "play": {
+            "move_clock_seconds": tournament.move_clock_seconds,
+            "dropout_rule": tournament.dropout_rule,
+            "two_person_rule": tournament.two_person_rule,
+            "check_in_required": tournament.check_in_required,
+            "max_entries": tournament.max_entries,
+            "late_registration_rounds": tournament.late_registration_rounds,
+        },
+        "money": {
+            "currency": tournament.currency,
+            "entry_fee": tournament.entry_fee,
+            "reentry_fee": tournament.reentry_fee,
+            "rake_percent": tournament.rake_percent,
+            "guarantee": tournament.guarantee,
+            "payout_structure": [str(p) for p in tournament.payout_structure or []],
+            "prize_pool": None
+            if pool is None
+            else {
+                "gross": pool.gross,
+                "rake": pool.rake,
+                "total": pool.total,
+                "paid_entries": pool.paid_entries,
+                "final": pool.final,
+            },
+        },
+        "stages": [
+            stage_row(s)
+            for s in (tournament.stages.order_by("order") if stages is None else stages)
+        ],
+    }
 
 
 # --- the knockout tree --------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments import adapters, selectors
+from tournaments import selectors
 from tournaments.api.common import (
     ApiAnonThrottle,
     ApiCursorPagination,
@@ -32,7 +32,6 @@ from tournaments.api.common import (
 from tournaments.api.events import data
 from tournaments.api.events import serializers as out
 from tournaments.models import Entry, League, Round, Stage, Tournament
-from tournaments.scoring.errors import ScoringError
 
 TAG = ["events"]
 ORDER = OpenApiParameter(
@@ -103,83 +102,6 @@ class TournamentListView(generics.ListAPIView[Tournament]):
         )
 
 
-def _stage_row(stage: Stage) -> dict[str, Any]:
-    try:
-        config = adapters.scoring_config(stage)
-        sizes = {*config.tables, stage.table_size}
-        by_place = {str(n): [data.number(p) for p in config.table_for(n)] for n in sorted(sizes)}
-        penalty, bye = data.number(config.penalty), data.number(config.bye)
-    except ScoringError:  # a stored plan the scoring refuses: shown as the defaults' shape
-        by_place, penalty, bye = {}, 0.0, 0.0
-    return {
-        "order": stage.order,
-        "name": str(stage),
-        "format": stage.format,
-        "status": stage.status,
-        "table_size": stage.table_size,
-        "rounds_planned": stage.rounds_planned,
-        "groups": stage.groups,
-        "knockout_advance": stage.knockout_advance,
-        "series": {"format": stage.series_format, "target": stage.series_target},
-        "advance": {"mode": stage.advance_mode, "count": stage.advance_count},
-        "scoring": {
-            "points_by_place": by_place,
-            "fool_pogony_penalty": penalty,
-            "bye_points": bye,
-        },
-        "tie_breaks": data.stage_tie_breaks(stage),
-    }
-
-
-def tournament_detail(tournament: Tournament) -> dict[str, Any]:
-    pool = data.prize_pool(tournament)
-    league = tournament.league
-    return {
-        "slug": tournament.slug,
-        "name": tournament.name,
-        "status": tournament.status,
-        "is_public": tournament.is_public,
-        "league": None
-        if league is None
-        else {"slug": league.slug, "name": league.name, "season": league.season},
-        "team_size": tournament.team_size,
-        "entry_count": tournament.entries.exclude(status=Entry.Status.WITHDRAWN).count(),
-        "created_at": tournament.created_at,
-        "registration_closed_at": tournament.registration_closed_at,
-        "started_at": tournament.started_at,
-        "finished_at": tournament.finished_at,
-        "changed_at": tournament.changed_at,
-        "version": tournament.version,
-        "rules": dict(tournament.rules or {}),
-        "play": {
-            "move_clock_seconds": tournament.move_clock_seconds,
-            "dropout_rule": tournament.dropout_rule,
-            "two_person_rule": tournament.two_person_rule,
-            "check_in_required": tournament.check_in_required,
-            "max_entries": tournament.max_entries,
-            "late_registration_rounds": tournament.late_registration_rounds,
-        },
-        "money": {
-            "currency": tournament.currency,
-            "entry_fee": tournament.entry_fee,
-            "reentry_fee": tournament.reentry_fee,
-            "rake_percent": tournament.rake_percent,
-            "guarantee": tournament.guarantee,
-            "payout_structure": [str(p) for p in tournament.payout_structure or []],
-            "prize_pool": None
-            if pool is None
-            else {
-                "gross": pool.gross,
-                "rake": pool.rake,
-                "total": pool.total,
-                "paid_entries": pool.paid_entries,
-                "final": pool.final,
-            },
-        },
-        "stages": [_stage_row(s) for s in tournament.stages.order_by("order")],
-    }
-
-
 @extend_schema(
     tags=TAG,
     summary="A tournament",
@@ -196,7 +118,7 @@ class TournamentDetailView(TournamentReadView):
         tournament = self.get_tournament()
         return self.respond(
             tournament,
-            lambda: out.TournamentDetailSerializer(tournament_detail(tournament)).data,
+            lambda: out.TournamentDetailSerializer(data.tournament_detail(tournament)).data,
         )
 
 

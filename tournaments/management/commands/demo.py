@@ -4,14 +4,16 @@ events, a referee assigned to them), a finished tournament and one in progress.
 The finished one is played by bots with ``simulate_tournament``; in the one in progress the
 admin has a seat, so its table waits for a person to play in the browser. With real Celery
 workers (``REDIS_URL``) both need a running worker: the command waits for the finished event and
-its jobs, then for the admin's seat, at most ``--timeout`` seconds in all, and otherwise fails
-(exit 1) naming what did not happen.
+its jobs (also when an earlier run played it), then for the admin's seat, at most ``--timeout``
+seconds in all, and otherwise fails (exit 1) naming what did not happen
+(``tournaments.reconcile.unfinished_work``).
 """
 
 from __future__ import annotations
 
 import secrets
 import time
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -19,13 +21,16 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from durak_site.jobs import enqueue_due
 from tournaments import services
 from tournaments.models import Player, Seat, Tournament
 from tournaments.permissions import ORGANISER, REFEREE
+from tournaments.reconcile import awards_missing, due_jobs, unfinished_work
 
 DEMO_ADMIN, DEMO_ORGANISER, DEMO_REFEREE = "admin", "organiser", "referee"
 FINISHED_NAME = "Демо: Кубок ботов"
 LIVE_NAME = "Демо: турнир идёт"
+OPEN_NAME = "Демо: запись открыта"
 
 
 class Command(BaseCommand):
@@ -70,10 +75,24 @@ class Command(BaseCommand):
                 referee=DEMO_REFEREE,
                 stdout=self.stdout,
             )
+        finished = (
+            Tournament.objects.filter(name=FINISHED_NAME, status=Tournament.Status.FINISHED)
+            .order_by("-finished_at")
+            .first()
+        )
+        if finished is not None:
+            self._wait_for_awards(finished, deadline, options["timeout"])
         live = Tournament.objects.filter(name=LIVE_NAME).first() or self._live(
             user, organiser, referee
         )
         self.stdout.write(self.style.SUCCESS(f"Tournament in progress: /tournaments/{live.slug}/"))
+        opened = Tournament.objects.filter(name=OPEN_NAME).first() or self._open(organiser, referee)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Open for registration: /tournaments/{opened.slug}/ "
+                "(sign up as a player at /accounts/signup/ and register there)"
+            )
+        )
         seat = self._wait_for_seat(live, user, deadline, options["timeout"])
         self.stdout.write(
             self.style.SUCCESS(f"Your seat (log in as {DEMO_ADMIN}): /tables/{seat.table_id}/")
@@ -94,7 +113,19 @@ class Command(BaseCommand):
             if time.monotonic() > deadline:
                 raise CommandError(
                     f"{LIVE_NAME}: its first round was not paired within {timeout:.0f} s "
-                    "(is a Celery worker running?)"
+                    "(is a Celery worker running?): " + "; ".join(unfinished_work(live))
+                )
+            time.sleep(0.25)
+
+    def _wait_for_awards(self, finished: Tournament, deadline: float, timeout: float) -> None:
+        """The finished event's prize pool, ranks and ratings (a run interrupted before its jobs
+        ran left them to a worker): their jobs are asked for again, then waited for."""
+        enqueue_due(due_jobs(grace=timedelta(0), tournament_id=finished.pk))
+        while missing := awards_missing(finished):
+            if time.monotonic() > deadline:
+                raise CommandError(
+                    f"{FINISHED_NAME}: not done within {timeout:.0f} s: "
+                    + "; ".join([*missing, *unfinished_work(finished)])
                 )
             time.sleep(0.25)
 
@@ -118,6 +149,29 @@ class Command(BaseCommand):
             )
         )
         return user
+
+    def _open(self, organiser: Any, referee: Any) -> Tournament:
+        """A cup open for registration (swiss, then a knockout of the top 8), five bots in it:
+        a new player signs up and registers from its page."""
+        tournament = services.tournament_create(
+            name=OPEN_NAME,
+            stages=[
+                {"format": "swiss", "table_size": 4, "rounds": 2, "advance": {"top": 8}},
+                {"format": "knockout", "table_size": 4, "advance_per_table": 2},
+            ],
+            entry_fee="100",
+            max_entries=32,
+            move_clock_seconds=60,
+            created_by=organiser,
+        )
+        services.tournament_set_referees(tournament=tournament, actor=organiser, referees=[referee])
+        services.tournament_open_registration(tournament=tournament)
+        for i in range(5):
+            bot = services.player_create(
+                display_name=f"Бот открытого {i + 1}", club=f"Клуб {i % 3 + 1}", bot_kind="random"
+            )
+            services.entry_register(tournament=tournament, player=bot)
+        return tournament
 
     def _live(self, user: Any, organiser: Any, referee: Any) -> Tournament:
         """Eight entries at 4-seat tables: the admin and seven bots; the admin's table waits."""

@@ -9,7 +9,13 @@ Series per table: ``--series single|best_of:3|first_to:5|long``.
 
 The games are played by the engine's bots through the same services as live results, and the
 jobs run on whatever is configured: in-process (eager) on the embedded defaults, on real Celery
-workers with ``REDIS_URL`` (start them first, e.g. ``python3 dev.py stack``).
+workers with ``REDIS_URL`` (start them first, with beat for the reconciler, e.g.
+``python3 dev.py stack``).
+
+The command waits for the tournament and its end-of-tournament jobs (prize pool, ranks,
+ratings); past ``--timeout`` it fails (exit 1) naming what did not finish: the rounds and tables
+still open, the missing awards, and the due work the reconciler would send
+(``tournaments.reconcile.unfinished_work``).
 """
 
 from __future__ import annotations
@@ -19,7 +25,6 @@ import threading
 import time
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections
@@ -27,7 +32,8 @@ from tqdm import tqdm
 
 from durak_site.errors import ServiceError
 from tournaments import services
-from tournaments.models import Entry, Payout, PrizePool, RankRecord, Table, Tournament
+from tournaments.models import Entry, Payout, RankRecord, Table, Tournament
+from tournaments.reconcile import awards_missing, unfinished_work
 from tournaments.scoring.prizes import currency
 from tournaments.selectors import stage_standings
 
@@ -193,12 +199,12 @@ class Command(BaseCommand):
                 bar.close()
                 raise CommandError(
                     f"{tournament.name} not finished after {options['timeout']:.0f} s "
-                    f"(status {status}, {done} of {total} tables finished)"
+                    f"(status {status}, {done} of {total} tables finished): "
+                    + "; ".join(unfinished_work(tournament))
                 )
             time.sleep(0.25)
         bar.close()
-        if not settings.CELERY_TASK_ALWAYS_EAGER:
-            self._wait_for_final_jobs(tournament, deadline)
+        self._wait_for_final_jobs(tournament, deadline)  # done already when jobs run eagerly
 
     def _user(self, options: dict[str, Any], key: str) -> Any:
         """The user named by ``--organiser``/``--referee`` (None when not given)."""
@@ -211,22 +217,17 @@ class Command(BaseCommand):
 
     def _wait_for_final_jobs(self, tournament: Tournament, deadline: float) -> None:
         """The end of a tournament starts the prize, rank and rating jobs; wait for all three
-        (``CommandError`` naming the missing ones at the deadline)."""
+        (``CommandError`` naming the missing ones, and the due work, at the deadline)."""
         while True:
-            fresh = Tournament.objects.get(pk=tournament.pk)
-            missing = []
-            if not PrizePool.objects.filter(tournament=fresh, final=True).exists():
-                missing.append("the final prize pool")
-            if fresh.ranks_computed_at is None:
-                missing.append("the ranks")
-            if fresh.ratings_applied_at is None:
-                missing.append("the ratings")
+            missing = awards_missing(tournament)
             if not missing:
                 return
             if time.monotonic() > deadline:
+                due = [line for line in unfinished_work(tournament) if line.startswith("due")]
                 raise CommandError(
                     f"{tournament.name} finished, but these jobs did not within the timeout: "
                     + ", ".join(missing)
+                    + (f" ({'; '.join(due)})" if due else "")
                 )
             time.sleep(0.25)
 

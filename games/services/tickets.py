@@ -1,0 +1,43 @@
+"""Socket tickets: short-lived, single-use passes that let a client which cannot set a header on
+its WebSocket handshake (a browser's ``WebSocket``) open a socket as a user without putting
+the user's long-lived API token in a URL.
+
+A client with a token (or a session) asks for one (``POST /api/v1/socket-tickets/``), then
+connects to ``/ws/...?ticket=<ticket>`` within :data:`TICKET_SECONDS`. A ticket opens one
+socket: the first handshake that shows it uses it up. Tickets live in the shared cache (Redis on
+the real stack, so any server process redeems them), under a hash of the ticket: the cache never
+holds one that works.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from django.core.cache import cache
+
+TICKET_SECONDS = 30
+_PREFIX = "socket-ticket:"
+
+
+def _key(ticket: str) -> str:
+    return _PREFIX + hashlib.sha256(ticket.encode("utf-8", "replace")).hexdigest()
+
+
+def socket_ticket_issue(*, user: Any) -> str:
+    """A new ticket for ``user`` (an authenticated user), valid :data:`TICKET_SECONDS`."""
+    ticket = secrets.token_urlsafe(32)
+    cache.set(_key(ticket), int(user.pk), TICKET_SECONDS)
+    return ticket
+
+
+def socket_ticket_redeem(*, ticket: str) -> int | None:
+    """The id of the user ``ticket`` was issued to, once: None for a ticket that is unknown,
+    expired or already used. Two handshakes racing with one ticket: the cache's delete answers
+    True to one of them only."""
+    key = _key(ticket)
+    user_id = cache.get(key)
+    if user_id is None or not cache.delete(key):
+        return None
+    return int(user_id)

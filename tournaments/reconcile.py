@@ -1,0 +1,210 @@
+"""The reconciler: the database, not the broker, says what must happen next.
+
+Every few seconds (beat: ``durak_site.celery``) :func:`reconcile` looks for every piece of work
+that is due and not done, and sends the idempotent job that does it. The normal path sends each
+job on an event (a game ends, a table finishes, a round completes); this finds the work whose
+job was lost on the way: a worker killed mid-job, a Redis that lost its messages, a publish that
+failed while Redis was down. Work comes back within seconds, not at the broker's visibility
+timeout (``durak_site.jobs`` says why, and how the jobs' leases keep the reconciler from sending
+a job that is queued or running).
+
+What is found (each only after it has waited longer than the grace, ``durak_site.jobs.GRACE``,
+so that a job on its way is left to arrive):
+
+=========================================================  ====================================
+due and not done                                           job
+=========================================================  ====================================
+a clock past its deadline (``games.reconcile``)            ``games.game_clock_expire``
+a bot to move (``games.reconcile``)                        ``games.game_play_bots``
+a finished game whose table still plays: its series has    ``games.game_finished`` (records it,
+not advanced                                               deals the next game or the result)
+a complete round (no table playing or waiting) not         ``tournaments.round_complete``
+completed
+a round due for pairing (pending, its stage running; a     ``tournaments.round_pair``
+knockout's first round only) not paired
+a finished tournament without its final prize pool, its   ``tournaments.prize_pool_compute``,
+ranks (with its league's) or its ratings (finished in the  ``tournament_ranks_compute``,
+last :data:`AWARDS_WINDOW`, unless asked about it alone)   ``ratings_update``
+=========================================================  ====================================
+
+Only running tournaments' games and rounds are looked at (a cancelled event's tables stay as
+they are). Cheap when nothing is due: seven indexed queries, whatever the number of events.
+Safe to run concurrently (two beats, a slow run overlapping the next): a job's lease is taken
+with ``cache.add`` before it is sent, and every job is idempotent anyway.
+
+The waiting commands (``simulate_tournament``, ``demo``) read :func:`unfinished_work` to name
+what did not finish.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
+
+from durak_site.jobs import GRACE, Due, enqueue_due
+from games import reconcile as games_reconcile
+from games.models import Game
+from tournaments.models import PrizePool, Round, Stage, Table, Tournament
+
+log = logging.getLogger(__name__)
+
+#: A tournament that finished longer ago than this is left as it is, awards or not: the
+#: reconciler recovers lost jobs, it does not rate old events imported without their stamps.
+AWARDS_WINDOW = timedelta(days=3)
+
+
+def due_jobs(
+    *,
+    now: datetime | None = None,
+    grace: timedelta = GRACE,
+    tournament_id: int | None = None,
+) -> list[Due]:
+    """Every piece of work due since before ``now - grace`` and not done, with its job; only
+    tournament ``tournament_id``'s when given (then no game without a table, and its awards
+    however long ago it finished)."""
+    now = now or timezone.now()
+    cutoff = now - grace
+    running = Tournament.objects.filter(status=Tournament.Status.RUNNING)
+    if tournament_id is not None:
+        running = running.filter(pk=tournament_id)
+    tables = list(
+        Table.objects.filter(
+            round__stage__tournament__in=running, status=Table.Status.PLAYING, is_bye=False
+        ).values_list("pk", flat=True)
+    )
+    return [
+        *games_reconcile.due_jobs(cutoff=cutoff, tables=tables, tableless=tournament_id is None),
+        *_games_over(tables, cutoff),
+        *_rounds_complete(running, cutoff),
+        *_rounds_to_pair(running, cutoff),
+        *_awards(now, cutoff, tournament_id),
+    ]
+
+
+def reconcile(*, now: datetime | None = None) -> list[Due]:
+    """Send the job of every piece of due work (:func:`due_jobs`) whose job is not queued or
+    running already; returns what was sent, each logged (a lost job found is worth a line)."""
+    sent = enqueue_due(due_jobs(now=now))
+    for item in sent:
+        log.warning("reconcile: sent %s", item)
+    return sent
+
+
+def _games_over(tables: list[int], cutoff: datetime) -> list[Due]:
+    """Playing tables whose latest game is over: ``games.game_finished`` was lost."""
+    latest = Game.objects.filter(table=OuterRef("pk")).order_by("-number", "-pk").values("pk")
+    games = Table.objects.filter(pk__in=tables).annotate(game=Subquery(latest[:1])).values("game")
+    over = Game.objects.filter(pk__in=games, status__in=Game.OVER, finished_at__lte=cutoff)
+    return [
+        Due("games.game_finished", (pk,), f"game {pk} is over and its table still plays")
+        for pk in over.values_list("pk", flat=True)
+    ]
+
+
+def _rounds_complete(running: QuerySet[Tournament], cutoff: datetime) -> list[Due]:
+    """Playing rounds with no table playing or waiting, the last finished before ``cutoff``."""
+    rounds = (
+        Round.objects.filter(status=Round.Status.PLAYING, stage__tournament__in=running)
+        .exclude(tables__status__in=[Table.Status.PLAYING, Table.Status.WAITING])
+        .annotate(last=Max("tables__finished_at"))
+        .filter(Q(last__lte=cutoff) | Q(last__isnull=True))
+    )
+    return [
+        Due("tournaments.round_complete", (pk,), f"round {pk}: every table has finished")
+        for pk in rounds.values_list("pk", flat=True)
+    ]
+
+
+def _rounds_to_pair(running: QuerySet[Tournament], cutoff: datetime) -> list[Due]:
+    """Pending rounds of running stages that their pairing job should have seated (a later
+    knockout round is seated by its feeders instead). A round has no time of its own: its
+    tournament's last change (the round before it finishing, a correction) must be older than
+    ``cutoff``."""
+    quiet = running.filter(Q(changed_at__lte=cutoff) | Q(changed_at__isnull=True))
+    rounds = Round.objects.filter(
+        status=Round.Status.PENDING,
+        stage__status=Stage.Status.RUNNING,
+        stage__tournament__in=quiet,
+    ).exclude(stage__format=Stage.Format.KNOCKOUT, number__gt=1)
+    return [
+        Due("tournaments.round_pair", (pk,), f"round {pk} waits for its pairing")
+        for pk in rounds.values_list("pk", flat=True)
+    ]
+
+
+def _awards(now: datetime, cutoff: datetime, tournament_id: int | None) -> list[Due]:
+    """Finished tournaments without their final prize pool, ranks or ratings."""
+    finished = Tournament.objects.filter(status=Tournament.Status.FINISHED, finished_at__lte=cutoff)
+    if tournament_id is None:
+        finished = finished.filter(finished_at__gte=now - AWARDS_WINDOW)
+    else:  # asked about one tournament: however old
+        finished = finished.filter(pk=tournament_id)
+    rows = (
+        finished.annotate(
+            pool=Exists(PrizePool.objects.filter(tournament=OuterRef("pk"), final=True))
+        )
+        .filter(
+            Q(pool=False) | Q(ranks_computed_at__isnull=True) | Q(ratings_applied_at__isnull=True)
+        )
+        .values_list("pk", "pool", "ranks_computed_at", "ratings_applied_at")
+    )
+    due = []
+    for pk, pool, ranked, rated in rows:
+        if not pool:
+            due.append(Due("tournaments.prize_pool_compute", (pk,), "no final prize pool"))
+        if ranked is None:
+            due.append(Due("tournaments.tournament_ranks_compute", (pk,), "no ranks"))
+        if rated is None:
+            due.append(Due("tournaments.ratings_update", (pk,), "no ratings"))
+    return due
+
+
+# --- for the waiting commands -------------------------------------------------------------------
+
+
+def awards_missing(tournament: Tournament) -> list[str]:
+    """What a finished tournament still lacks of its awards, in words (empty: all there)."""
+    fresh = Tournament.objects.get(pk=tournament.pk)
+    missing = []
+    if not PrizePool.objects.filter(tournament=fresh, final=True).exists():
+        missing.append("the final prize pool")
+    if fresh.ranks_computed_at is None:
+        missing.append("the ranks")
+    if fresh.ratings_applied_at is None:
+        missing.append("the ratings")
+    return missing
+
+
+def unfinished_work(tournament: Tournament) -> list[str]:
+    """What a tournament has not finished, in words, for a command that waited for it: its
+    rounds not finished (with their tables still playing), its missing awards, and the due work
+    the reconciler would send (with no grace: everything due now)."""
+    fresh = Tournament.objects.get(pk=tournament.pk)
+    lines = []
+    rounds = (
+        Round.objects.filter(stage__tournament=fresh)
+        .exclude(status=Round.Status.FINISHED)
+        .select_related("stage")
+        .order_by("stage__order", "number")
+    )
+    for round_ in rounds:
+        playing = list(
+            round_.tables.filter(status__in=[Table.Status.PLAYING, Table.Status.WAITING])
+            .order_by("number")
+            .values_list("number", flat=True)
+        )
+        where = f"stage {round_.stage.order} round {round_.number}"
+        if round_.status == Round.Status.PENDING:
+            lines.append(f"{where}: not paired")
+        else:
+            tables = ", ".join(map(str, playing)) or "none"
+            lines.append(f"{where}: playing (tables not finished: {tables})")
+    if fresh.status == Tournament.Status.FINISHED:
+        lines += [f"missing: {what}" for what in awards_missing(fresh)]
+    lines += [
+        f"due and not done: {item}" for item in due_jobs(grace=timedelta(0), tournament_id=fresh.pk)
+    ]
+    return lines

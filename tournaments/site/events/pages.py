@@ -1,0 +1,700 @@
+"""What the public pages of an event show, assembled from the API's reads.
+
+Every fact comes from :mod:`tournaments.api.events.data` (the stage plan, the rounds and their
+tables, the standings with every tie-break, the knockout tree, the final places with payouts
+and ranks), so the pages and the API cannot disagree, and each read there takes a fixed number
+of queries: a page takes a few per stage (its plan fixes how many stages there are), none per
+entry, table or round, whatever the size of the field.
+
+Long events stay light: a stage's rounds are collapsed (``<details>``) with only the rounds in
+play open and loaded; another round's tables come with ``?round=<id>`` (the script fetches
+them when the round is opened); standings and final places come 50 lines to a page
+(``?stage<n>_page=``, ``?final_page=``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.http import QueryDict
+from django.urls import reverse
+from django.utils.translation import gettext
+
+from tournaments import selectors
+from tournaments.api.events import data
+from tournaments.models import Round, Stage, Table, Tournament
+from tournaments.site.events import bracket, words
+from tournaments.site.events.words import Line
+from tournaments.wording import (
+    TIE_BREAK_LABELS,
+    decided_by_label,
+    explanation_words,
+    group_label,
+    money,
+    points_text,
+)
+
+PAGE_SIZE = 50
+
+
+def profile_url(player_id: int | None) -> str:
+    """A player's public profile (the people pages: ``/players/<id>/``); "" for none."""
+    return reverse("player", args=[player_id]) if player_id else ""
+
+
+def table_url(table_id: int) -> str:
+    return reverse("table", args=[table_id])
+
+
+# --- paging -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageLink:
+    number: int
+    href: str
+    current: bool
+
+
+@dataclass(frozen=True)
+class Pager:
+    """One page of a long list: lines ``start``..``end`` of ``total``, and links to the others
+    (the first, the last and those near this one; None for a gap)."""
+
+    number: int
+    pages: int
+    total: int
+    start: int
+    end: int
+    links: list[PageLink | None]
+    previous: str
+    next: str
+
+    @property
+    def needed(self) -> bool:
+        return self.pages > 1
+
+
+def query_with(query: QueryDict, key: str, value: str | None, anchor: str = "") -> str:
+    """The page's query string with ``key`` set to ``value`` (removed for None)."""
+    changed = query.copy()
+    if value is None:
+        changed.pop(key, None)
+    else:
+        changed[key] = value
+    text = changed.urlencode()
+    return (f"?{text}" if text else "?") + (f"#{anchor}" if anchor else "")
+
+
+def paginate(
+    rows: Sequence[Any], query: QueryDict, key: str, anchor: str
+) -> tuple[Sequence[Any], Pager]:
+    """The page of ``rows`` that ``?<key>=`` asks for (the first for none or nonsense)."""
+    total = len(rows)
+    pages = max(1, -(-total // PAGE_SIZE))
+    try:
+        number = min(max(1, int(query.get(key, "1"))), pages)
+    except ValueError:
+        number = 1
+
+    def href(n: int) -> str:
+        return query_with(query, key, None if n == 1 else str(n), anchor)
+
+    shown = sorted({1, pages, *range(max(1, number - 2), min(pages, number + 2) + 1)})
+    links: list[PageLink | None] = []
+    for n in shown:
+        if links and links[-1] is not None and n - links[-1].number > 1:
+            links.append(None)
+        links.append(PageLink(n, href(n), n == number))
+    start = (number - 1) * PAGE_SIZE
+    return rows[start : start + PAGE_SIZE], Pager(
+        number=number,
+        pages=pages,
+        total=total,
+        start=start + 1 if total else 0,
+        end=min(total, start + PAGE_SIZE),
+        links=links,
+        previous=href(number - 1) if number > 1 else "",
+        next=href(number + 1) if number < pages else "",
+    )
+
+
+# --- tables and rounds --------------------------------------------------------------------------
+
+
+def _group(score_group: str) -> str:
+    """A table's score group in words; a swiss score group (a number of points) says so."""
+    words_ = group_label(score_group)
+    if words_ and words_ == score_group:
+        return gettext("score group %(points)s") % {"points": score_group}
+    return words_
+
+
+@dataclass(frozen=True)
+class SeatLine:
+    position: int
+    name: str
+    href: str
+    bot: bool
+    place: int | None  # in the result in force
+    fool: bool
+    drawn: bool
+    advances: bool
+    points: str  # the series so far ("" for a single game)
+    fools: int
+
+
+@dataclass(frozen=True)
+class TableCard:
+    id: int
+    number: int
+    status: str
+    status_label: str
+    is_bye: bool
+    group: str
+    href: str
+    series: str  # "game 2 of best of 3"; "" for a single game
+    seats: list[SeatLine]
+    compromises: list[str]
+
+
+def table_cards(
+    rows: Sequence[Mapping[str, Any]], players: Mapping[int, int | None], advance: int | None
+) -> list[TableCard]:
+    """Tables (``data.table_rows``) as cards: seats in order with their series score and their
+    place in the result; ``advance``: how many of a knockout table go on (None: not one)."""
+    cards = []
+    for row in rows:
+        result = row["result"]
+        places: dict[int, Mapping[str, Any]] = {}
+        if result is not None:
+            places = {p["entry"]["id"]: p for p in result["places"] if p["entry"]}
+        series = row["series"]
+        score = {}
+        text = ""
+        if series is not None and series["format"] != Stage.SeriesFormat.SINGLE:
+            score = {s["position"]: s for s in series["seats"]}
+            text = gettext("%(series)s, %(games)s played") % {
+                "series": words.series_text(series["format"], series["target"]),
+                "games": series["games_played"],
+            }
+        seats = []
+        for seat in row["seats"]:
+            entry = seat["entry"]["id"]
+            placed = places.get(entry)
+            in_series = score.get(seat["position"])
+            place = placed["place"] if placed else None
+            seats.append(
+                SeatLine(
+                    position=seat["position"] + 1,
+                    name=seat["player"]["name"],
+                    href=profile_url(players.get(entry) or seat["player"]["id"]),
+                    bot=seat["bot"],
+                    place=place,
+                    fool=bool(placed and placed["fool"]),
+                    drawn=bool(placed and placed["drawn"]),
+                    advances=advance is not None and place is not None and place <= advance,
+                    points=points_text(in_series["points"]) if in_series else "",
+                    fools=in_series["fools"] if in_series else 0,
+                )
+            )
+        if places:  # finished: first out first
+            seats.sort(key=lambda s: (s.place is None, s.place or 0, s.position))
+        cards.append(
+            TableCard(
+                id=row["id"],
+                number=row["number"],
+                status=row["status"],
+                status_label=bracket.status_label(row["status"]),
+                is_bye=row["is_bye"],
+                group=_group(row["score_group"] or ""),
+                href="" if row["is_bye"] else table_url(row["id"]),
+                series=text,
+                seats=seats,
+                compromises=row["compromises"],
+            )
+        )
+    return cards
+
+
+@dataclass
+class RoundBlock:
+    id: int
+    number: int
+    title: str
+    status: str
+    status_label: str
+    paired_at: Any
+    finished_at: Any
+    total: int
+    finished: int
+    playing: int
+    waiting: int
+    byes: int
+    explanation: list[tuple[str, list[str]]]
+    open: bool
+    load_href: str  # the page with this round's tables (no script)
+    tables: list[TableCard] | None = None  # None: not loaded (collapsed)
+
+    @property
+    def anchor(self) -> str:
+        return f"round-{self.id}"
+
+
+# --- standings ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StandingLine:
+    place: int
+    name: str
+    href: str
+    points: str
+    played: int
+    byes: int
+    tie_breaks: list[str]
+    fools: int
+    pogony_given: int
+    pogony_received: int
+    decided_by: str
+    qualifies: bool
+
+
+@dataclass(frozen=True)
+class Standings:
+    columns: list[str]  # the tie-break columns, in the order they apply
+    lines: Sequence[StandingLine]
+    pager: Pager | None  # None: every line (an embed)
+    qualify_note: str
+
+
+def _tie_break_value(row: Mapping[str, Any], criterion: str) -> str:
+    if criterion == "first_places":
+        return str(row["first_places"])
+    if criterion == "fewest_fools":
+        return str(row["fools"])
+    if criterion == "buchholz":
+        return points_text(row["buchholz"])
+    if criterion == "head_to_head":
+        return points_text(row["head_to_head"])
+    return str(row.get(criterion, "—"))
+
+
+def standings(
+    stage: Stage,
+    rows: Sequence[Mapping[str, Any]],
+    players: Mapping[int, int | None],
+    query: QueryDict,
+    *,
+    paged: bool = True,
+) -> Standings:
+    """A stage's standings (``data.stage_standings``) with a column per tie-break (points aside:
+    they have their own), the qualifiers marked."""
+    criteria = [c for c in data.stage_tie_breaks(stage) if c != "points"]
+    top = stage.advance_count if stage.advance_mode == Stage.AdvanceMode.TOP_N else 0
+    note = ""
+    if top:
+        note = gettext("The top %(n)s go on to the next stage.") % {"n": top}
+    lines = [
+        StandingLine(
+            place=row["place"],
+            name=row["name"],
+            href=profile_url(players.get(row["entry_id"])),
+            points=points_text(row["points"]),
+            played=row["played"],
+            byes=row["byes"],
+            tie_breaks=[_tie_break_value(row, c) for c in criteria],
+            fools=row["fools"],
+            pogony_given=row["pogony_given"],
+            pogony_received=row["pogony_received"],
+            decided_by=decided_by_label(row["decided_by"]),
+            qualifies=bool(top) and row["position"] <= top,
+        )
+        for row in rows
+    ]
+    shown: Sequence[StandingLine] = lines
+    pager = None
+    if paged:
+        key, anchor = f"stage{stage.order}_page", f"standings-{stage.order}"
+        shown, pager = paginate(lines, query, key, anchor)
+    return Standings(
+        columns=[str(TIE_BREAK_LABELS.get(c, c)) for c in criteria],
+        lines=shown,
+        pager=pager,
+        qualify_note=note,
+    )
+
+
+# --- stages -------------------------------------------------------------------------------------
+
+
+@dataclass
+class StageBlock:
+    stage: Stage
+    current: bool = False  # the stage in play
+    summary: list[str] = field(default_factory=list)  # the plan in short phrases
+    scoring: list[Line] = field(default_factory=list)
+    rounds: list[RoundBlock] = field(default_factory=list)
+    standings: Standings | None = None
+    picture: bracket.Picture | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.stage)
+
+    @property
+    def status(self) -> str:
+        return self.stage.status
+
+    @property
+    def status_label(self) -> str:
+        return str(Stage.Status(self.stage.status).label)
+
+    @property
+    def format_label(self) -> str:
+        return str(Stage.Format(self.stage.format).label)
+
+    @property
+    def order(self) -> int:
+        return self.stage.order
+
+    @property
+    def is_knockout(self) -> bool:
+        return self.stage.format == Stage.Format.KNOCKOUT
+
+    @property
+    def anchor(self) -> str:
+        return f"stage-{self.stage.order}"
+
+
+def picture(stage: Stage, players: Mapping[int, int | None]) -> bracket.Picture | None:
+    """A knockout stage's bracket drawn (``data.bracket``); None before the stage begins."""
+    if stage.status == Stage.Status.PENDING:
+        return None
+    return bracket.layout(
+        data.bracket(stage),
+        profile=lambda entry: profile_url(players.get(entry)),
+        table_url=table_url,
+    )
+
+
+def _round_blocks(
+    stage: Stage,
+    summaries: Sequence[Mapping[str, Any]],
+    *,
+    running: bool,
+    current: bool,
+    requested: set[int],
+    query: QueryDict,
+) -> list[RoundBlock]:
+    started = [r for r in summaries if r["status"] != Round.Status.PENDING]
+    last_started = started[-1]["id"] if started else None
+    knockout = stage.format == Stage.Format.KNOCKOUT
+    blocks = []
+    for row in summaries:
+        # Open: the rounds in play, the last one of the stage in play (between two rounds), and
+        # the one asked for; the others stay collapsed and unloaded.
+        is_open = (
+            row["id"] in requested
+            or (running and row["status"] == Round.Status.PLAYING)
+            or (running and current and row["id"] == last_started)
+        )
+        last = knockout and row is summaries[-1]
+        title = (
+            gettext("Final") if last else gettext("Round %(number)s") % {"number": row["number"]}
+        )
+        counts = row["tables"]
+        blocks.append(
+            RoundBlock(
+                id=row["id"],
+                number=row["number"],
+                title=title,
+                status=row["status"],
+                status_label=str(Round.Status(row["status"]).label),
+                paired_at=row["paired_at"],
+                finished_at=row["finished_at"],
+                total=counts["total"],
+                finished=counts["finished"],
+                playing=counts["playing"],
+                waiting=counts["waiting"],
+                byes=counts["byes"],
+                explanation=explanation_words(row["explanation"]),
+                open=is_open,
+                load_href=query_with(query, "round", str(row["id"]), f"round-{row['id']}"),
+            )
+        )
+    return blocks
+
+
+def _load_tables(blocks: Sequence[StageBlock], players: Mapping[int, int | None]) -> None:
+    """The tables of every open round of the page, in three queries (none when none is open)."""
+    wanted = {r.id: (s, r) for s in blocks for r in s.rounds if r.open}
+    if not wanted:
+        return
+    rows = data.table_rows(
+        Table.objects.filter(round_id__in=list(wanted)).order_by("round_id", "number")
+    )
+    by_round: dict[int, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        by_round.setdefault(row["round_id"], []).append(row)
+    for round_id, (block, round_block) in wanted.items():
+        stage = block.stage
+        last = stage.format == Stage.Format.KNOCKOUT and round_block is block.rounds[-1]
+        advance = (
+            (stage.knockout_advance or 1)
+            if stage.format == Stage.Format.KNOCKOUT and not last
+            else None
+        )
+        round_block.tables = table_cards(by_round.get(round_id, []), players, advance)
+
+
+# --- the final places ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FinalLine:
+    place: int
+    name: str
+    href: str
+    points: str
+    pogony_given: int
+    pogony_received: int
+    rank: str
+    payout: str
+
+
+@dataclass(frozen=True)
+class Final:
+    lines: Sequence[FinalLine]
+    pager: Pager | None  # None: every line (an embed)
+    podium: list[FinalLine]
+    pool: list[Line]
+    paid_out: str
+    has_points: bool  # the last stage has standings (a knockout's has none)
+
+
+def final(
+    tournament: Tournament,
+    detail: Mapping[str, Any],
+    players: Mapping[int, int | None],
+    query: QueryDict,
+    *,
+    paged: bool = True,
+) -> Final:
+    """The final places (``data.final_standings``): payouts and ranks, the prize pool."""
+    code = tournament.currency
+    rows = data.final_standings(tournament)
+    lines = [
+        FinalLine(
+            place=row["place"],
+            name=row["name"],
+            href=profile_url(players.get(row["entry_id"])),
+            points="" if row["points"] is None else points_text(row["points"]),
+            pogony_given=row["pogony_given"],
+            pogony_received=row["pogony_received"],
+            rank=row["rank"],
+            payout="" if row["payout"] is None else money(row["payout"], code),
+        )
+        for row in rows
+    ]
+    paid = sum((Decimal(r["payout"]) for r in rows if r["payout"] is not None), Decimal(0))
+    shown: Sequence[FinalLine] = lines
+    pager = None
+    if paged:
+        shown, pager = paginate(lines, query, "final_page", "final")
+    return Final(
+        lines=shown,
+        pager=pager,
+        podium=lines[:3],
+        pool=pool_lines(detail),
+        paid_out=money(paid, code) if paid else "",
+        has_points=any(line.points for line in lines),
+    )
+
+
+def pool_lines(detail: Mapping[str, Any]) -> list[Line]:
+    """The prize pool as last computed: the total, the fees paid, the rake, the entries."""
+    money_row = detail["money"]
+    pool = money_row["prize_pool"]
+    if pool is None:
+        return []
+    code = money_row["currency"]
+    lines = [
+        Line(gettext("Prize pool"), money(pool["total"], code)),
+        Line(gettext("Fees paid"), money(pool["gross"], code)),
+        Line(gettext("Rake"), money(pool["rake"], code)),
+        Line(gettext("Paid entries"), str(pool["paid_entries"])),
+    ]
+    if not pool["final"]:
+        lines.append(Line(gettext("State"), gettext("provisional: entries can still change")))
+    return lines
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+
+@dataclass
+class EventPage:
+    tournament: Tournament
+    detail: Mapping[str, Any]
+    status_label: str
+    stages: list[StageBlock]
+    final: Final | None
+    rules: list[Line]
+    play: list[Line]
+    money: list[Line]
+    pool: list[Line]
+    current: StageBlock | None
+
+    @property
+    def feed_path(self) -> str:
+        return f"/ws/tournaments/{self.tournament.slug}/"
+
+    @property
+    def entry_count(self) -> int:
+        return int(self.detail["entry_count"])
+
+
+def status_label(tournament: Tournament) -> str:
+    return str(Tournament.Status(tournament.status).label)
+
+
+def _requested_rounds(query: QueryDict) -> set[int]:
+    """The rounds ``?round=<id>`` asks to open (repeated: several), at most 20."""
+    return {int(v) for v in query.getlist("round")[:20] if v.isdigit() and len(v) < 12}
+
+
+def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
+    """Everything the tournament page shows; ``query``: the page's (``?round=``, the pages of
+    its standings and final places)."""
+    stages = list(tournament.stages.order_by("order"))
+    detail = data.tournament_detail(tournament, stages)
+    players = selectors.entry_players(tournament)
+    current = selectors.current_of(stages)
+    running = tournament.status == Tournament.Status.RUNNING
+    requested = _requested_rounds(query)
+    plans = {row["order"]: row for row in detail["stages"]}
+    blocks = []
+    for stage in stages:
+        row = plans[stage.order]
+        block = StageBlock(
+            stage=stage,
+            current=current is not None and stage.pk == current.pk and running,
+            summary=words.stage_summary(row),
+            scoring=words.scoring_lines(row),
+        )
+        block.rounds = _round_blocks(
+            stage,
+            data.round_summaries(stage),
+            running=running,
+            current=block.current,
+            requested=requested,
+            query=query,
+        )
+        if stage.format == Stage.Format.KNOCKOUT:
+            block.picture = picture(stage, players)
+        elif stage.status != Stage.Status.PENDING:
+            block.standings = standings(
+                stage, data.stage_standings(stage, tournament), players, query
+            )
+        blocks.append(block)
+    _load_tables(blocks, players)
+    finished = tournament.status == Tournament.Status.FINISHED
+    return EventPage(
+        tournament=tournament,
+        detail=detail,
+        status_label=status_label(tournament),
+        stages=blocks,
+        final=final(tournament, detail, players, query) if finished else None,
+        rules=words.rule_lines(detail["rules"]),
+        play=words.play_lines(detail["play"], tournament.team_size),
+        money=words.money_lines(detail["money"]),
+        pool=pool_lines(detail),
+        current=next((b for b in blocks if b.current), None),
+    )
+
+
+# --- the embeds ---------------------------------------------------------------------------------
+
+
+def _stage_number(query: QueryDict) -> int | None:
+    try:
+        return int(query.get("stage", ""))
+    except ValueError:
+        return None
+
+
+@dataclass
+class StandingsEmbed:
+    tournament: Tournament
+    status_label: str
+    stage: StageBlock | None  # None: the final places
+    final: Final | None
+    title: str
+
+
+def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed | None:
+    """``?stage=<n>``: that stage's standings; else the final places once the event has
+    finished, else the current stage's (or the last that has standings). None: no such stage,
+    or a knockout (its standings are its bracket)."""
+    asked = _stage_number(query)
+    stages = list(tournament.stages.order_by("order"))
+    players = selectors.entry_players(tournament)
+    finished = tournament.status == Tournament.Status.FINISHED
+    if asked is None and finished:
+        detail = data.tournament_detail(tournament, stages)
+        return StandingsEmbed(
+            tournament,
+            status_label(tournament),
+            None,
+            final(tournament, detail, players, query, paged=False),
+            gettext("Final places"),
+        )
+    stage = _standings_stage(stages, asked)
+    if stage is None:
+        return None
+    block = StageBlock(stage=stage)
+    rows = data.stage_standings(stage, tournament)
+    block.standings = standings(stage, rows, players, query, paged=False)
+    return StandingsEmbed(tournament, status_label(tournament), block, None, block.name)
+
+
+def _standings_stage(stages: Sequence[Stage], asked: int | None) -> Stage | None:
+    with_standings = [s for s in stages if s.format != Stage.Format.KNOCKOUT]
+    if asked is not None:
+        return next((s for s in with_standings if s.order == asked), None)
+    current = selectors.current_of(stages)
+    if current is not None and current.format != Stage.Format.KNOCKOUT:
+        return current
+    started = [s for s in with_standings if s.status != Stage.Status.PENDING]
+    candidates = started or with_standings
+    return candidates[-1] if candidates else None
+
+
+def bracket_embed(tournament: Tournament, query: QueryDict) -> StageBlock | None:
+    """``?stage=<n>``: that knockout stage's bracket; else the current stage's if it is a
+    knockout, else the last knockout stage's. None: no such knockout stage."""
+    asked = _stage_number(query)
+    stages = list(tournament.stages.order_by("order"))
+    knockouts = [s for s in stages if s.format == Stage.Format.KNOCKOUT]
+    if asked is not None:
+        stage = next((s for s in knockouts if s.order == asked), None)
+    else:
+        current = selectors.current_of(stages)
+        stage = current if current in knockouts else (knockouts[-1] if knockouts else None)
+    if stage is None:
+        return None
+    players = selectors.entry_players(tournament)
+    return StageBlock(stage=stage, picture=picture(stage, players))
+
+
+THEMES = ("light", "dark", "auto")
+
+
+def theme(query: QueryDict) -> str:
+    """``?theme=light|dark|auto`` (auto follows the reader's system); light otherwise."""
+    asked = query.get("theme", "light")
+    return asked if asked in THEMES else "light"

@@ -1,0 +1,76 @@
+"""The public pages of an event: the tournament page and the embeds of its standings and
+bracket (``pages`` assembles what they show; the templates are ``templates/tournaments/`` and
+``templates/embed/``).
+
+A private tournament, or a draft, exists only for those who may read it
+(``selectors.tournaments_visible_to``): anyone else gets the 404 of a tournament that does not
+exist. The pages are complete without a script; ``static/js/tournament.js`` keeps them live over
+the tournament's feed (``/ws/tournaments/<slug>/``) by fetching the page again and swapping the
+parts that changed.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.http import require_safe
+
+from tournaments import selectors
+from tournaments.models import Tournament
+from tournaments.site.accounts.panel import entry_panel
+from tournaments.site.events import pages
+
+
+def _tournament(request: HttpRequest, slug: str) -> Tournament:
+    tournament = selectors.visible_tournament(slug=slug, user=request.user)
+    if tournament is None:
+        raise Http404(gettext("There is no such tournament."))
+    return tournament
+
+
+@require_safe
+def tournament_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """``/tournaments/<slug>/``: the status, the rules in words, the money, every stage with its
+    rounds and tables, standings with every tie-break, the knockout bracket drawn, and once
+    finished the final places with payouts and ranks. ``?round=<id>`` opens that round."""
+    tournament = _tournament(request, slug)
+    page = pages.event_page(tournament, request.GET)
+    # The reader's own entry: register, check in, withdraw (tournaments.site.accounts).
+    context = {"page": page, **entry_panel(request, tournament)}
+    return render(request, "tournaments/tournament.html", context)
+
+
+@require_safe
+@xframe_options_exempt
+def embed_standings(request: HttpRequest, slug: str) -> HttpResponse:
+    """``/embed/tournaments/<slug>/standings/``: the standings alone, for an ``<iframe>``;
+    ``?stage=<n>`` a stage's, else the final places once finished, else the current stage's;
+    ``?theme=light|dark|auto``."""
+    tournament = _tournament(request, slug)
+    embed = pages.standings_embed(tournament, request.GET)
+    if embed is None:
+        raise Http404(gettext("This tournament has no such standings."))
+    return render(
+        request,
+        "embed/standings.html",
+        {"embed": embed, "tournament": tournament, "theme": pages.theme(request.GET)},
+    )
+
+
+@require_safe
+@xframe_options_exempt
+def embed_bracket(request: HttpRequest, slug: str) -> HttpResponse:
+    """``/embed/tournaments/<slug>/bracket/``: a knockout stage's bracket alone, for an
+    ``<iframe>``; ``?stage=<n>`` (default: the current or last knockout stage),
+    ``?theme=light|dark|auto``."""
+    tournament = _tournament(request, slug)
+    block = pages.bracket_embed(tournament, request.GET)
+    if block is None:
+        raise Http404(gettext("This tournament has no such knockout stage."))
+    return render(
+        request,
+        "embed/bracket.html",
+        {"s": block, "tournament": tournament, "theme": pages.theme(request.GET)},
+    )
