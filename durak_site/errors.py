@@ -7,12 +7,15 @@ handles errors in one place.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import models
-from django.http import Http404
+from django.db import InterfaceError, OperationalError, models
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.html import escape
 from django.utils.translation import gettext
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -63,6 +66,61 @@ class Forbidden(ServiceError):
     http_status = status.HTTP_403_FORBIDDEN
 
 
+class Unavailable(ServiceError):
+    """The database cannot be reached just now (restarting, its connections exhausted): nothing
+    was done, and the same request sent again in a few seconds may well succeed."""
+
+    code = "unavailable"
+    http_status = status.HTTP_503_SERVICE_UNAVAILABLE
+
+    def __init__(self) -> None:
+        super().__init__(gettext("the service is briefly unavailable: try again in a few seconds"))
+
+
+#: What Django raises when the database is out of reach or a connection to it broke: a
+#: PostgreSQL restarting, a connection pool that timed out. Transient, the caller's to retry:
+#: answered with :class:`Unavailable` (503, ``unavailable``), never as a server error.
+DATABASE_DOWN: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
+
+#: Seconds a client is asked to wait before trying again (``Retry-After``).
+RETRY_AFTER = 5
+
+
+log = logging.getLogger(__name__)
+
+
+class DatabaseDownMiddleware:
+    """A page or an API view that fails because the database is out of reach answers 503 with
+    ``Retry-After`` (JSON ``unavailable`` under ``/api/``, a short page elsewhere, neither
+    touching the database), not a server error's page: the outage is reported by ``/healthz``
+    and logged once per request here, and the service recovers by itself when the database is
+    back (the connection pool reconnects). The REST API's views answer the same through
+    :func:`api_exception_handler`."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if not isinstance(exc, DATABASE_DOWN):
+            return None
+        log.warning("%s %s: the database is unavailable (%s)", request.method, request.path, exc)
+        unavailable = Unavailable()
+        response: HttpResponse
+        if request.path.startswith("/api/"):
+            response = JsonResponse(unavailable.as_dict(), status=unavailable.http_status)
+        else:
+            text = escape(unavailable.message)
+            response = HttpResponse(
+                f"<!doctype html><meta charset=utf-8><title>503</title><h1>503</h1><p>{text}</p>",
+                status=unavailable.http_status,
+            )
+        response["Retry-After"] = str(RETRY_AFTER)
+        return response
+
+
 def status_name(choices: type[models.Choices], value: Any) -> str:
     """A status as a refusal names it mid-sentence: its label in the active language,
     lowercased (``"the tournament is running"``, «статус турнира — «идёт»»)."""
@@ -75,6 +133,10 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, reshaped into ``{"code", "message"}`` (field errors kept under ``fields``)."""
+    if isinstance(exc, DATABASE_DOWN):
+        exc = Unavailable()
+        headers = {"Retry-After": str(RETRY_AFTER)}
+        return Response(exc.as_dict(), status=exc.http_status, headers=headers)
     if isinstance(exc, ServiceError):
         return Response(exc.as_dict(), status=exc.http_status)
     # Django's own refusals, in DRF's terms, so that they get the one error shape too.

@@ -82,6 +82,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # After XFrameOptions, so that it runs before it on the way out (durak_site/security.py).
     "durak_site.security.SecurityHeadersMiddleware",
+    # A view failing for a database out of reach answers 503, not a server error's page.
+    "durak_site.errors.DatabaseDownMiddleware",
     # Last, as django-axes asks: it turns a login refused for a lockout into the lockout answer.
     "axes.middleware.AxesMiddleware",
 ]

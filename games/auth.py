@@ -17,6 +17,7 @@ learns at once instead of watching as a spectator.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qs
 
@@ -25,15 +26,25 @@ from channels.middleware import BaseMiddleware
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.utils import translation
 from django.utils.translation import gettext
 from rest_framework.authtoken.models import Token
 
 from durak_site.dbthreads import db_async
+from durak_site.errors import DATABASE_DOWN, Unavailable
 from games.services.tickets import socket_ticket_redeem
-from games.sockets import CLOSE_NOT_AUTHENTICATED, refuse
+from games.sockets import (
+    CLOSE_NOT_AUTHENTICATED,
+    CLOSE_TRY_AGAIN,
+    refuse,
+    refuse_handshake,
+    scope_language,
+)
 
 if TYPE_CHECKING:
     from channels.consumer import _ChannelScope
+
+log = logging.getLogger(__name__)
 
 #: ``auth_error`` values a consumer refuses with 4401 (messages: :func:`auth_error_message`).
 BAD_TOKEN, BAD_TICKET, TOKEN_IN_URL = "bad_token", "bad_ticket", "token_in_url"
@@ -94,12 +105,27 @@ class TokenAuthMiddleware(BaseMiddleware):
         found: dict[str, Any] | None = None
         if "token" in query:
             found = {"auth_error": TOKEN_IN_URL}
-        elif key is not None:
-            user = await user_for_token(key) if key else None
-            found = {"user": user} if user is not None else {"auth_error": BAD_TOKEN}
-        elif tickets:
-            user = await user_for_ticket(tickets[0][:MAX_KEY])
-            found = {"user": user} if user is not None else {"auth_error": BAD_TICKET}
+        elif key is not None or tickets:
+            try:
+                if key is not None:
+                    user = await user_for_token(key) if key else None
+                    found = {"user": user} if user is not None else {"auth_error": BAD_TOKEN}
+                elif tickets:
+                    user = await user_for_ticket(tickets[0][:MAX_KEY])
+                    found = {"user": user} if user is not None else {"auth_error": BAD_TICKET}
+            except DATABASE_DOWN as exc:
+                # Refused with a code to try again, not dropped with an HTTP 500.
+                log.warning("socket credentials not checked: the database is unavailable (%s)", exc)
+                with translation.override(scope_language(scope)):
+                    unavailable = Unavailable()
+                await refuse_handshake(
+                    receive,
+                    send,
+                    close_code=CLOSE_TRY_AGAIN,
+                    code=unavailable.code,
+                    message=unavailable.message,
+                )
+                return None
         if found is not None:
             if "auth_error" in found:
                 found["user"] = AnonymousUser()

@@ -18,6 +18,13 @@ table sent meanwhile replaces it. Every state message is complete and each socke
 client the log after the version it sent last, so that one message brings every socket of the
 table up to date when Redis is back. (A resender that dies with its process loses nothing
 either: the table's next change, or a client's ``sync`` or reconnection, brings the state.)
+
+A resent message is sent once more :data:`RESEND_ECHO_PAUSE` seconds later (unless a newer
+state of the table went out meanwhile): a PUBLISH reaches only the server processes subscribed
+at that moment, and after Redis comes back each process's subscription is restored only at its
+next read (``channels_redis`` pauses a second after a failed one), so the first resend may reach
+nobody. The fault suite found it (``tests/chaos/test_edge_faults.py``): without the echo, the
+opponent of a move made while Redis was down never got it.
 """
 
 from __future__ import annotations
@@ -43,6 +50,8 @@ SEND_TIMEOUT = 2.0
 #: The resender's first pause after a failed attempt, and its longest (seconds).
 RESEND_FIRST_PAUSE = 0.5
 RESEND_MAX_PAUSE = 5.0
+#: Seconds after a successful resend before the same message is sent once more.
+RESEND_ECHO_PAUSE = 2.5
 
 
 def table_group(table_id: int) -> str:
@@ -133,6 +142,8 @@ class Resender:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._waiting: dict[str, dict[str, Any]] = {}
+        self._echoes: dict[str, dict[str, Any]] = {}  # resent, to be sent once more
+        self._echo_at = 0.0  # when (monotonic)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -156,12 +167,13 @@ class Resender:
 
     def sent(self, group: str, message: dict[str, Any]) -> None:
         """``message`` reached the layer: a kept one it supersedes is dropped."""
-        if not self._waiting:  # the usual case: nothing kept, no lock taken
+        if not self._waiting and not self._echoes:  # the usual case: nothing kept, no lock
             return
         with self._lock:
-            kept = self._waiting.get(group)
-            if kept is not None and _order(kept) <= _order(message):
-                del self._waiting[group]
+            for kept_by_group in (self._waiting, self._echoes):
+                kept = kept_by_group.get(group)
+                if kept is not None and _order(kept) <= _order(message):
+                    del kept_by_group[group]
 
     def waiting(self) -> dict[str, dict[str, Any]]:
         """What is waiting to be sent again, by group (a copy)."""
@@ -174,23 +186,48 @@ class Resender:
             time.sleep(pause)
             with self._lock:
                 batch = dict(self._waiting)
-                if not batch:
+                echoes = dict(self._echoes) if time.monotonic() >= self._echo_at else {}
+                if not batch and not self._echoes:
                     self._thread = None
                     return
-            try:
-                done = self._send_batch(batch)
-            except Exception:  # a loop that is closing, a timeout: try again later
-                log.debug("resending failed", exc_info=True)
-                done = []
+            if echoes:
+                self._echo(echoes)
+            if not batch:
+                pause = max(0.05, self._echo_at - time.monotonic())
+                continue
+            done = self._try_batch(batch)
             with self._lock:
                 for group in done:
                     if self._waiting.get(group) is batch[group]:
                         del self._waiting[group]
+                        self._echoes[group] = batch[group]
+                if done:
+                    self._echo_at = time.monotonic() + RESEND_ECHO_PAUSE
             if len(done) == len(batch):
                 pause = RESEND_FIRST_PAUSE
                 log.info("resent %d broadcast(s) after a channel layer failure", len(done))
             else:
                 pause = min(RESEND_MAX_PAUSE, pause * 2)
+
+    def _echo(self, echoes: dict[str, dict[str, Any]]) -> None:
+        """Send resent messages once more; one that fails now waits to be resent again."""
+        done = self._try_batch(echoes)
+        with self._lock:
+            for group, message in echoes.items():
+                if self._echoes.get(group) is not message:
+                    continue  # a newer state went out meanwhile
+                del self._echoes[group]
+                kept = self._waiting.get(group)
+                if group not in done and (kept is None or _order(kept) <= _order(message)):
+                    self._waiting[group] = message
+
+    def _try_batch(self, batch: dict[str, dict[str, Any]]) -> list[str]:
+        """The groups of ``batch`` whose message the channel layer took."""
+        try:
+            return self._send_batch(batch)
+        except Exception:  # a loop that is closing, a timeout: try again later
+            log.debug("resending failed", exc_info=True)
+            return []
 
     def _send_batch(self, batch: dict[str, dict[str, Any]]) -> list[str]:
         loop = self._loop

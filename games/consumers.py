@@ -31,7 +31,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from durak_site.dbthreads import db_async
-from durak_site.errors import ServiceError
+from durak_site.errors import DATABASE_DOWN, ServiceError, Unavailable
 from games import broadcast, presence, selectors, services, timing
 from games.auth import refused_credentials
 from games.broadcast import game_message, table_group
@@ -39,6 +39,7 @@ from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE
 from games.sockets import (
     CLOSE_NOT_FOUND,
+    CLOSE_TRY_AGAIN,
     MAX_DEPTH,
     BadText,
     TooDeep,
@@ -117,7 +118,17 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.closed = asyncio.Event()
         self.language = scope_language(self.scope)
         with translation.override(self.language):
-            await self.admit()
+            try:
+                await self.admit()
+            except DATABASE_DOWN as exc:
+                log.warning("table %s: the database is unavailable (%s)", self.table_id, exc)
+                unavailable = Unavailable()
+                await refuse(
+                    self,
+                    close_code=CLOSE_TRY_AGAIN,
+                    code=unavailable.code,
+                    message=unavailable.message,
+                )
 
     async def admit(self) -> None:
         """The handshake: refused with a code (``games.sockets.refuse``), or joined to the
@@ -293,6 +304,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(client_id, exc.code, exc.message)
             if exc.code == "stale_version":
                 await self.send_current()
+        except DATABASE_DOWN as exc:
+            # Nothing was done (the transaction did not commit, or the action is in the log
+            # under its client id): the same message sent again is safe, and works once the
+            # database is back.
+            log.warning("table %s: the database is unavailable (%s)", self.table_id, exc)
+            unavailable = Unavailable()
+            await self.send_error(client_id, unavailable.code, unavailable.message)
         except Exception:
             log.exception("table %s: a message failed", self.table_id)
             await self.send_error(

@@ -47,6 +47,9 @@ CLOSE_NOT_AUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 #: No such table or tournament, one its caller may not read, or no socket at that path.
 CLOSE_NOT_FOUND = 4404
+#: The database is out of reach for a moment: connect again in a few seconds (RFC 6455's
+#: "Try Again Later").
+CLOSE_TRY_AGAIN = 1013
 
 #: Deepest nesting of arrays and objects a client message may have (a table's action is 3).
 MAX_DEPTH = 16

@@ -34,6 +34,7 @@ from tests.chaos.stack import (
     PrivateRedis,
     Stack,
     chaos_skip_reason,
+    service_port,
 )
 from tests.conftest import REAL_STACK
 
@@ -56,9 +57,17 @@ def chaos_stack() -> Iterator[Stack]:
     os.chmod(workdir, 0o755)
     redis = PrivateRedis(workdir)
     postgres = PrivatePostgres(workdir)
-    redis.start()
     postgres.init()
-    postgres.start()
+    for service in (redis, postgres):
+        # A port found free can still be taken before the service binds it: another one then.
+        for attempt in range(3):
+            try:
+                service.start()
+                break
+            except Exception:
+                if attempt == 2:
+                    raise
+                service.port = service_port()
     try:
         url = postgres.create_database("durak_chaos")
         env = {

@@ -5,6 +5,7 @@ process itself stays on the suite's own database):
     python -m tests.chaos.scenes finish ID...        # their results, in one transaction
     python -m tests.chaos.scenes awards ID...        # what each still lacks, and the checks
     python -m tests.chaos.scenes check NAME          # a simulated tournament, checked whole
+    python -m tests.chaos.scenes table               # a live two-player table and API tokens
 
 Each prints one line of JSON. The scenes reuse the suite's builders; their jobs go to the private
 Redis and its workers, except the seating, which runs in-process.
@@ -25,10 +26,13 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
 django.setup()
 
-from django.db import transaction  # noqa: E402 (after django.setup())
+from django.contrib.auth.models import User  # noqa: E402 (after django.setup())
+from django.db import transaction  # noqa: E402
+from rest_framework.authtoken.models import Token  # noqa: E402
 
-from tests.builders import make_tournament  # noqa: E402
-from tests.factories import PlayerFactory  # noqa: E402
+from tests.builders import make_tournament, start_live_table  # noqa: E402
+from tests.conftest import jobs_in_process  # noqa: E402
+from tests.factories import PlayerFactory, UserFactory  # noqa: E402
 from tests.tournaments.test_finishing_race import ONE_TABLE, record_result, seated_table  # noqa: E402
 from tournaments.models import (  # noqa: E402
     Entry,
@@ -140,6 +144,22 @@ def check(name: str) -> dict[str, Any]:
     }
 
 
+def table() -> dict[str, Any]:
+    """A started two-player tournament of people (one table, its first game dealt, no move
+    clock), and each seat's API token for the sockets: ``tokens[s]`` plays seat ``s``."""
+    # Each scene is a new process, whose factories count from 0 again: past the users made.
+    UserFactory.reset_sequence(User.objects.count() + 1)  # type: ignore[no-untyped-call]
+    with jobs_in_process():  # the pairing that deals the game, here and now
+        live = start_live_table()
+    return {
+        "tournament": live.tournament.pk,
+        "slug": live.tournament.slug,
+        "table": live.table.pk,
+        "game": live.game.pk,
+        "tokens": [Token.objects.get_or_create(user=user)[0].key for user in live.users],
+    }
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.chaos.scenes")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -147,6 +167,7 @@ def main(argv: list[str]) -> None:
     sub.add_parser("finish").add_argument("ids", type=int, nargs="+")
     sub.add_parser("awards").add_argument("ids", type=int, nargs="+")
     sub.add_parser("check").add_argument("name")
+    sub.add_parser("table")
     args = parser.parse_args(argv)
     if args.command == "league":
         answer = league(args.count)
@@ -154,6 +175,8 @@ def main(argv: list[str]) -> None:
         answer = finish(args.ids)
     elif args.command == "awards":
         answer = awards(args.ids)
+    elif args.command == "table":
+        answer = table()
     else:
         answer = check(args.name)
     print(json.dumps(answer, ensure_ascii=False, default=str))

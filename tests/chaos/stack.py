@@ -11,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -22,7 +24,13 @@ from typing import Any
 
 import psycopg
 
-from durak_site.processes import beat_command, free_port, worker_command
+from durak_site.processes import (
+    asgi_command,
+    beat_command,
+    free_port,
+    wait_serving,
+    worker_command,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -47,6 +55,22 @@ def chaos_skip_reason(real_stack: bool) -> str | None:
     return None
 
 
+def service_port() -> int:
+    """A free port for a private service, below the ephemeral range (32768 and up on Linux):
+    a port taken from that range (``free_port``) can be handed out again, before the service
+    binds it, as the source port of any outgoing connection on the machine."""
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(20000, 32000)
+        with contextlib.closing(socket.socket()) as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    return free_port()
+
+
 def _as_postgres(command: list[str]) -> list[str]:
     """PostgreSQL refuses to run as root: as root, run its tools as the ``postgres`` user."""
     if os.geteuid() == 0:
@@ -61,7 +85,7 @@ class PrivateRedis:
     def __init__(self, workdir: Path) -> None:
         self.dir = workdir / "redis"
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        self.port = service_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
     def url(self, db: int = 0) -> str:
@@ -113,7 +137,7 @@ class PrivatePostgres:
         if os.geteuid() == 0:
             shutil.chown(self.dir, "postgres")
         self.data = self.dir / "data"
-        self.port = free_port()
+        self.port = service_port()
 
     def url(self, name: str) -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
@@ -284,6 +308,49 @@ class CeleryProcess:
                 self.proc.wait(timeout=20)
             except (ProcessLookupError, subprocess.TimeoutExpired):
                 self.kill()
+
+
+class AsgiServer:
+    """The project's ASGI server on the private services, always on the same port (so that a
+    client reconnects to the address it knew), in a process group of its own."""
+
+    def __init__(self, stack: Stack) -> None:
+        self.stack = stack
+        self.port = free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self.log = stack.workdir / f"asgi-{self.port}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 40) -> float:
+        """Start it and wait until it answers ``/healthz``; the seconds that took."""
+        started = time.monotonic()
+        self.proc = subprocess.Popen(
+            asgi_command(sys.executable, "127.0.0.1", self.port),
+            cwd=ROOT,
+            env=self.stack.env,
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        wait_serving(self.address, self.proc, timeout, str(self.log))
+        return time.monotonic() - started
+
+    def kill(self) -> None:
+        """``kill -9``: its sockets drop without a close frame."""
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=10)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                self.kill()
+        self.proc = None
 
 
 class Figures:
