@@ -25,6 +25,7 @@ it and drop the socket without a close frame.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -38,8 +39,12 @@ from django.http.request import split_domain_port, validate_host
 from django.utils import translation
 from django.utils.translation import gettext
 
+from durak_site.errors import DATABASE_DOWN, Unavailable
+
 if TYPE_CHECKING:
     from channels.generic.websocket import AsyncWebsocketConsumer
+
+log = logging.getLogger(__name__)
 
 #: Credentials that match nobody.
 CLOSE_NOT_AUTHENTICATED = 4401
@@ -267,6 +272,42 @@ class OriginCheck:
         return await refuse_handshake(
             receive, send, close_code=CLOSE_FORBIDDEN, code="forbidden", message=message
         )
+
+
+class DatabaseDownGuard:
+    """ASGI middleware around the session and credential middlewares: a handshake that needs the
+    database (a browser's session cookie names its user) while the database is out of reach is
+    refused with ``1013`` and ``unavailable``, as the consumers refuse theirs, instead of failing
+    as a server error before any consumer runs."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(
+        self, scope: dict[str, Any], receive: ASGIReceiveCallable, send: ASGISendCallable
+    ) -> Any:
+        answered = False
+
+        async def watched_send(event: Any) -> None:
+            nonlocal answered
+            answered = True
+            await send(event)
+
+        try:
+            return await self.app(scope, receive, watched_send)
+        except DATABASE_DOWN as exc:
+            if answered:  # a consumer had the socket: its own handling is done
+                raise
+            log.warning("socket %s: the database is unavailable (%s)", scope.get("path"), exc)
+            with translation.override(scope_language(scope)):
+                unavailable = Unavailable()
+            await refuse_handshake(
+                receive,
+                send,
+                close_code=CLOSE_TRY_AGAIN,
+                code=unavailable.code,
+                message=unavailable.message,
+            )
 
 
 async def no_such_socket(

@@ -65,6 +65,22 @@ async def test_a_socket_opened_while_the_database_is_down_is_told_to_try_again(
     assert await refusal(comm) == ("unavailable", 1013)
 
 
+@pytest.mark.django_db(transaction=True)
+async def test_a_browsers_socket_whose_session_cannot_be_read_is_told_to_try_again(
+    live_table: LiveTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a player's browser (a session cookie) and a database out of reach for its session
+    user = live_table.user_at(0)
+
+    async def session_user_gone(scope: Any) -> Any:
+        database_gone()
+
+    monkeypatch.setattr("channels.auth.get_user", session_user_gone)
+    comm = await open_socket(live_table.table.pk, user, expect=False)
+    # then the handshake is refused with a code to try again, not failed as a server error
+    assert await refusal(comm) == ("unavailable", 1013)
+
+
 # --- pages and the API ---------------------------------------------------------------------------
 
 
