@@ -57,18 +57,18 @@ def chaos_stack() -> Iterator[Stack]:
     os.chmod(workdir, 0o755)
     redis = PrivateRedis(workdir)
     postgres = PrivatePostgres(workdir)
-    postgres.init()
-    for service in (redis, postgres):
-        # A port found free can still be taken before the service binds it: another one then.
-        for attempt in range(3):
-            try:
-                service.start()
-                break
-            except Exception:
-                if attempt == 2:
-                    raise
-                service.port = service_port()
     try:
+        postgres.init()
+        for service in (redis, postgres):
+            # A port found free can still be taken before the service binds it: another one.
+            for attempt in range(3):
+                try:
+                    service.start()
+                    break
+                except Exception:
+                    if attempt == 2:
+                        raise
+                    service.port = service_port()
         url = postgres.create_database("durak_chaos")
         env = {
             key: value
