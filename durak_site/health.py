@@ -31,6 +31,8 @@ def check_database() -> str:
     if pool is not None:
         # A connection from the pool waited for no longer than the probe: through Django the
         # wait is the pool's own timeout (10 s), and a dead database kept /healthz that long.
+        # Django opens its pool with the process's first connection, which may be this one.
+        pool.open()
         with pool.connection(timeout=PROBE_TIMEOUT) as conn:
             conn.execute("SELECT 1").fetchone()
         return "ok"
