@@ -26,20 +26,13 @@ from channels.middleware import BaseMiddleware
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.utils import translation
 from django.utils.translation import gettext
 from rest_framework.authtoken.models import Token
 
 from durak_site.dbthreads import db_async
-from durak_site.errors import DATABASE_DOWN, Unavailable
+from durak_site.errors import DATABASE_DOWN
 from games.services.tickets import socket_ticket_redeem
-from games.sockets import (
-    CLOSE_NOT_AUTHENTICATED,
-    CLOSE_TRY_AGAIN,
-    refuse,
-    refuse_handshake,
-    scope_language,
-)
+from games.sockets import CLOSE_NOT_AUTHENTICATED, refuse, refuse_unavailable
 
 if TYPE_CHECKING:
     from channels.consumer import _ChannelScope
@@ -116,15 +109,7 @@ class TokenAuthMiddleware(BaseMiddleware):
             except DATABASE_DOWN as exc:
                 # Refused with a code to try again, not dropped with an HTTP 500.
                 log.warning("socket credentials not checked: the database is unavailable (%s)", exc)
-                with translation.override(scope_language(scope)):
-                    unavailable = Unavailable()
-                await refuse_handshake(
-                    receive,
-                    send,
-                    close_code=CLOSE_TRY_AGAIN,
-                    code=unavailable.code,
-                    message=unavailable.message,
-                )
+                await refuse_unavailable(scope, receive, send)
                 return None
         if found is not None:
             if "auth_error" in found:

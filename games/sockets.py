@@ -274,6 +274,22 @@ class OriginCheck:
         )
 
 
+async def refuse_unavailable(
+    scope: Mapping[str, Any], receive: ASGIReceiveCallable, send: ASGISendCallable
+) -> None:
+    """:func:`refuse_handshake` with ``1013`` and ``unavailable``: the database is out of reach
+    for a moment, and the same handshake a few seconds later may well succeed."""
+    with translation.override(scope_language(scope)):
+        unavailable = Unavailable()
+    await refuse_handshake(
+        receive,
+        send,
+        close_code=CLOSE_TRY_AGAIN,
+        code=unavailable.code,
+        message=unavailable.message,
+    )
+
+
 class DatabaseDownGuard:
     """ASGI middleware around the session and credential middlewares: a handshake that needs the
     database (a browser's session cookie names its user) while the database is out of reach is
@@ -299,15 +315,7 @@ class DatabaseDownGuard:
             if answered:  # a consumer had the socket: its own handling is done
                 raise
             log.warning("socket %s: the database is unavailable (%s)", scope.get("path"), exc)
-            with translation.override(scope_language(scope)):
-                unavailable = Unavailable()
-            await refuse_handshake(
-                receive,
-                send,
-                close_code=CLOSE_TRY_AGAIN,
-                code=unavailable.code,
-                message=unavailable.message,
-            )
+            await refuse_unavailable(scope, receive, send)
 
 
 async def no_such_socket(
