@@ -7,19 +7,22 @@ variant (a private tournament, a move clock, other rules) calls them itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.test import Client
+from django.utils import timezone
 
+from durak_site.jobs import registered
 from games import services as game_services
 from games.models import Game, RefereeEvent
 from tests.factories import PlayerFactory
-from tournaments import services
+from tournaments import reconcile, services
 from tournaments.models import (
     AuditEvent,
     Entry,
@@ -205,3 +208,28 @@ def console_event(*, owner: User, referees: Sequence[User], name: str) -> Consol
         rank=rank,
         rating_change=rating,
     )
+
+
+def run_jobs(
+    tournament: Tournament, *, until: Callable[[], bool] | None = None, batches: int = 20_000
+) -> None:
+    """Work ``tournament`` as a worker would, in this process, job by job: every batch runs the
+    jobs the reconciler finds due for it (bots' moves, finished games, rounds to complete and to
+    pair, the awards), until ``until()`` holds or nothing is due. For a test that must act in the
+    middle of an event (``@pytest.mark.django_db`` without eager jobs: nothing runs on commit,
+    so the event moves only here)."""
+    for _ in range(batches):
+        if until is not None and until():
+            return
+        due = reconcile.due_jobs(
+            now=timezone.now() + timedelta(seconds=1),
+            grace=timedelta(0),
+            tournament_id=tournament.pk,
+        )
+        if not due:
+            if until is not None:
+                raise AssertionError(f"nothing is due and {until} does not hold")
+            return
+        for item in due:
+            registered(item.task)(*item.args)
+    raise AssertionError("the jobs did not settle")  # pragma: no cover - a bug in the services

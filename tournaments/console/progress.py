@@ -59,7 +59,6 @@ from tournaments.scoring.ratings import (
     DEFAULT_LEAGUE_SCALE,
     LeagueRow,
     LeagueScale,
-    TournamentPlaces,
     league_table,
 )
 from tournaments.wording import (
@@ -421,18 +420,9 @@ def _league_rows(
 ) -> tuple[list[LeagueRow], dict[str, Entry]]:
     """The league table of ``entries`` (the finished tournaments' placed entries): a player
     (or a team) is one line over every tournament it played."""
-    places: dict[int, list[tuple[str, int]]] = {}
-    who: dict[str, Entry] = {}
-    for entry in entries:
-        key = f"player:{entry.player_id}" if entry.player_id else f"team:{entry.team_id}"
-        who.setdefault(key, entry)
-        places.setdefault(entry.tournament_id, []).append((key, entry.final_place or 0))
+    places, who = selectors.league_places(entries)
     scale = LeagueScale(points=tuple(league.points_scale or DEFAULT_LEAGUE_SCALE))
-    rows = league_table(
-        [TournamentPlaces(str(pk), tuple(p)) for pk, p in places.items()],
-        scale,
-        seed=f"league:{league.pk}",
-    )
+    rows = league_table(places, scale, seed=f"league:{league.pk}")
     return rows, who
 
 

@@ -217,10 +217,12 @@ class LeagueScale:
 
 @dataclass(frozen=True)
 class TournamentPlaces:
-    """A finished tournament's final places as ``(entry, place)``, competition ranking."""
+    """A finished tournament's final places as ``(entry, place)``, competition ranking;
+    ``forfeited``: entries placed (they played) that score no league points (disqualified)."""
 
     tournament: str
     places: tuple[tuple[str, int], ...]
+    forfeited: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,12 @@ def league_table(
     >>> rows = league_table([t1, t2], LeagueScale(points=(10, 6, 2)), seed="2025")
     >>> [(r.entry, str(r.points), r.decided_by) for r in rows]
     [('ann', '16', None), ('bob', '14', 'points'), ('cid', '4', 'points')]
+
+    A disqualified entry keeps its (last) place and scores nothing:
+
+    >>> t3 = TournamentPlaces("autumn", (("cid", 1), ("ann", 2)), forfeited=frozenset({"ann"}))
+    >>> [(r.entry, str(r.points)) for r in league_table([t3], LeagueScale((10, 6)), seed="s")]
+    [('cid', '10'), ('ann', '0')]
     """
     points: dict[str, Fraction] = {}
     placings: dict[str, dict[int, int]] = {}
@@ -259,7 +267,8 @@ def league_table(
         for first, members in groups:
             share = sum(by_place[first - 1 : first - 1 + len(members)], Fraction(0)) / len(members)
             for entry in members:
-                points[entry] = points.get(entry, Fraction(0)) + share
+                scored = Fraction(0) if entry in tournament.forfeited else share
+                points[entry] = points.get(entry, Fraction(0)) + scored
                 counts = placings.setdefault(entry, {})
                 counts[first] = counts.get(first, 0) + 1
 

@@ -80,6 +80,7 @@ from tournaments.scoring.ratings import Rating, rate, rated_table
 from tournaments.scoring.results import Pogony as ScoringPogony
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.services.feed import tournament_changed
+from tournaments.services.placing import field_entries
 
 
 def _lock_tournament(tournament_id: int) -> Tournament:
@@ -98,13 +99,17 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
     """Compute the pool and payouts: provisional before the end, final after it. Recomputing
     gives the same answer; payouts are replaced in one transaction.
 
+    The pool is the field's fees (``placing.field_entries``: every entry that started, withdrawn
+    and disqualified ones included; before the start, every entry not withdrawn). The structure
+    is chosen for the whole field; the payouts go by final place to the entries not disqualified
+    (they hold places 1 to n - k, the disqualified share the last place and are paid nothing),
+    and add up to the pool exactly (``docs/leaving.md``).
+
     Locks the tournament row (step 1), then writes the pool and the payouts (step 3); no player.
     Announced on the feed last.
     """
     tournament = _lock_tournament(tournament_id)
-    entries = list(
-        Entry.objects.filter(tournament=tournament).exclude(status=Entry.Status.WITHDRAWN)
-    )
+    entries = list(field_entries(tournament))
     payments = [Payment("entry", tournament.entry_fee) for e in entries if e.paid]
     if tournament.reentry_fee:
         payments += [
@@ -112,14 +117,20 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
         ]
     final = tournament.status == Tournament.Status.FINISHED
     field_size = len(entries)
-    places = (
-        sorted(
-            ((str(e.pk), e.final_place) for e in entries if e.final_place is not None),
-            key=lambda pair: (pair[1], int(pair[0])),
-        )
-        if final
-        else None
+    paid_places = sorted(
+        (
+            (str(e.pk), e.final_place)
+            for e in entries
+            if e.final_place is not None and e.status != Entry.Status.DISQUALIFIED
+        ),
+        key=lambda pair: (pair[1], int(pair[0])),
     )
+    if final and any(e.final_place is None for e in entries):
+        raise ConfigurationError(
+            gettext("prize pool: %(count)s entries of the field have no final place")
+            % {"count": sum(e.final_place is None for e in entries)}
+        )
+    places = paid_places if final else None
     try:
         report = compute_prizes(
             adapters.pool_rules(tournament),

@@ -29,6 +29,7 @@ from tournaments.pairing import (
     top_per_group,
 )
 from tournaments.services.feed import tournament_changed
+from tournaments.services.placing import places_store
 from tournaments.services.plans import validate_plan
 from tournaments.services.rounds import GROUP_LABELS, active_stage_entries, round_robin_schedule
 
@@ -140,31 +141,6 @@ def _round_finish(round_: Round, stage: Stage) -> str:
     return "tournament_finished" if _stage_finish(stage) else "stage_finished"
 
 
-def _stage_final_order(stage: Stage) -> list[list[int]]:
-    """The stage's final order as groups of tied entries, best first."""
-    if stage.format != Stage.Format.KNOCKOUT:
-        return [[int(row.entry)] for row in selectors.stage_standings(stage)]
-    groups: list[list[int]] = []
-    seen: set[int] = set()
-    for round_ in stage.rounds.order_by("-number"):
-        by_place: dict[int, list[int]] = {}
-        for table in round_.tables.filter(is_bye=False):
-            result = selectors.effective_result(table)
-            if result is None:
-                continue
-            drawn = set(result.drawn)
-            shared = len(result.places) - len(drawn) + 1  # drawn entries share their first place
-            for place, entry in enumerate(result.places, start=1):
-                if entry not in seen:
-                    by_place.setdefault(shared if entry in drawn else place, []).append(entry)
-        for place in sorted(by_place):
-            fresh = [e for e in by_place[place] if e not in seen]
-            if fresh:
-                groups.append(fresh)
-                seen.update(fresh)
-    return groups
-
-
 def _stage_finish(stage: Stage) -> bool:
     """Finish ``stage`` and begin the next one; True if it was the last (the event finished)."""
     Stage.objects.filter(pk=stage.pk).update(status=Stage.Status.FINISHED)
@@ -209,9 +185,11 @@ def _advancing(stage: Stage) -> list[int]:
 
 
 def _tournament_finish(tournament: Tournament) -> None:
-    """Final places: the last stage's order, then those eliminated earlier, stage by stage; then
-    the three end-of-tournament jobs (``tournaments.services.awards``: the prize pool, the ranks
-    with the league's, the ratings), after commit.
+    """Final places (``tournaments.services.placing``: the last stage's order, then those
+    eliminated earlier, stage by stage, each stage's withdrawn entries below the ones that
+    completed it, the disqualified last); then the three end-of-tournament jobs
+    (``tournaments.services.awards``: the prize pool, the ranks with the league's, the ratings),
+    after commit.
 
     Called by the round job holding the last round's row; locks the tournament row before
     writing the entries' places, as the awards' lock order has it (tournament row first, then
@@ -219,21 +197,10 @@ def _tournament_finish(tournament: Tournament) -> None:
     meet them in a cycle. (The round job's feed announcement comes after, on the row it holds.)
     """
     Tournament.objects.select_for_update(no_key=True).get(pk=tournament.pk)
-    placed: list[list[int]] = []
-    seen: set[int] = set()
-    for stage in tournament.stages.order_by("-order"):
-        for group in _stage_final_order(stage):
-            fresh = [e for e in group if e not in seen]
-            if fresh:
-                placed.append(fresh)
-                seen.update(fresh)
-    place = 1
-    for group in placed:
-        Entry.objects.filter(pk__in=group).update(final_place=place)
-        place += len(group)
     Tournament.objects.filter(pk=tournament.pk).update(
         status=Tournament.Status.FINISHED, finished_at=timezone.now()
     )
+    places_store(tournament)
     enqueue_on_commit("tournaments.prize_pool_compute", tournament.pk)
     enqueue_on_commit("tournaments.tournament_ranks_compute", tournament.pk)
     enqueue_on_commit("tournaments.ratings_update", tournament.pk)

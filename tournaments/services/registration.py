@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from durak_site.errors import status_name
+from durak_site.jobs import enqueue_on_commit
 from games.models import Game
 from games.services import game_pause
 from tournaments.errors import (
@@ -30,6 +31,7 @@ from tournaments.models import (
 )
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
+from tournaments.services.placing import places_store
 from tournaments.services.plans import validate_plan
 
 
@@ -257,7 +259,14 @@ def entry_withdraw(*, entry: Entry, reason: str = "", actor: Any = None) -> Entr
     """Withdraw an entry: it keeps its played results and is not seated again (the next round
     is paired without it). If it drops out of a running event while it plays, its games follow
     the tournament's dropout rule (:func:`_drop_out`). Audited when a person (``actor``)
-    withdraws it."""
+    withdraws it.
+
+    Before the start it leaves the field (no place; its fee leaves the pool). After the start
+    it is eliminated at the stage it left: placed below every entry that completed that stage
+    and above those eliminated earlier, its fee staying in the pool (``docs/leaving.md``,
+    ``tournaments.services.placing``). Refused once the tournament has finished."""
+    if entry.tournament.status == Tournament.Status.FINISHED:
+        raise StateError(gettext("the tournament has finished: its entries no longer withdraw"))
     with transaction.atomic():
         before = entry.status
         entry = _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
@@ -291,12 +300,28 @@ def _drop_out(entry: Entry, reason: str, actor: Any) -> None:
 
 
 def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
+    """Disqualify an entry, at any time (an entry that withdrew after the start, or was
+    eliminated, too): its played results stand for the others, it is not seated again, and it
+    shares the last place with the other disqualified entries, paid nothing and scoring no
+    league points; its fee stays in the pool (``docs/leaving.md``). Once the tournament has
+    finished, its final places are written again and the prize pool recomputed (after commit).
+    Locks the tournament row first when it has finished (the places are written under it)."""
     if not reason.strip():
         raise RegistrationError(gettext("a disqualification needs a reason"))
+    allowed = [*Entry.ACTIVE, Entry.Status.ELIMINATED]
+    if entry.stage_entries.exists():  # withdrawn after the start: still in the field
+        allowed.append(Entry.Status.WITHDRAWN)
     with transaction.atomic():
-        entry = _entry_set_status(
-            entry, [*Entry.ACTIVE, Entry.Status.ELIMINATED], Entry.Status.DISQUALIFIED, reason
+        finished = Tournament.objects.filter(
+            pk=entry.tournament_id, status=Tournament.Status.FINISHED
         )
+        # After the end nothing else changes entries but this (withdrawals are refused), and
+        # the places are written under the tournament's row: lock it before the entry's.
+        tournament = finished.select_for_update(no_key=True).first()
+        entry = _entry_set_status(entry, allowed, Entry.Status.DISQUALIFIED, reason)
+        if tournament is not None:
+            places_store(tournament)
+            enqueue_on_commit("tournaments.prize_pool_compute", tournament.pk)
         _entries_changed(entry, "disqualified")
         return entry
 

@@ -42,7 +42,6 @@ from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.ratings import (
     DEFAULT_LEAGUE_SCALE,
     LeagueScale,
-    TournamentPlaces,
     league_table,
 )
 from tournaments.scoring.results import effective_results
@@ -606,19 +605,10 @@ def league_table_rows(league: League, user: Any) -> tuple[int, list[Row], str]:
         .order_by("tournament_id", "final_place", "pk")
     )
     rank_of = dict(RankRecord.objects.filter(league=league).values_list("player_id", "rank"))
-    places: dict[int, list[tuple[str, int]]] = {}
-    who: dict[str, Entry] = {}
-    for entry in entries:
-        key = f"player:{entry.player_id}" if entry.player_id else f"team:{entry.team_id}"
-        who.setdefault(key, entry)
-        places.setdefault(entry.tournament_id, []).append((key, entry.final_place or 0))
+    places, who = selectors.league_places(entries)
     try:
         scale = LeagueScale(points=tuple(league.points_scale or DEFAULT_LEAGUE_SCALE))
-        table = league_table(
-            [TournamentPlaces(str(pk), tuple(p)) for pk, p in places.items()],
-            scale,
-            seed=f"league:{league.pk}",
-        )
+        table = league_table(places, scale, seed=f"league:{league.pk}")
     except ScoringError as exc:
         return len(places), [], str(exc)
     rows = []

@@ -1,0 +1,109 @@
+"""Final places: who finished where, the entries that left included (``docs/leaving.md``).
+
+The field of an event is every entry that started: every entry with a stage of its own
+(``StageEntry``; the start gives one to each entry still registered, late registration to each
+late entry). An entry withdrawn before the start has none: it is not part of the field, has no
+place and its fee is not in the pool. The stage an entry left is the last stage it has: an
+entry withdrawn in a stage is never given the next one, and one withdrawn between two stages
+has already been given the next (it completed the one before). The pure rule is
+``tournaments.scoring.places``; this module reads the stages' orders and writes the places.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Max, QuerySet
+from django.db.models.functions import Coalesce
+
+from tournaments import selectors
+from tournaments.models import Entry, Stage, StageEntry, Tournament
+from tournaments.scoring.places import Leaving, Outcome, final_places
+
+
+def field_entries(tournament: Tournament) -> QuerySet[Entry]:
+    """The entries of ``tournament``'s field: every entry that started. Before the start, every
+    entry not withdrawn (the provisional field)."""
+    entries = Entry.objects.filter(tournament=tournament)
+    started = tournament.started_at is not None or tournament.status in (
+        Tournament.Status.RUNNING,
+        Tournament.Status.FINISHED,
+    )
+    if not started:
+        return entries.exclude(status=Entry.Status.WITHDRAWN)
+    return entries.filter(stage_entries__isnull=False).distinct()
+
+
+def stage_final_order(stage: Stage) -> list[list[int]]:
+    """The stage's final order as groups of tied entries, best first: its standings (swiss,
+    round robin), or for a knockout the entries by the last round they played, then by their
+    place at its table. Every entry with a result or a standing is in it, withdrawn and
+    disqualified ones included (their results stand)."""
+    if stage.format != Stage.Format.KNOCKOUT:
+        return [[int(row.entry)] for row in selectors.stage_standings(stage)]
+    groups: list[list[int]] = []
+    seen: set[int] = set()
+    for round_ in stage.rounds.order_by("-number"):
+        by_place: dict[int, list[int]] = {}
+        for table in round_.tables.filter(is_bye=False):
+            result = selectors.effective_result(table)
+            if result is None:
+                continue
+            drawn = set(result.drawn)
+            shared = len(result.places) - len(drawn) + 1  # drawn entries share their first place
+            for place, entry in enumerate(result.places, start=1):
+                if entry not in seen:
+                    by_place.setdefault(shared if entry in drawn else place, []).append(entry)
+        for place in sorted(by_place):
+            fresh = [e for e in by_place[place] if e not in seen]
+            if fresh:
+                groups.append(fresh)
+                seen.update(fresh)
+    return groups
+
+
+_OUTCOME: dict[str, Outcome] = {
+    Entry.Status.WITHDRAWN: "withdrawn",
+    Entry.Status.DISQUALIFIED: "disqualified",
+}
+
+
+def leavings(tournament: Tournament) -> list[Leaving]:
+    """How each entry of the field ended: the last stage it took part in and its outcome."""
+    rows = (
+        StageEntry.objects.filter(stage__tournament=tournament)
+        .values("entry_id", "entry__status")
+        .annotate(last=Coalesce(Max("stage__order"), 0))
+        .order_by("entry_id")
+    )
+    return [
+        Leaving(
+            str(row["entry_id"]),
+            stage=int(row["last"]),
+            outcome=_OUTCOME.get(row["entry__status"], "completed"),
+        )
+        for row in rows
+    ]
+
+
+def places_of(tournament: Tournament) -> list[tuple[int, int]]:
+    """The final places of ``tournament``'s field, best first, as ``(entry id, place)``."""
+    field = leavings(tournament)
+    orders = {
+        stage.order: [[str(e) for e in group] for group in stage_final_order(stage)]
+        for stage in tournament.stages.filter(order__in={f.stage for f in field})
+    }
+    return [(int(entry), place) for entry, place in final_places(field, orders)]
+
+
+def places_store(tournament: Tournament) -> list[tuple[int, int]]:
+    """Write the final places (an entry outside the field has none); the caller holds the
+    tournament row. Returns them, best first."""
+    places = places_of(tournament)
+    by_place: dict[int, list[int]] = {}
+    for entry, place in places:
+        by_place.setdefault(place, []).append(entry)
+    Entry.objects.filter(tournament=tournament).exclude(pk__in=[e for e, _ in places]).exclude(
+        final_place=None
+    ).update(final_place=None)
+    for place, entries in by_place.items():
+        Entry.objects.filter(pk__in=entries).exclude(final_place=place).update(final_place=place)
+    return places
