@@ -104,12 +104,12 @@ class InvariantChecker:
     # --- at every step ------------------------------------------------------------------------
 
     def step(self) -> list[str]:
-        """Check what must hold at any moment; returns the new violations."""
+        """Check what must hold at any moment (cheap: it runs after every job); returns the new
+        violations."""
         self.steps += 1
         before = len(self.violations)
         self._add(self._gone_not_seated_again())
         self._add(self._seats_unique())
-        self._add(failed_jobs(self.tournament))
         return self.violations[before:]
 
     def _gone_not_seated_again(self) -> list[str]:
@@ -125,7 +125,7 @@ class InvariantChecker:
             new = seats[entry.pk] - known
             if new:
                 tables = sorted(
-                    str(s.table)
+                    _where(s.table)
                     for s in Seat.objects.filter(pk__in=new).select_related("table__round__stage")
                 )
                 found.append(
@@ -136,8 +136,8 @@ class InvariantChecker:
 
     def _seats_unique(self) -> list[str]:
         found = []
-        for round_ in Round.objects.filter(stage__tournament=self.tournament).exclude(
-            status=Round.Status.PENDING
+        for round_ in Round.objects.filter(
+            stage__tournament=self.tournament, status=Round.Status.PLAYING
         ):
             seated = list(
                 Seat.objects.filter(table__round=round_).values_list(
@@ -148,10 +148,14 @@ class InvariantChecker:
             for table_id, entry_id, _player in seated:
                 tables_of[entry_id].add(table_id)
             if any(len(tables) > 1 for tables in tables_of.values()):
-                found.append(f"{round_}: an entry sits at two tables")
+                found.append(
+                    f"stage {round_.stage.order} round {round_.number}: an entry sits at two tables"
+                )
             players = [p for _t, _e, p in seated]
             if len(players) != len(set(players)):
-                found.append(f"{round_}: a player sits at two seats")
+                found.append(
+                    f"stage {round_.stage.order} round {round_.number}: a player sits at two seats"
+                )
         return found
 
     # --- at the end ---------------------------------------------------------------------------
@@ -160,6 +164,7 @@ class InvariantChecker:
         """Check the finished event; returns the new violations."""
         before = len(self.violations)
         self.step()
+        self._add(failed_jobs(self.tournament))
         tournament = Tournament.objects.get(pk=self.tournament.pk)
         if tournament.status != Tournament.Status.FINISHED:
             self._add([f"the event did not finish: it is {tournament.status}"])
@@ -299,27 +304,30 @@ class InvariantChecker:
         return found
 
 
+def _where(table: Table) -> str:
+    """A table in words that do not depend on the language."""
+    return f"stage {table.round.stage.order} round {table.round.number} table {table.number}"
+
+
 def _exit(key: tuple[int, int]) -> str:
     order, withdrew = key
     return f"{'withdrew in' if withdrew else 'completed'} stage {-order}"
 
 
 def _follows_standings(stage: Stage, group: list[Entry], place: dict[int, int]) -> list[str]:
-    rank = {int(row.entry): row.rank for row in selectors.stage_standings(stage)}
+    """Entries that withdrew from ``stage`` keep its order among themselves: a better rank in
+    its standings (tie-breaks before the seeded draw) is a better place. An entry that left
+    before it played there has no standing and is not compared."""
+    rows = {int(row.entry): row for row in selectors.stage_standings(stage)}
     found = []
     for a in group:
         for b in group:
-            if a.pk >= b.pk and rank[a.pk] == rank[b.pk]:
+            ra, rb = rows.get(a.pk), rows.get(b.pk)
+            if ra is None or rb is None or not ra.played or not rb.played:
                 continue
-            if rank[a.pk] == rank[b.pk] and place[a.pk] != place[b.pk]:
+            if ra.rank < rb.rank and place[a.pk] >= place[b.pk]:
                 found.append(
-                    f"{a.name} and {b.name} withdrew from {stage} with equal standing but have "
-                    f"places {place[a.pk]} and {place[b.pk]}"
-                )
-            elif rank[a.pk] < rank[b.pk] and place[a.pk] >= place[b.pk]:
-                found.append(
-                    f"{a.name} (rank {rank[a.pk]}) and {b.name} (rank {rank[b.pk]}) withdrew "
-                    f"from {stage}: places {place[a.pk]} and {place[b.pk]} do not follow "
-                    "its standings"
+                    f"{a.name} (rank {ra.rank}) and {b.name} (rank {rb.rank}) withdrew from "
+                    f"{stage}: places {place[a.pk]} and {place[b.pk]} do not follow its standings"
                 )
     return found

@@ -319,7 +319,7 @@ class Command(BaseCommand):
             status = Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
             if errors:
                 bar.close()
-                raise CommandError(f"the tournament stopped: {errors[0]!r}")
+                raise CommandError(f"the tournament stopped: {errors[0]!r}") from errors[0]
             if status == Tournament.Status.FINISHED and not worker.is_alive():
                 break
             if not eager and status == Tournament.Status.RUNNING and not worker.is_alive():
