@@ -39,11 +39,12 @@ Leases only save duplicate work: every job is idempotent, so two copies at once 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -83,6 +84,7 @@ BROKER_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 _local = threading.local()
+_observers: list[Callable[[], None]] = []
 _broker = {"down_until": 0.0}
 
 
@@ -147,9 +149,30 @@ def dispatch(task: Task[..., Any], *args: Any, countdown: float | None = None) -
         while queue:
             job, job_args = queue.popleft()
             job.apply(args=job_args, throw=True)
+            for observer in tuple(_observers):
+                observer()
     finally:
         _local.queue = None
     return True
+
+
+def in_process() -> bool:
+    """Do jobs run in-process (Celery eager: the embedded defaults) rather than on workers?"""
+    return bool(app.conf.task_always_eager)
+
+
+@contextlib.contextmanager
+def after_each_eager_job(observer: Callable[[], None]) -> Iterator[None]:
+    """Call ``observer`` after each job run in-process (Celery eager) inside this block, in the
+    thread that runs the jobs, outside any transaction: the moments between two steps of the
+    system, where the simulator's incidents happen and its invariants are checked. What the
+    observer's services request is queued behind the jobs already waiting; what it raises stops
+    the run like a failing job."""
+    _observers.append(observer)
+    try:
+        yield
+    finally:
+        _observers.remove(observer)
 
 
 def _publish(task: Task[..., Any], args: tuple[Any, ...], countdown: float | None) -> bool:

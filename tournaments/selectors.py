@@ -160,6 +160,25 @@ def tournament_history(stage: Stage, *, before: Round | None = None) -> list[lis
     return out
 
 
+def tournament_byes(stage: Stage, *, before: Round | None = None) -> list[list[int]]:
+    """The entries that had a bye in each earlier round of the whole tournament, the rounds in
+    :func:`tournament_history`'s order (a swiss stage gives the next bye to one who had fewer)."""
+    rounds = Round.objects.filter(stage__tournament=stage.tournament).exclude(
+        status=Round.Status.PENDING
+    )
+    if before is not None:
+        rounds = rounds.exclude(pk=before.pk)
+    out: list[list[int]] = []
+    for rnd in rounds.order_by("stage__order", "number").prefetch_related(
+        Prefetch("tables", queryset=Table.objects.filter(is_bye=True).order_by("number")),
+        Prefetch("tables__seats", queryset=Seat.objects.order_by("position")),
+    ):
+        out.append(
+            list(dict.fromkeys(seat.entry_id for t in rnd.tables.all() for seat in t.seats.all()))
+        )
+    return out
+
+
 def entries_by_id(ids: Iterable[int]) -> dict[int, Entry]:
     return Entry.objects.select_related("player", "team").in_bulk(list(ids))
 

@@ -347,6 +347,8 @@ def ratings_update(*, tournament_id: int) -> int:
     tables = []
     for row in results:
         pure = selectors.to_pure_result(row)
+        if pure.is_bye:
+            continue  # nothing to learn; a team's bye seats one of its players, not its team
         teams = [players_of[int(e)] for e in pure.places]
         if any(len(t) > 1 for t in teams):
             rated = rated_table(_expand_teams(pure, teams), teams=teams)

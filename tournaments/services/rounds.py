@@ -35,6 +35,7 @@ from tournaments.pairing import (
 )
 from tournaments.pairing import (
     History,
+    HistoryRound,
     Pairing,
     PairingError,
     TableRef,
@@ -124,9 +125,22 @@ def _entries_per_table(stage: Stage) -> int:
     return 2 if stage.tournament.is_team_event else stage.table_size
 
 
+def _history_with_byes(stage: Stage, round_: Round) -> History:
+    """The earlier rounds' tables and byes (the swiss pairing gives the bye to one who had
+    fewer: FIDE C.04 gives no one a second bye while another has had none)."""
+    tables = selectors.tournament_history(stage, before=round_)
+    byes = selectors.tournament_byes(stage, before=round_)
+    return History(
+        tuple(
+            HistoryRound(tuple(tuple(t) for t in round_tables), tuple(round_byes))
+            for round_tables, round_byes in zip(tables, byes, strict=True)
+        )
+    )
+
+
 def _plan_swiss(round_: Round) -> PlannedRound:
     stage = round_.stage
-    history = History.from_tables(selectors.tournament_history(stage, before=round_))
+    history = _history_with_byes(stage, round_)
     active = active_stage_entries(stage)
     entries = _pairing_entries(stage, active)
     names = selectors.entry_names(active)

@@ -5,7 +5,18 @@
 Stages in ``--plan`` (comma-separated):
   swiss:TABLE:ROUNDS[:top=N|per_table=K]     rr:TABLE:GROUPS[:top=N|per_table=K]
   knockout:TABLE:ADVANCE_PER_TABLE           (a knockout is the last stage: it ends in a final)
-Series per table: ``--series single|best_of:3|first_to:5|long``.
+Series per table: ``--series single|best_of:3|first_to:5|long``. ``--team-size 2`` makes a team
+event (``--players`` teams of bots).
+
+**Incidents** (``--incidents-seed S``): what organisers and referees do in real events, injected
+at random moments drawn from the seed (``tournaments.simulation.incidents``): withdrawals and
+disqualifications (also mid-game), late registrations and re-entries where the plan allows them
+(``--late-registration-rounds``, ``--reentry-fee``), corrections with and without a re-pair,
+results played over the board (``--two-person-rule``), seat swaps, adjudicated draws; counts per
+kind with ``--incidents withdraw=2,draw=1`` (``all=N``), at a ``--incident-rate`` per step. With
+incidents (or ``--check``) the invariants of ``tournaments.simulation.invariants`` are checked
+after every step and at the end; any violation fails the command (exit 1) after the report,
+which lists the incidents.
 
 The games are played by the engine's bots through the same services as live results, and the
 jobs run on whatever is configured: in-process (eager) on the embedded defaults, on real Celery
@@ -20,9 +31,12 @@ still open, the missing awards, and the due work the reconciler would send
 
 from __future__ import annotations
 
+import contextlib
 import json
+import random
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -31,11 +45,14 @@ from django.db import close_old_connections
 from tqdm import tqdm
 
 from durak_site.errors import ServiceError
+from durak_site.jobs import after_each_eager_job, in_process
 from tournaments import services
 from tournaments.models import Entry, Payout, RankRecord, Table, Tournament
 from tournaments.reconcile import awards_missing, unfinished_work
 from tournaments.scoring.prizes import currency
 from tournaments.selectors import stage_standings
+from tournaments.simulation.incidents import DEFAULT_COUNTS, Cast, Injector, parse_counts
+from tournaments.simulation.invariants import InvariantChecker
 
 FORMATS = {
     "swiss": "swiss",
@@ -119,6 +136,26 @@ class Command(BaseCommand):
         )
         parser.add_argument("--no-progress", action="store_true")
         parser.add_argument("--top", type=int, default=8, help="standings rows to print")
+        parser.add_argument("--team-size", type=int, default=1, help="2 or 3: a team event")
+        parser.add_argument("--late-registration-rounds", type=int, default=0)
+        parser.add_argument("--reentry-fee", default="0")
+        parser.add_argument(
+            "--two-person-rule", action="store_true", help="a referee's result needs a second"
+        )
+        parser.add_argument(
+            "--incidents-seed", default="", help="inject incidents drawn from this seed"
+        )
+        parser.add_argument(
+            "--incidents",
+            default="",
+            help="counts per kind, e.g. withdraw=2,correct_repair=1 or all=2 (default: one each)",
+        )
+        parser.add_argument(
+            "--incident-rate", type=float, default=0.15, help="chance of an incident per step"
+        )
+        parser.add_argument(
+            "--check", action="store_true", help="check the invariants (on with incidents)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         count = options["players"]
@@ -134,6 +171,11 @@ class Command(BaseCommand):
         name = options["name"] or f"Симуляция на {count} игроков"
         owner, referee = (self._user(options, key) for key in ("organiser", "referee"))
         try:
+            counts = parse_counts(options["incidents"]) if options["incidents"] else DEFAULT_COUNTS
+        except ValueError as exc:
+            raise CommandError(f"--incidents: {exc}") from None
+        team_size = options["team_size"]
+        try:
             tournament = services.tournament_create(
                 name=name,
                 stages=plan,
@@ -144,28 +186,102 @@ class Command(BaseCommand):
                 seed=options["seed"],
                 move_clock_seconds=0,
                 created_by=owner,
+                team_size=team_size,
+                late_registration_rounds=options["late_registration_rounds"],
+                reentry_fee=options["reentry_fee"],
+                two_person_rule=options["two_person_rule"],
             )
             if referee is not None:
                 services.tournament_set_referees(
                     tournament=tournament, actor=owner, referees=[referee]
                 )
             services.tournament_open_registration(tournament=tournament)
-            for i in range(count):
+            players = []
+            for i in range(count * team_size):
                 kind = kinds[i % len(kinds)]
-                player = services.player_create(
-                    display_name=f"{kind.capitalize()} {i + 1}",
-                    club=f"Клуб {i % 7 + 1}",
-                    bot_kind=kind,
+                players.append(
+                    services.player_create(
+                        display_name=f"{kind.capitalize()} {i + 1}",
+                        club=f"Клуб {i % 7 + 1}",
+                        bot_kind=kind,
+                    )
                 )
-                services.entry_register(tournament=tournament, player=player)
+            for i in range(count):
+                if team_size > 1:
+                    team = services.team_create(
+                        name=f"Команда {i + 1}",
+                        players=players[i * team_size : (i + 1) * team_size],
+                    )
+                    services.entry_register(tournament=tournament, team=team)
+                else:
+                    services.entry_register(tournament=tournament, player=players[i])
             services.prize_pool_compute(tournament_id=tournament.pk)
         except ServiceError as exc:
             raise CommandError(f"{exc.code}: {exc.message}") from None
+        self.incidents_seed = options["incidents_seed"]
+        self.checker: InvariantChecker | None = None
+        self.injector: Injector | None = None
+        if options["incidents_seed"] or options["check"]:
+            self.checker = InvariantChecker(tournament)
+        if options["incidents_seed"]:
+            self.injector = Injector(
+                tournament=tournament,
+                cast=Cast.for_event(tournament),
+                counts=counts,
+                rng=random.Random(f"incidents:{options['incidents_seed']}"),
+                rate=options["incident_rate"],
+                after_each=self.checker.step if self.checker else None,
+            )
+            self.injector.before_start()
         started = time.monotonic()
-        self._run(tournament, options)
+        try:
+            self._run(tournament, options)
+        except CommandError:
+            self._log_incidents()  # what led there
+            raise
         elapsed = time.monotonic() - started
         tournament.refresh_from_db()
         self._report(tournament, elapsed, options["top"])
+        self._check_and_log()
+
+    def _step(self) -> None:
+        """A moment of the run: perhaps an incident, then the invariants of every moment."""
+        if self.injector is not None:
+            self.injector.step()
+        if self.checker is not None:
+            self.checker.step()
+
+    @contextlib.contextmanager
+    def _stepping_after_jobs(self) -> Iterator[None]:
+        """In-process jobs: a step after each of them (in the thread that runs them)."""
+        if (self.injector or self.checker) and in_process():
+            with after_each_eager_job(self._step):
+                yield
+        else:
+            yield
+
+    def _log_incidents(self) -> None:
+        if self.injector is not None:
+            self.stdout.write(
+                f"Incidents (seed {self.incidents_seed!r}, {self.injector.steps} steps):"
+            )
+            for line in self.injector.report_lines():
+                self.stdout.write(f"  {line}")
+
+    def _check_and_log(self) -> None:
+        out = self.stdout
+        self._log_incidents()
+        if self.checker is None:
+            return
+        self.checker.final()
+        if self.checker.violations:
+            for violation in self.checker.violations:
+                out.write(self.style.ERROR(f"  invariant: {violation}"))
+            raise CommandError(
+                f"{len(self.checker.violations)} invariant(s) failed: "
+                + "; ".join(self.checker.violations)
+            )
+        out.write(f"Invariants held ({self.checker.steps} checks).")
 
     def _run(self, tournament: Tournament, options: dict[str, Any]) -> None:
         errors: list[BaseException] = []
@@ -180,7 +296,18 @@ class Command(BaseCommand):
 
         # Eager jobs run inside tournament_start; a thread lets the bar move meanwhile.
         worker = threading.Thread(target=start, daemon=True)
-        worker.start()
+        with self._stepping_after_jobs():
+            worker.start()
+            self._wait(tournament, options, worker, errors)
+
+    def _wait(
+        self,
+        tournament: Tournament,
+        options: dict[str, Any],
+        worker: threading.Thread,
+        errors: list[BaseException],
+    ) -> None:
+        eager = in_process()
         deadline = time.monotonic() + options["timeout"]
         bar = tqdm(total=0, unit="table", disable=options["no_progress"], desc=tournament.name)
         while True:
@@ -192,9 +319,11 @@ class Command(BaseCommand):
             status = Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
             if errors:
                 bar.close()
-                raise CommandError(f"the tournament stopped: {errors[0]!r}")
+                raise CommandError(f"the tournament stopped: {errors[0]!r}") from errors[0]
             if status == Tournament.Status.FINISHED and not worker.is_alive():
                 break
+            if not eager and status == Tournament.Status.RUNNING and not worker.is_alive():
+                self._step()  # a worker runs the jobs: the moments are the polls
             if time.monotonic() > deadline:
                 bar.close()
                 raise CommandError(
