@@ -21,7 +21,7 @@ DEAD_REDIS = "redis://127.0.0.1:1/0"  # port 1: nothing listens, the connect is 
 
 @pytest.fixture
 def staff(client: Client) -> Client:
-    client.force_login(UserFactory(is_staff=True))
+    client.force_login(UserFactory.create(is_staff=True))
     return client
 
 
@@ -41,7 +41,7 @@ def test_anyone_but_staff_gets_the_status_alone(client: Client) -> None:
     # an anonymous probe (a load balancer's) and a logged-in player who is not staff
     assert client.get("/healthz").json() == {"status": "ok"}
     assert client.head("/healthz").status_code == 200
-    client.force_login(UserFactory(is_staff=False))
+    client.force_login(UserFactory.create(is_staff=False))
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
