@@ -30,6 +30,7 @@ from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_safe
 
 from durak_site.errors import ServiceError
 from games.models import Game, RefereeEvent
@@ -249,6 +250,7 @@ class LeagueAdmin(ConsoleAdmin[League]):
         return obj is None or can_manage_league(request.user, obj)
 
     def get_urls(self) -> list[URLPattern]:
+        @require_safe  # a page to read: a POST is a 405, not the page again
         def table(request: HttpRequest, object_id: str) -> HttpResponse:
             return league_table_view(self, request, object_id)
 
@@ -431,9 +433,12 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         def import_players(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_import_players_view(self, request, object_id)
 
+        # Pages to read: a POST is a 405, not the page again.
+        @require_safe
         def live_tables(request: HttpRequest) -> HttpResponse:
             return live_tables_view(self, request)
 
+        @require_safe
         def progress(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_progress_view(self, request, object_id)
 

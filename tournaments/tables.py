@@ -15,6 +15,7 @@ from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE, SPECTATOR, TableAccess
 from tournaments.models import Player, Seat, Table
 from tournaments.permissions import can_referee
+from tournaments.selectors import tournament_visible_to
 from tournaments.services.results import table_after_game
 
 
@@ -24,8 +25,10 @@ class TournamentTables:
 
     def access(self, *, table_id: int, user: Any) -> TableAccess:
         """A seated player, else a referee (its organiser, a superuser or a referee assigned to
-        it: ``tournaments.permissions.can_referee``), else a spectator (anyone, also
-        anonymous) if the tournament is public."""
+        it: ``tournaments.permissions.can_referee``), else a spectator: anyone (also
+        anonymous) if the tournament is public, else whoever may read it
+        (``selectors.tournament_visible_to``: its own players, at their tables or not, as its
+        pages and the API's games show it to them)."""
         table = Table.objects.select_related("round__stage__tournament").filter(pk=table_id).first()
         if table is None:
             raise NotFound(gettext("there is no table %(table)s") % {"table": table_id})
@@ -34,7 +37,8 @@ class TournamentTables:
             return TableAccess(table_id, PLAYER, player_id)
         if can_referee(user, table.round.stage.tournament):
             return TableAccess(table_id, REFEREE)
-        if not table.round.stage.tournament.is_public:
+        tournament = table.round.stage.tournament
+        if not tournament.is_public and not tournament_visible_to(tournament, user):
             raise Forbidden(
                 gettext("this tournament is private: only its players and referees can watch")
             )

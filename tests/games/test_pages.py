@@ -12,7 +12,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from games import engine, services
-from tests.builders import LiveTable, start_live_table
+from tests.builders import LiveTable, console_event, start_live_table
+from tournaments.models import Table, Tournament
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("eager_jobs")]
 
@@ -113,6 +114,24 @@ def test_the_table_page_refuses_outsiders_of_a_private_tournament(
         assert client_for(user).get(f"/tables/{live.table.pk + 1000}/").status_code == 404
     assert client_for(live.user_at(1)).get(url).status_code == 200
     assert 'data-role="referee"' in client_for(referee).get(url).content.decode()
+
+
+def test_a_private_events_players_watch_its_other_tables_as_spectators(
+    organiser: User, outsider: User
+) -> None:
+    # given a private event of two tables in play, and a player of each
+    event = console_event(owner=organiser, referees=[], name="Закрытый кубок")
+    Tournament.objects.filter(pk=event.tournament.pk).update(is_public=False)
+    other = Table.objects.filter(round=event.round).exclude(pk=event.table.pk).get()
+    watcher = event.table.seats.order_by("position")[0].player.user
+    url = f"/tables/{other.pk}/"
+    # when one opens the other table, then it watches it, as it reads the event's pages (a
+    # spectator: no hand is shown); an outsider still finds no such table
+    page = client_for(watcher).get(url)
+    assert page.status_code == 200
+    assert 'data-role="spectator"' in page.content.decode()
+    assert client_for(watcher).get(f"/tournaments/{event.tournament.slug}/").status_code == 200
+    assert client_for(outsider).get(url).status_code == 404
 
 
 def test_a_missing_table_is_404(db: None) -> None:

@@ -521,3 +521,23 @@ def test_leagues_belong_to_the_organiser_that_creates_them(
 
     as_user(client, other_organiser)
     assert client.get(url(League, "change", league.pk)).status_code == 404
+
+
+def test_the_pages_to_read_refuse_a_post(
+    client: Client, organiser: User, console_events: tuple[ConsoleEvent, ConsoleEvent]
+) -> None:
+    # given the organiser of event A on its progress page, its league's table and the live tables
+    event = console_events[0]
+    pages = [
+        reverse("admin:tournaments_tournament_progress", args=[event.tournament.pk]),
+        reverse("admin:tournaments_league_table", args=[event.league.pk]),
+        reverse("admin:tournaments_tournament_live_tables"),
+    ]
+    as_user(client, organiser)
+    for page in pages:
+        assert client.get(page).status_code == 200, page
+        # when it posts to one, then it is told the page takes no POST (not shown it again)
+        assert client.post(page, {}).status_code == 405, page
+    # and whoever is not staff is still sent to the login page first
+    client.logout()
+    assert client.post(pages[0], {})["Location"].startswith(reverse("admin:login"))
