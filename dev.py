@@ -46,10 +46,11 @@ def _load_processes() -> types.ModuleType:
 
 
 _processes = _load_processes()
-asgi_command, beat_command, worker_command = (
+asgi_command, beat_command, worker_command, trusted_proxies_in = (
     _processes.asgi_command,
     _processes.beat_command,
     _processes.worker_command,
+    _processes.trusted_proxies_in,
 )
 VENV = ROOT / ".venv"
 PY = VENV / "bin" / "python"
@@ -96,7 +97,8 @@ def cmd_demo(args: list[str]) -> int:
     manage("migrate", "--noinput", "-v", "0", env=env)
     manage("demo", *args, env=env)
     say("serving on http://127.0.0.1:8000  (Ctrl-C stops)")
-    return subprocess.call(asgi_command(PY, "127.0.0.1", 8000), cwd=ROOT, env=env)
+    command = asgi_command(PY, "127.0.0.1", 8000, trusted_proxies=trusted_proxies_in(env))
+    return subprocess.call(command, cwd=ROOT, env=env)
 
 
 def cmd_test(args: list[str]) -> int:
@@ -232,7 +234,8 @@ def cmd_stack(args: list[str]) -> int:
         if code != 0:
             say(f"the demo did not finish (exit {code}); stopping")
             return code
-        start("asgi", asgi_command(PY, options.host, options.port))
+        proxies = trusted_proxies_in(env)
+        start("asgi", asgi_command(PY, options.host, options.port, trusted_proxies=proxies))
         say(f"serving on http://{address} with a Celery worker and beat (Ctrl-C stops all)")
         return watch(running)
     except KeyboardInterrupt:
@@ -284,6 +287,11 @@ def main() -> int:
         print("Python 3.11 or newer is needed", file=sys.stderr)
         return 2
     ensure_venv()
+    try:
+        trusted_proxies_in(os.environ)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     return COMMANDS[sys.argv[1]](sys.argv[2:])
 
 

@@ -10,11 +10,20 @@ chosen over daphne on the live-table load benchmark (``python -m bench.live_tabl
 change of server or protocol here is judged on it. WebSocket compression is off: a state message
 is about 1 KB, and deflating every frame was one of the server's largest costs per message. Any
 number of these processes can serve side by side on the Redis channel layer.
+
+Proxy headers: uvicorn believes ``X-Forwarded-For`` and ``X-Forwarded-Proto`` only from the
+addresses of ``DURAK_TRUSTED_PROXIES`` (:func:`trusted_proxies_in`), and from nobody when that
+is empty, the default. Left to itself it believes them from 127.0.0.1, so that any client of a
+server reached on its loopback address (or through a proxy that passes the client's header
+along) could name its own address: a new one per request is a new client to the login lockout
+and the API's throttles. The ASGI scope's ``client`` is then the one address the application takes
+(``durak_site.clientaddr``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import signal
 import socket
@@ -22,7 +31,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 ASGI_APP = "durak_site.server:application"
@@ -30,13 +39,49 @@ ASGI_APP = "durak_site.server:application"
 #: (``games.consumers``), which answers anything up to this with ``too_large``; a bigger frame
 #: is closed by uvicorn with 1009 before it is buffered whole (its default is 16 MiB).
 WS_MAX_SIZE = 65536
+#: The reverse proxies whose forwarded headers the server believes (:func:`trusted_proxies_in`).
+TRUSTED_PROXIES = "DURAK_TRUSTED_PROXIES"
+
+
+def trusted_proxies_in(environ: Mapping[str, str] = os.environ) -> list[str]:
+    """``DURAK_TRUSTED_PROXIES`` of ``environ``: comma-separated IP addresses and networks
+    (``127.0.0.1``, ``10.0.0.0/8``, ``::1``), in their normal form; empty when unset. Anything
+    else (a host name, ``*``, a network with host bits set) is a ``ValueError`` naming the
+    variable: uvicorn would take it as a literal that no address ever matches, or as everyone.
+
+    >>> trusted_proxies_in({"DURAK_TRUSTED_PROXIES": " 127.0.0.1, 10.0.0.0/8,::1"})
+    ['127.0.0.1', '10.0.0.0/8', '::1']
+    """
+    found = []
+    for item in (environ.get(TRUSTED_PROXIES) or "").split(","):
+        if not (item := item.strip()):
+            continue
+        try:
+            if "/" in item:
+                found.append(str(ipaddress.ip_network(item)))
+            else:
+                found.append(str(ipaddress.ip_address(item)))
+        except ValueError:
+            raise ValueError(
+                f"{TRUSTED_PROXIES}: {item!r} is not an IP address or network "
+                "(such as 127.0.0.1 or 10.0.0.0/8)"
+            ) from None
+    return found
 
 
 def asgi_command(
-    python: str | Path, host: str, port: int, *, quiet: bool = False, workers: int = 1
+    python: str | Path,
+    host: str,
+    port: int,
+    *,
+    quiet: bool = False,
+    workers: int = 1,
+    trusted_proxies: Sequence[str] = (),
 ) -> list[str]:
     """``uvicorn`` serving the project at ``host:port`` (``quiet``: warnings only, no access
-    log; ``workers``: that many server processes on the one port)."""
+    log; ``workers``: that many server processes on the one port; ``trusted_proxies``: the
+    addresses whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` it believes, none by default:
+    give it :func:`trusted_proxies_in` the server's environment)."""
     command = [
         str(python),
         "-m",
@@ -59,6 +104,10 @@ def asgi_command(
         "--lifespan",
         "off",  # Django's ASGI handler has no lifespan events
     ]
+    if trusted_proxies:
+        command += ["--proxy-headers", "--forwarded-allow-ips", ",".join(trusted_proxies)]
+    else:
+        command += ["--no-proxy-headers"]
     if quiet:
         command += ["--no-access-log", "--log-level", "warning"]
     if workers > 1:

@@ -11,7 +11,8 @@ In order, and stopping at the first failure with a message:
    (WhiteNoise serves the files; a server started without it refuses to start,
    ``durak_site.server``);
 5. a Celery worker, Celery beat and the ASGI server (``--workers`` uvicorn processes on one
-   port), each in a process group of its own; ``/healthz`` must answer within a minute.
+   port, believing forwarded headers only from ``DURAK_TRUSTED_PROXIES``), each in a process
+   group of its own; ``/healthz`` must answer within a minute.
 
 Then it watches them: SIGTERM, SIGINT or SIGHUP, or the exit of any one of them, stops all
 (SIGTERM, 15 seconds, then SIGKILL), and the exit code says which.
@@ -30,6 +31,7 @@ from durak_site.processes import (
     asgi_command,
     beat_command,
     stop,
+    trusted_proxies_in,
     wait_serving,
     watch,
     worker_command,
@@ -105,7 +107,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         start("worker", [*worker_command(python), "--concurrency", str(args.concurrency)])
         start("beat", beat_command(python, args.beat_schedule))
-        asgi = start("asgi", asgi_command(python, args.host, args.port, workers=args.workers))
+        server = asgi_command(
+            python,
+            args.host,
+            args.port,
+            workers=args.workers,
+            trusted_proxies=trusted_proxies_in(env),  # checked by the settings in prepare()
+        )
+        asgi = start("asgi", server)
         local = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
         wait_serving(f"{local}:{args.port}", asgi, 60, "the server's output above")
         say(f"serving on {args.host}:{args.port} with a Celery worker and beat")

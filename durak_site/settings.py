@@ -27,6 +27,7 @@ from durak_site.env import (
     env_str,
     env_url,
 )
+from durak_site.processes import TRUSTED_PROXIES, trusted_proxies_in
 
 # Django's generic classes take their model at runtime as they do for mypy
 # (``admin.ModelAdmin[Tournament]``); the stubs alone only teach mypy.
@@ -46,6 +47,19 @@ else:
     ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", required=True)
 
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+# The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto the ASGI server believes (its
+# command line, durak_site/processes.py); none by default. The client's address is then the
+# ASGI scope's client, taken in one place (durak_site/clientaddr.py): Django reads no forwarded
+# header itself.
+try:
+    DURAK_TRUSTED_PROXIES = trusted_proxies_in()
+except ValueError as exc:
+    raise EnvError(str(exc)) from None
+if env_optional("DURAK_NUM_PROXIES") is not None:
+    raise EnvError(
+        f"DURAK_NUM_PROXIES is gone: name the proxies' addresses in {TRUSTED_PROXIES} instead "
+        "(the server then takes the client's address from what they forward, and only from them)"
+    )
 # Pages of these origins (exactly scheme://host[:port]) may open the site's WebSockets besides
 # the site's own pages (same scheme, host and port as the socket, the host in ALLOWED_HOSTS):
 # games/sockets.py.
@@ -287,28 +301,38 @@ LOGOUT_REDIRECT_URL = "home"
 PASSWORD_RESET_TIMEOUT = env_int("DURAK_PASSWORD_RESET_SECONDS", 3 * 24 * 3600, minimum=60)
 
 # Every login goes through ``authenticate(request, ...)`` (the admin's and the players'), which
-# django-axes watches: after DURAK_LOGIN_FAILURE_LIMIT failures of one username from one IP
-# address, logins of that pair are refused (HTTP 429, code ``login_locked_out``) for
-# DURAK_LOGIN_COOLOFF_MINUTES (0: until ``manage.py axes_reset`` or ``axes_reset_username``).
-# By the pair, not by the IP alone: a club's players share one address at a tournament, and one
-# of them mistyping must not lock the room out. The attempts live in the database, so the count
-# holds across server processes and restarts. API tokens never go through a login.
+# django-axes watches (tournaments/site/accounts/lockout.py), with two locks:
+# - after DURAK_LOGIN_FAILURE_LIMIT failures of one username from one address, logins of that pair
+#   are refused; by the pair, not the address alone: a club's players share one address at a
+#   tournament, and one of them mistyping must not lock the room out;
+# - after DURAK_LOGIN_USERNAME_FAILURE_LIMIT failures of one username from any addresses, logins of
+#   that username are refused from everywhere: guesses spread over many addresses stop too.
+# Either answers HTTP 429, code ``login_locked_out``, for DURAK_LOGIN_COOLOFF_MINUTES (0: until
+# ``manage.py axes_reset`` or ``axes_reset_username``). The attempts live in the database, so the
+# counts hold across server processes and restarts. API tokens never go through a login.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("DURAK_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+DURAK_LOGIN_USERNAME_FAILURE_LIMIT = env_int("DURAK_LOGIN_USERNAME_FAILURE_LIMIT", 20, minimum=1)
+if DURAK_LOGIN_USERNAME_FAILURE_LIMIT < AXES_FAILURE_LIMIT:
+    raise EnvError(
+        "DURAK_LOGIN_USERNAME_FAILURE_LIMIT (failures from any addresses) must be at least "
+        f"DURAK_LOGIN_FAILURE_LIMIT (from one address), {AXES_FAILURE_LIMIT}"
+    )
 LOGIN_COOLOFF_MINUTES = env_int("DURAK_LOGIN_COOLOFF_MINUTES", 15, minimum=0)
 AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_COOLOFF_MINUTES) if LOGIN_COOLOFF_MINUTES else None
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# The pair's count and the username's count (the handler holds each to its own limit).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "username"]
+AXES_HANDLER = "tournaments.site.accounts.lockout.LockoutHandler"
 AXES_RESET_ON_SUCCESS = True
 # Locks are lifted with the management commands (README, "Accounts and login"); the console shows
 # only the service's own records.
 AXES_ENABLE_ADMIN = False
 AXES_LOCKOUT_CALLABLE = "tournaments.site.accounts.lockout.lockout_response"
-# The client's address as the API's throttles take it: behind DURAK_NUM_PROXIES reverse proxies
-# the one they put in X-Forwarded-For, with none REMOTE_ADDR (a client's own header is ignored).
-AXES_CLIENT_IP_CALLABLE = "tournaments.site.accounts.lockout.client_ip"
+# The client's address: the ASGI scope's client (durak_site/clientaddr.py), never a header.
+AXES_CLIENT_IP_CALLABLE = "durak_site.clientaddr.client_address"
 
 # --- Email: password resets -----------------------------------------------------------------
 # Printed on the console unless EMAIL_HOST names an SMTP server.
@@ -330,8 +354,9 @@ EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "durak@localhost")
 
 # The scoreboard API (tournaments/api): rates per anonymous IP and per token, in the shared cache
-# (Redis on the real stack); they limit load, they are not a security control. NUM_PROXIES: the
-# reverse proxies in front of the service, so that the client's IP is the one throttled.
+# (Redis on the real stack); they limit load, they are not a security control. The address is
+# durak_site/clientaddr.py's (the throttles' get_ident); NUM_PROXIES 0 besides, so that DRF's own
+# get_ident would not read X-Forwarded-For either.
 # "off" switches a rate off (a benchmark, a fuzzer: one client far above any real rate).
 API_RATE_ANON = env_str("DURAK_API_RATE_ANON", "120/min")
 API_RATE_USER = env_str("DURAK_API_RATE_USER", "600/min")
@@ -355,7 +380,7 @@ REST_FRAMEWORK = {
             ("write", API_RATE_WRITE),
         )
     },
-    "NUM_PROXIES": env_int("DURAK_NUM_PROXIES", 0, minimum=0),
+    "NUM_PROXIES": 0,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Durak tournaments API",
@@ -425,8 +450,16 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    if env_bool("DJANGO_BEHIND_TLS_PROXY", default=False):
-        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# TLS ended by a reverse proxy: the proxy's X-Forwarded-Proto is believed where its
+# X-Forwarded-For is, by the ASGI server for the proxies of DURAK_TRUSTED_PROXIES only (it sets the
+# scope's scheme, which Django and the sockets' Origin check read). No SECURE_PROXY_SSL_HEADER:
+# Django would take that header from any client, a direct one included.
+DJANGO_BEHIND_TLS_PROXY = env_bool("DJANGO_BEHIND_TLS_PROXY", default=False)
+if DJANGO_BEHIND_TLS_PROXY and not DURAK_TRUSTED_PROXIES:
+    raise EnvError(
+        f"DJANGO_BEHIND_TLS_PROXY=1 needs {TRUSTED_PROXIES}: the address of the proxy whose "
+        "X-Forwarded-Proto says that the client came over TLS"
+    )
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection, connections
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from durak_site.processes import asgi_command, free_port, wait_serving
+from durak_site.processes import asgi_command, free_port, trusted_proxies_in, wait_serving
 from tests.conftest import ROOT, run_database_url, subprocess_env
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -44,14 +44,16 @@ def server_env() -> dict[str, str]:
 
 @contextmanager
 def asgi_server(env: dict[str, str] | None = None, timeout: float = 40) -> Iterator[str]:
-    """The project's ASGI server process (``durak_site.processes``); yields its ``host:port``."""
+    """The project's ASGI server process (``durak_site.processes``), believing forwarded headers
+    from the ``DURAK_TRUSTED_PROXIES`` of ``env`` only; yields its ``host:port``."""
     port = free_port()
     log_path = ROOT / f".pytest-asgi-{port}.log"
     log = log_path.open("w")
+    env = env or server_env()
     server = subprocess.Popen(
-        asgi_command(sys.executable, "127.0.0.1", port),
+        asgi_command(sys.executable, "127.0.0.1", port, trusted_proxies=trusted_proxies_in(env)),
         cwd=ROOT,
-        env=env or server_env(),
+        env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
     )

@@ -42,9 +42,10 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+from rest_framework.throttling import AnonRateThrottle, BaseThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
+from durak_site.clientaddr import client_address
 from tournaments import selectors, versions
 from tournaments.models import Tournament
 
@@ -59,15 +60,23 @@ STAMP_HEADER = "X-Durak-Stamp"
 logger = logging.getLogger(__name__)
 
 
-class ApiAnonThrottle(AnonRateThrottle):
+class ByClientAddress(BaseThrottle):
+    """Counts an anonymous caller by its address as ``durak_site.clientaddr`` takes it: never
+    by an ``X-Forwarded-For`` it sent (DRF's own ``get_ident`` reads that header)."""
+
+    def get_ident(self, request: Request) -> str:
+        return client_address(request) or ""
+
+
+class ApiAnonThrottle(ByClientAddress, AnonRateThrottle):
     """Anonymous callers, per IP (``DURAK_API_RATE_ANON``)."""
 
 
-class ApiUserThrottle(UserRateThrottle):
+class ApiUserThrottle(ByClientAddress, UserRateThrottle):
     """Callers with a token or a session, per user (``DURAK_API_RATE_USER``)."""
 
 
-class ApiWriteThrottle(UserRateThrottle):
+class ApiWriteThrottle(ByClientAddress, UserRateThrottle):
     """Writes, per user (``DURAK_API_RATE_WRITE``), on top of the user's rate."""
 
     scope = "write"
