@@ -306,3 +306,32 @@ def test_a_withdrawal_before_the_start_leaves_the_field_and_the_pool(organiser: 
     gone.refresh_from_db()
     assert gone.final_place is None
     assert_paid_exactly(tournament, 8)
+
+
+def test_a_knockout_seats_the_next_finisher_in_place_of_an_entry_that_left(
+    organiser: User,
+) -> None:
+    # given a knockout of 8 (two tables of 4, two of each on to the final), round 1 seated
+    tournament = make_tournament(
+        BotPlayerFactory.create_batch(8),
+        stages=[{"format": "knockout", "table_size": 4, "advance_per_table": 2}],
+        created_by=organiser,
+    )
+    services.tournament_start(tournament=tournament)
+    round_1 = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=round_1.pk)
+    first, other = round_1.tables.order_by("number")
+    seated = list(first.seats.order_by("position").values_list("entry_id", flat=True))
+    leaver = Entry.objects.get(pk=seated[0])
+    # when it is withdrawn while its table plays, and its games are played out for it: 1st
+    services.entry_withdraw(entry=leaver, reason="уехал", actor=organiser)
+    services.table_record_result(table=first, places=seated, fool=seated[-1], source="bot")
+    rest = list(other.seats.order_by("position").values_list("entry_id", flat=True))
+    services.table_record_result(table=other, places=rest, fool=rest[-1], source="bot")
+    # then the final seats its table's 2nd and 3rd, not the entry that left
+    final = Round.objects.get(stage__tournament=tournament, number=2).tables.get()
+    finalists = set(final.seats.values_list("entry_id", flat=True))
+    assert finalists == {seated[1], seated[2], rest[0], rest[1]}
+    # and once the event is over, the entry that left is last (it completed no stage)
+    run_jobs(tournament)
+    assert places(tournament)[leaver.pk] == 8
