@@ -335,3 +335,38 @@ def test_a_knockout_seats_the_next_finisher_in_place_of_an_entry_that_left(
     # and once the event is over, the entry that left is last (it completed no stage)
     run_jobs(tournament)
     assert places(tournament)[leaver.pk] == 8
+
+
+def test_a_withdrawal_between_two_stages_counts_the_stage_it_completed(organiser: User) -> None:
+    # given 16 entries: one swiss round, the top 8 on to a knockout not yet paired
+    tournament = event(
+        16,
+        [
+            {"format": "swiss", "table_size": 4, "rounds": 1, "advance": {"top": 8}},
+            {"format": "knockout", "table_size": 4, "advance_per_table": 2},
+        ],
+        organiser,
+    )
+
+    def knockout_waits() -> bool:
+        return Round.objects.filter(
+            stage__tournament=tournament, stage__order=2, status=Round.Status.PENDING
+        ).exists()
+
+    run_jobs(tournament, until=knockout_waits)
+    knockout = tournament.stages.get(order=2)
+    leaver = Entry.objects.get(pk=knockout.stage_entries.order_by("seed")[0].entry_id)
+    # when an entry that advanced is withdrawn before the knockout's first round is paired
+    services.entry_withdraw(entry=leaver, reason="не приехал на финал", actor=organiser)
+    tournament = finish(tournament)
+    # then it is never seated in the knockout, and is 8th: below the 7 who played it, above
+    # the 8 eliminated after the swiss (it completed the swiss)
+    assert not Seat.objects.filter(table__round__stage=knockout, entry=leaver).exists()
+    final = {e: p or 0 for e, p in places(tournament).items()}
+    assert final[leaver.pk] == 8
+    assert sorted(final.values())[:7] == sorted(
+        final[e]
+        for e in knockout.stage_entries.values_list("entry_id", flat=True)
+        if e != leaver.pk
+    )
+    assert_paid_exactly(tournament, 16)
