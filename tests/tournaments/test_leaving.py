@@ -306,3 +306,71 @@ def test_a_withdrawal_before_the_start_leaves_the_field_and_the_pool(organiser: 
     gone.refresh_from_db()
     assert gone.final_place is None
     assert_paid_exactly(tournament, 8)
+
+
+def test_a_knockout_seats_the_next_finisher_in_place_of_an_entry_that_left(
+    organiser: User,
+) -> None:
+    # given a knockout of 8 (two tables of 4, two of each on to the final), round 1 seated
+    tournament = make_tournament(
+        BotPlayerFactory.create_batch(8),
+        stages=[{"format": "knockout", "table_size": 4, "advance_per_table": 2}],
+        created_by=organiser,
+    )
+    services.tournament_start(tournament=tournament)
+    round_1 = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=round_1.pk)
+    first, other = round_1.tables.order_by("number")
+    seated = list(first.seats.order_by("position").values_list("entry_id", flat=True))
+    leaver = Entry.objects.get(pk=seated[0])
+    # when it is withdrawn while its table plays, and its games are played out for it: 1st
+    services.entry_withdraw(entry=leaver, reason="уехал", actor=organiser)
+    services.table_record_result(table=first, places=seated, fool=seated[-1], source="bot")
+    rest = list(other.seats.order_by("position").values_list("entry_id", flat=True))
+    services.table_record_result(table=other, places=rest, fool=rest[-1], source="bot")
+    # then the final seats its table's 2nd and 3rd, not the entry that left
+    final = Round.objects.get(stage__tournament=tournament, number=2).tables.get()
+    finalists = set(final.seats.values_list("entry_id", flat=True))
+    assert finalists == {seated[1], seated[2], rest[0], rest[1]}
+    # and the API's bracket says who went on the same way
+    bracket = Client().get(f"/api/v1/tournaments/{tournament.slug}/stages/1/bracket/").json()
+    node = next(n for n in bracket["nodes"] if n["id"] == first.pk)
+    assert [e["id"] for e in node["advancing"]] == [seated[1], seated[2]]
+    # and once the event is over, the entry that left is last (it completed no stage)
+    run_jobs(tournament)
+    assert places(tournament)[leaver.pk] == 8
+
+
+def test_a_withdrawal_between_two_stages_counts_the_stage_it_completed(organiser: User) -> None:
+    # given 16 entries: one swiss round, the top 8 on to a knockout not yet paired
+    tournament = event(
+        16,
+        [
+            {"format": "swiss", "table_size": 4, "rounds": 1, "advance": {"top": 8}},
+            {"format": "knockout", "table_size": 4, "advance_per_table": 2},
+        ],
+        organiser,
+    )
+
+    def knockout_waits() -> bool:
+        return Round.objects.filter(
+            stage__tournament=tournament, stage__order=2, status=Round.Status.PENDING
+        ).exists()
+
+    run_jobs(tournament, until=knockout_waits)
+    knockout = tournament.stages.get(order=2)
+    leaver = Entry.objects.get(pk=knockout.stage_entries.order_by("seed")[0].entry_id)
+    # when an entry that advanced is withdrawn before the knockout's first round is paired
+    services.entry_withdraw(entry=leaver, reason="не приехал на финал", actor=organiser)
+    tournament = finish(tournament)
+    # then it is never seated in the knockout, and is 8th: below the 7 who played it, above
+    # the 8 eliminated after the swiss (it completed the swiss)
+    assert not Seat.objects.filter(table__round__stage=knockout, entry=leaver).exists()
+    final = {e: p or 0 for e, p in places(tournament).items()}
+    assert final[leaver.pk] == 8
+    assert sorted(final.values())[:7] == sorted(
+        final[e]
+        for e in knockout.stage_entries.values_list("entry_id", flat=True)
+        if e != leaver.pk
+    )
+    assert_paid_exactly(tournament, 16)

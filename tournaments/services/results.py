@@ -153,8 +153,13 @@ def tables_fed_by(table: Table) -> list[Table]:
 
 
 def _finishing_order(table: Table) -> list[int] | None:
+    """The table's finishing order as its places feed the next round
+    (``selectors.feed_order``: an entry that left is not seated again)."""
     result = selectors.effective_result(table)
-    return None if result is None else list(result.places)
+    if result is None:
+        return None
+    still_in = Entry.objects.filter(pk__in=result.places, status__in=Entry.ACTIVE)
+    return selectors.feed_order(result.places, set(still_in.values_list("pk", flat=True)))
 
 
 def _fed_entry(order: list[int], place: int, advancing: int) -> int | None:
