@@ -55,7 +55,12 @@ from tournaments.console.admin_base import (
 )
 from tournaments.console.live import live_tables_view
 from tournaments.console.plan import tournament_add_view
-from tournaments.console.progress import league_table_view, tournament_progress_view
+from tournaments.console.progress import (
+    AwardsStateFilter,
+    awards_state_label,
+    league_table_view,
+    tournament_progress_view,
+)
 from tournaments.console.registration import (
     entry_register_view,
     open_for_registration,
@@ -72,6 +77,7 @@ from tournaments.permissions import (
     managed_leagues,
     tournaments_for,
 )
+from tournaments.selectors import with_awards_state
 from tournaments.services.leagues import (
     LEAGUE_SETTINGS,
     league_create,
@@ -289,8 +295,9 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         "currency",
         "created_by",
         "created_at",
+        "awards",
     ]
-    list_filter = ["status", ("league", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["status", AwardsStateFilter, ("league", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["league", "created_by"]
     search_fields = ["name", "slug"]
     filter_horizontal = ["referees"]
@@ -336,6 +343,15 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
 
     def tournament_of(self, obj: Tournament) -> Tournament:
         return obj
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
+        return with_awards_state(super().get_queryset(request))
+
+    @admin.display(description=_("Awards"), ordering="awards_state")
+    def awards(self, obj: Tournament) -> str:
+        """A finished event's places, prize pool, ranks and ratings: failed, missing or
+        complete (``selectors.with_awards_state``); empty before the end."""
+        return awards_state_label(getattr(obj, "awards_state", ""))
 
     def editable(self, obj: Tournament) -> set[str]:
         editable = set(tournament_editable_fields(obj))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from durak_site.errors import Conflict, NotFound, ServiceError
 
 
@@ -29,7 +31,20 @@ class ResultError(TournamentError):
     code = "invalid_result"
 
 
+class AwardsError(TournamentError):
+    """An end-of-event job cannot compute its part from the rows it reads (a final place
+    missing, places out of order, a payout structure that cannot pay): ``params`` make the
+    message again in the reader's language (``tournaments.services.failures``)."""
+
+    code = "awards_failed"
+
+    def __init__(self, message: str, *, code: str, params: dict[str, Any] | None = None) -> None:
+        super().__init__(message, code=code)
+        self.params: dict[str, Any] = dict(params or {})
+
+
 __all__ = [
+    "AwardsError",
     "ConfigurationError",
     "NotFound",
     "RegistrationError",

@@ -22,9 +22,11 @@ a complete round (no table playing or waiting) not         ``tournaments.round_c
 completed
 a round due for pairing (pending, its stage running; a     ``tournaments.round_pair``
 knockout's first round only) not paired
-a finished tournament without its final prize pool, its   ``tournaments.prize_pool_compute``,
-ranks (with its league's) or its ratings (finished in the  ``tournament_ranks_compute``,
-last :data:`AWARDS_WINDOW`, unless asked about it alone)   ``ratings_update``
+a finished tournament without its final places, prize     ``tournaments.`` +
+pool, ranks (with its league's) or ratings, or whose job   ``tournament_places_compute``,
+failed and whose inputs changed since (finished in the     ``prize_pool_compute``,
+last :data:`AWARDS_WINDOW`, unless asked about it alone)   ``tournament_ranks_compute``,
+                                                           ``ratings_update``
 =========================================================  ====================================
 
 Only running tournaments' games and rounds are looked at (a cancelled event's tables stay as
@@ -47,7 +49,9 @@ from django.utils import timezone
 from durak_site.jobs import GRACE, Due, enqueue_due
 from games import reconcile as games_reconcile
 from games.models import Game
-from tournaments.models import PrizePool, Round, Stage, Table, Tournament
+from tournaments.models import AwardsFailure, Entry, PrizePool, Round, Stage, Table, Tournament
+from tournaments.services import failures
+from tournaments.services.failures import Job
 
 log = logging.getLogger(__name__)
 
@@ -136,29 +140,51 @@ def _rounds_to_pair(running: QuerySet[Tournament], cutoff: datetime) -> list[Due
 
 
 def _awards(now: datetime, cutoff: datetime, tournament_id: int | None) -> list[Due]:
-    """Finished tournaments without their final prize pool, ranks or ratings."""
+    """Finished tournaments without their final places, prize pool, ranks or ratings, or with a
+    stored failure of one of them; a failed job is sent again only once its inputs have changed
+    (``services.failures.awards_inputs``), not every few seconds for the same failure."""
     finished = Tournament.objects.filter(status=Tournament.Status.FINISHED, finished_at__lte=cutoff)
     if tournament_id is None:
         finished = finished.filter(finished_at__gte=now - AWARDS_WINDOW)
     else:  # asked about one tournament: however old
         finished = finished.filter(pk=tournament_id)
+    unplaced = Entry.objects.filter(
+        tournament=OuterRef("pk"), final_place__isnull=True, stage_entries__isnull=False
+    )
     rows = (
         finished.annotate(
-            pool=Exists(PrizePool.objects.filter(tournament=OuterRef("pk"), final=True))
+            pool=Exists(PrizePool.objects.filter(tournament=OuterRef("pk"), final=True)),
+            unplaced=Exists(unplaced),
+            failed=Exists(AwardsFailure.objects.filter(tournament=OuterRef("pk"))),
         )
         .filter(
-            Q(pool=False) | Q(ranks_computed_at__isnull=True) | Q(ratings_applied_at__isnull=True)
+            Q(pool=False)
+            | Q(unplaced=True)
+            | Q(failed=True)
+            | Q(ranks_computed_at__isnull=True)
+            | Q(ratings_applied_at__isnull=True)
         )
-        .values_list("pk", "pool", "ranks_computed_at", "ratings_applied_at")
+        .values_list("pk", "pool", "unplaced", "ranks_computed_at", "ratings_applied_at")
     )
     due = []
-    for pk, pool, ranked, rated in rows:
-        if not pool:
-            due.append(Due("tournaments.prize_pool_compute", (pk,), "no final prize pool"))
-        if ranked is None:
-            due.append(Due("tournaments.tournament_ranks_compute", (pk,), "no ranks"))
-        if rated is None:
-            due.append(Due("tournaments.ratings_update", (pk,), "no ratings"))
+    for pk, pool, unplaced_entries, ranked, rated in rows:
+        wanted = {
+            Job.PLACES: "entries without a final place" if unplaced_entries else "",
+            Job.PRIZE_POOL: "" if pool else "no final prize pool",
+            Job.RANKS: "" if ranked else "no ranks",
+            Job.RATINGS: "" if rated else "no ratings",
+        }
+        failed = dict(
+            AwardsFailure.objects.filter(tournament_id=pk).values_list("job", "fingerprint")
+        )
+        inputs = failures.awards_inputs(pk) if failed else ""
+        for job, missing in wanted.items():
+            if job in failed:
+                if failed[job] == inputs:
+                    continue  # failed on these very inputs: shown, not retried
+                missing = "failed, and its inputs have changed since"  # noqa: PLW2901
+            if missing:
+                due.append(Due(failures.TASKS[job], (pk,), missing))
     return due
 
 
@@ -169,12 +195,19 @@ def awards_missing(tournament: Tournament) -> list[str]:
     """What a finished tournament still lacks of its awards, in words (empty: all there)."""
     fresh = Tournament.objects.get(pk=tournament.pk)
     missing = []
+    unplaced = Entry.objects.filter(
+        tournament=fresh, final_place__isnull=True, stage_entries__isnull=False
+    )
+    if unplaced.exists():
+        missing.append("the final places")
     if not PrizePool.objects.filter(tournament=fresh, final=True).exists():
         missing.append("the final prize pool")
     if fresh.ranks_computed_at is None:
         missing.append("the ranks")
     if fresh.ratings_applied_at is None:
         missing.append("the ratings")
+    for failure in AwardsFailure.objects.filter(tournament=fresh).order_by("job"):
+        missing.append(f"{failure.job} failed ({failure.attempts}x): {failure.message}")
     return missing
 
 

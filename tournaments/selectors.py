@@ -6,13 +6,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    Exists,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.utils.translation import gettext
 
 from tournaments import adapters
 from tournaments.models import (
+    AwardsFailure,
     Entry,
     Player,
+    PrizePool,
     RankRecord,
     RatingChange,
     Round,
@@ -194,6 +207,44 @@ def league_places(entries: Iterable[Entry]) -> tuple[list[TournamentPlaces], dic
         TournamentPlaces(str(pk), tuple(p), frozenset(forfeited.get(pk, ())))
         for pk, p in places.items()
     ], who
+
+
+class AwardsState:
+    """What a tournament's awards are (``with_awards_state``'s ``awards_state``)."""
+
+    FAILED = "failed"  # an end-of-event job failed (``AwardsFailure``)
+    MISSING = "missing"  # finished without its places, final pool, ranks or ratings
+    COMPLETE = "complete"  # finished with all of them
+    PENDING = ""  # not finished: nothing is due yet
+
+
+def with_awards_state(tournaments: QuerySet[Tournament]) -> QuerySet[Tournament]:
+    """``tournaments`` annotated with ``awards_state`` (:class:`AwardsState`): a finished event
+    whose places, prize pool, ranks or ratings are missing or failed is never silently done. One
+    query, whatever the number of events (indexed ``EXISTS``)."""
+    finished = Q(status=Tournament.Status.FINISHED)
+    unplaced = Entry.objects.filter(
+        tournament=OuterRef("pk"), final_place__isnull=True, stage_entries__isnull=False
+    )
+    pool = PrizePool.objects.filter(tournament=OuterRef("pk"), final=True)
+    return tournaments.annotate(
+        awards_state=Case(
+            When(~finished, then=Value(AwardsState.PENDING)),
+            When(
+                Exists(AwardsFailure.objects.filter(tournament=OuterRef("pk"))),
+                then=Value(AwardsState.FAILED),
+            ),
+            When(
+                Exists(unplaced)
+                | ~Exists(pool)
+                | Q(ranks_computed_at__isnull=True)
+                | Q(ratings_applied_at__isnull=True),
+                then=Value(AwardsState.MISSING),
+            ),
+            default=Value(AwardsState.COMPLETE),
+            output_field=CharField(),
+        )
+    )
 
 
 def tournaments_visible_to(user: Any) -> QuerySet[Tournament]:

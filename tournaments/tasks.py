@@ -6,6 +6,10 @@ The reconciler (:func:`reconcile`, beat every few seconds) sends these jobs agai
 work is due and not done (``tournaments.reconcile``): the ones it may send hold a lease while
 they run (``base=Reconciled``, ``durak_site.jobs``).
 
+The end-of-tournament jobs (places, prize pool, ranks, ratings) run through
+``tournaments.services.failures.awards_job``: a failure is stored, shown in the console and
+announced on the feed, and the next success clears it.
+
 No task retries here: the end-of-tournament services (prize pool, ranks, ratings) take their
 locks in one order (``tournaments.services.awards``) and rerun their own transaction when
 PostgreSQL aborts it for a deadlock or a serialization failure (``durak_site.dbretry``), which
@@ -20,7 +24,7 @@ from durak_site.jobs import Reconciled
 from tournaments import reconcile as reconciler
 from tournaments import services
 from tournaments.api import idempotency
-from tournaments.services import webhooks
+from tournaments.services import failures, webhooks
 
 
 @shared_task(name="tournaments.round_pair", base=Reconciled)
@@ -33,14 +37,21 @@ def round_complete(round_id: int) -> str:
     return services.round_complete(round_id=round_id).status
 
 
+@shared_task(name="tournaments.tournament_places_compute", base=Reconciled)
+def tournament_places_compute(tournament_id: int) -> int | None:
+    """A finished event's final places, again (a failure stored: ``services.failures``)."""
+    return failures.awards_job(failures.Job.PLACES, tournament_id)  # type: ignore[no-any-return]
+
+
 @shared_task(name="tournaments.prize_pool_compute", base=Reconciled)
-def prize_pool_compute(tournament_id: int) -> str:
-    return str(services.prize_pool_compute(tournament_id=tournament_id).total)
+def prize_pool_compute(tournament_id: int) -> str | None:
+    pool = failures.awards_job(failures.Job.PRIZE_POOL, tournament_id)
+    return None if pool is None else str(pool.total)
 
 
 @shared_task(name="tournaments.tournament_ranks_compute", base=Reconciled)
-def tournament_ranks_compute(tournament_id: int) -> int:
-    return services.tournament_ranks_compute(tournament_id=tournament_id)
+def tournament_ranks_compute(tournament_id: int) -> int | None:
+    return failures.awards_job(failures.Job.RANKS, tournament_id)  # type: ignore[no-any-return]
 
 
 @shared_task(name="tournaments.league_ranks_compute")
@@ -51,8 +62,8 @@ def league_ranks_compute(league_id: int) -> int:
 
 
 @shared_task(name="tournaments.ratings_update", base=Reconciled)
-def ratings_update(tournament_id: int) -> int:
-    return services.ratings_update(tournament_id=tournament_id)
+def ratings_update(tournament_id: int) -> int | None:
+    return failures.awards_job(failures.Job.RATINGS, tournament_id)  # type: ignore[no-any-return]
 
 
 @shared_task(name="tournaments.reconcile")

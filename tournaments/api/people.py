@@ -104,7 +104,10 @@ class ApiEntryOfSerializer(serializers.Serializer[Any]):
         allow_null=True, help_text="The team's name when the player played in one."
     )
     final_place = serializers.IntegerField(
-        allow_null=True, help_text="Once the tournament has finished; null before."
+        allow_null=True,
+        help_text="Once the tournament has finished; null before, and for an entry withdrawn "
+        "before the start. Withdrawn after the start: below every entry that completed the stage "
+        "it left; disqualified: the shared last place.",
     )
 
 

@@ -92,11 +92,13 @@ def console_action(
     permission: str,
     done: str | _StrPromise,
     reason: bool = False,
+    consequences: str | _StrPromise = "",
 ) -> Callable[[Step], Action]:
     """An admin action that runs ``step`` for each selected object the user ``may`` act on.
 
     ``permission`` names the ``ConsoleAdmin.has_<permission>_permission`` that shows the action
-    at all; ``done`` is the message after it, with ``%(count)d`` objects.
+    at all; ``done`` is the message after it, with ``%(count)d`` objects; ``consequences``, what
+    the action does, on the page that asks for the reason.
     """
 
     def decorate(step: Step) -> Action:
@@ -121,6 +123,7 @@ def console_action(
                         form=form,
                         description=description,
                         step=step,
+                        consequences=consequences,
                     )
                 text = form.cleaned_data["reason"].strip()
             count = 0
@@ -149,6 +152,7 @@ def _ask_reason(
     form: ReasonForm,
     description: str | _StrPromise,
     step: Step,
+    consequences: str | _StrPromise = "",
 ) -> HttpResponse:
     """The intermediate page: what is about to happen to which objects, and why (required)."""
     opts = modeladmin.model._meta
@@ -156,6 +160,7 @@ def _ask_reason(
         **modeladmin.admin_site.each_context(request),
         "title": description,
         "subtitle": None,
+        "consequences": consequences,
         "objects": objects,
         "form": form,
         "action_name": getattr(step, "__name__", ""),
@@ -323,6 +328,13 @@ def check_in(request: HttpRequest, entry: Entry, reason: str) -> None:
     permission="referee",
     reason=True,
     done=ngettext_lazy("%(count)d entry withdrawn.", "%(count)d entries withdrawn.", "count"),
+    consequences=_(
+        "Before the start, the entry leaves the field: no place, and its fee leaves the prize "
+        "pool. After the start, it is eliminated at the stage it is in: its games played stand, "
+        "it is not seated again, and it is placed below everyone who completes that stage and "
+        "above those eliminated earlier. Its fee stays in the prize pool; it is paid if its "
+        "place pays, and scores its place's league points."
+    ),
 )
 def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
     entry_withdraw(entry=entry, reason=reason, actor=request.user)
@@ -334,6 +346,12 @@ def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
     permission="referee",
     reason=True,
     done=ngettext_lazy("%(count)d entry disqualified.", "%(count)d entries disqualified.", "count"),
+    consequences=_(
+        "The entry is placed last (the disqualified share the last place), is paid nothing and "
+        "scores no league points: the entries below it move up. Its games played stand for its "
+        "opponents, and its fee stays in the prize pool. After the end of the tournament, its "
+        "final places and prize pool are computed again."
+    ),
 )
 def disqualify(request: HttpRequest, entry: Entry, reason: str) -> None:
     before = entry.status

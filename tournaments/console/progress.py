@@ -29,17 +29,26 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Model, Prefetch
-from django.http import Http404, HttpRequest, HttpResponse
+from django.db.models import Count, Model, Prefetch, Q, QuerySet
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseRedirect,
+)
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
+from durak_site.errors import Forbidden, ServiceError
 from tournaments import selectors
 from tournaments.console.live import is_stalled, live_games
 from tournaments.models import (
+    AwardsFailure,
     Entry,
     League,
     Payout,
@@ -52,7 +61,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
-from tournaments.permissions import tournaments_for
+from tournaments.permissions import can_referee, tournaments_for
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.points import DEFAULT_TIE_BREAKS, StandingRow
 from tournaments.scoring.ratings import (
@@ -61,6 +70,8 @@ from tournaments.scoring.ratings import (
     LeagueScale,
     league_table,
 )
+from tournaments.selectors import AwardsState
+from tournaments.services.failures import failure_text, tournament_awards_recompute
 from tournaments.wording import (
     TIE_BREAK_LABELS,
     decided_by_label,
@@ -171,9 +182,25 @@ class RankLine:
 
 
 @dataclass(frozen=True)
-class Finish:
-    """A finished event's outcome: places and prizes, the pool, the ranks earned."""
+class FailureLine:
+    """An end-of-event job that failed, in the reader's language."""
 
+    job: str  # AwardsFailure.Job's value: the page's hooks
+    label: str
+    text: str
+    attempts: int
+    first_failed_at: dt.datetime
+    last_failed_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class Finish:
+    """A finished event's outcome: places and prizes, the pool, the ranks earned; what of it
+    failed or is missing, and whether its reader may compute it again."""
+
+    failures: list[FailureLine]
+    missing: list[str]  # the parts not computed (and not failed), in words
+    can_recompute: bool
     places: list[FinalPlace]
     pool: PrizePool | None
     gross: str
@@ -265,7 +292,36 @@ def _standing_lines(
     return [str(TIE_BREAK_LABELS[c]) for c in criteria], lines
 
 
-def _finish(tournament: Tournament) -> Finish | None:
+def _failures(tournament: Tournament) -> list[FailureLine]:
+    return [
+        FailureLine(
+            job=failure.job,
+            label=failure.get_job_display(),
+            text=failure_text(failure),
+            attempts=failure.attempts,
+            first_failed_at=failure.first_failed_at,
+            last_failed_at=failure.last_failed_at,
+        )
+        for failure in AwardsFailure.objects.filter(tournament=tournament).order_by("pk")
+    ]
+
+
+def _missing(
+    tournament: Tournament, pool: PrizePool | None, places: Sequence[FinalPlace], failed: set[str]
+) -> list[str]:
+    """The parts of a finished event's awards that are neither computed nor failed."""
+    Job = AwardsFailure.Job
+    started = Entry.objects.filter(tournament=tournament, stage_entries__isnull=False)
+    parts = [
+        (Job.PLACES, len(places) < started.distinct().count()),
+        (Job.PRIZE_POOL, pool is None or not pool.final),
+        (Job.RANKS, tournament.ranks_computed_at is None),
+        (Job.RATINGS, tournament.ratings_applied_at is None),
+    ]
+    return [str(job.label) for job, missing in parts if missing and job not in failed]
+
+
+def _finish(tournament: Tournament, user: Any) -> Finish | None:
     if tournament.status != Tournament.Status.FINISHED:
         return None
     pool = PrizePool.objects.filter(tournament=tournament).first()
@@ -292,7 +348,11 @@ def _finish(tournament: Tournament) -> Finish | None:
         .order_by("-pogony_given", "pogony_received", "player__display_name")
     )
     none = money(Decimal(0), code)
+    failures = _failures(tournament)
     return Finish(
+        failures=failures,
+        missing=_missing(tournament, pool, places, {f.job for f in failures}),
+        can_recompute=can_referee(user, tournament),
         places=places,
         pool=pool,
         gross=money(pool.gross, code) if pool else none,
@@ -383,7 +443,7 @@ def tournament_progress(
             round_lines.append(RoundLine(round_, tables_of_round, explanation, last))
         headers, standing_lines = _standing_lines(stage, standings.get(stage.pk, []), names)
         lines.append(StageLine(stage, round_lines, headers, standing_lines))
-    return TournamentProgress(tournament, lines, _finish(tournament))
+    return TournamentProgress(tournament, lines, _finish(tournament, user))
 
 
 # --- a league's table -----------------------------------------------------------------------------
@@ -521,8 +581,12 @@ def _render(
 def tournament_progress_view(
     model_admin: admin.ModelAdmin[Tournament], request: HttpRequest, object_id: str
 ) -> HttpResponse:
-    """GET: the progress page of the tournament ``object_id``."""
+    """GET: the progress page of the tournament ``object_id``. POST (``recompute``): run its
+    end-of-event jobs again (``services.failures.tournament_awards_recompute``, which checks
+    that its user organises or referees it), then back to the page with what came of it."""
     tournament = _visible_or_refused(model_admin, request, object_id)
+    if request.method == "POST":
+        return _recompute(request, tournament)
     progress = tournament_progress(tournament, user=request.user)
     return _render(
         model_admin,
@@ -535,6 +599,70 @@ def tournament_progress_view(
             "progress": progress,
         },
     )
+
+
+def _recompute(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    if "recompute" not in request.POST:
+        return HttpResponseBadRequest(gettext("Nothing to do."))
+    try:
+        left = tournament_awards_recompute(tournament=tournament, actor=request.user)
+    except Forbidden:
+        raise PermissionDenied from None
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        if left:
+            messages.warning(
+                request,
+                gettext("Recomputed; still failing: %(jobs)s.")
+                % {"jobs": ", ".join(str(f.get_job_display()) for f in left)},
+            )
+        else:
+            messages.success(
+                request, gettext("The places, prize pool, ranks and ratings are computed.")
+            )
+    return HttpResponseRedirect(request.path)
+
+
+class AwardsStateFilter(admin.SimpleListFilter):
+    """The console's tournament list by the state of their awards: a finished event whose
+    places, prize pool, ranks or ratings failed or are missing is found in one click."""
+
+    title = _("awards")
+    parameter_name = "awards"
+
+    def lookups(
+        self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
+    ) -> list[tuple[str, Any]]:
+        return [
+            (AwardsState.FAILED, _("Failed")),
+            (AwardsState.MISSING, _("Missing")),
+            ("problem", _("Failed or missing")),
+            (AwardsState.COMPLETE, _("Complete")),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if not value:
+            return queryset
+        states = [AwardsState.FAILED, AwardsState.MISSING] if value == "problem" else [value]
+        # A lookup on the annotation (a name the type checker's model of Tournament lacks).
+        if "awards_state" not in queryset.query.annotations:
+            queryset = selectors.with_awards_state(queryset)
+        return queryset.filter(Q(("awards_state__in", states)))
+
+
+AWARDS_STATE_LABELS: dict[str, Any] = {
+    AwardsState.FAILED: _("Failed"),
+    AwardsState.MISSING: _("Missing"),
+    AwardsState.COMPLETE: _("Complete"),
+}
+
+
+def awards_state_label(state: str) -> str:
+    """The list column's words for ``awards_state`` ("" while the event has not finished)."""
+    label = AWARDS_STATE_LABELS.get(state)
+    return "" if label is None else str(label)
 
 
 def league_table_view(

@@ -8,13 +8,14 @@ One module per part (people, events, tables, awards, audit, api); this package i
 
 from tournaments.models.api import IdempotentRequest, Webhook, WebhookDelivery
 from tournaments.models.audit import AuditEvent
-from tournaments.models.awards import Payout, PrizePool, RankRecord, RatingChange
+from tournaments.models.awards import AwardsFailure, Payout, PrizePool, RankRecord, RatingChange
 from tournaments.models.events import Entry, League, Stage, StageEntry, Tournament
 from tournaments.models.people import Player, Team, TeamMember
 from tournaments.models.tables import Round, Seat, Table, TableResult
 
 __all__ = [
     "AuditEvent",
+    "AwardsFailure",
     "Entry",
     "IdempotentRequest",
     "League",

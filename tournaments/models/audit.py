@@ -45,6 +45,7 @@ class AuditEvent(models.Model):
         TEAM_EDIT = "team.edit", _("Team changed")
         LEAGUE_CREATE = "league.create", _("League created")
         LEAGUE_EDIT = "league.edit", _("League changed")
+        AWARDS_RECOMPUTE = "tournament.recompute_awards", _("Places and awards recomputed")
 
     tournament = models.ForeignKey(
         Tournament,

@@ -171,3 +171,48 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id}: {self.mu_before:.1f} -> {self.mu_after:.1f}"
+
+
+class AwardsFailure(models.Model):
+    """An end-of-event job that failed: computing the final places, the prize pool, the ranks or
+    the ratings of a finished tournament (``tournaments.services.failures``). One row per
+    tournament and job while it fails; the job's next success deletes it.
+
+    ``code`` and ``params`` make the message again in the reader's language; ``fingerprint``
+    hashes the job's inputs when it failed, so the reconciler sends it again only once they
+    have changed (not every few seconds for the same failure).
+    """
+
+    class Job(models.TextChoices):
+        PLACES = "places", _("Final places")
+        PRIZE_POOL = "prize_pool", _("Prize pool and payouts")
+        RANKS = "ranks", _("Ranks")
+        RATINGS = "ratings", _("Ratings")
+
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="awards_failures",
+        verbose_name=_("tournament"),
+    )
+    job = models.CharField(_("job"), max_length=20, choices=Job.choices)
+    code = models.CharField(_("code"), max_length=40)
+    params = models.JSONField(_("message parameters"), default=dict, blank=True)
+    message = models.TextField(_("message"), blank=True, help_text=_("As it was raised."))
+    fingerprint = models.CharField(
+        _("inputs"), max_length=64, help_text=_("A hash of the job's inputs when it failed.")
+    )
+    attempts = models.PositiveIntegerField(_("attempts"), default=1)
+    first_failed_at = models.DateTimeField(_("first failed at"))
+    last_failed_at = models.DateTimeField(_("last failed at"))
+
+    class Meta:
+        ordering = ["tournament", "job"]
+        verbose_name = _("awards failure")
+        verbose_name_plural = _("awards failures")
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "job"], name="awards_failure_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_job_display()}: {self.code}"

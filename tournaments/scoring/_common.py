@@ -64,7 +64,9 @@ def place_groups(
         if place != expected:
             raise error(
                 f"places must follow competition ranking (1, 2, 2, 4, ...): expected place "
-                f"{expected}, got {place}"
+                f"{expected}, got {place}",
+                code="place_order",
+                params={"expected": expected, "got": place},
             )
         expected += len(members)
     return groups

@@ -9,11 +9,27 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 __all__ = ["PrizeError", "RankError", "RatingError", "ScoringError"]
 
 
 class ScoringError(ValueError):
-    """A scoring configuration or a result is invalid; the message says what and why."""
+    """A scoring configuration or a result is invalid; the message says what and why. ``code``
+    and ``params`` (where set) name the problem for a caller that words it in its reader's
+    language.
+
+    >>> ScoringError("places out of order", code="place_order", params={"expected": 2}).params
+    {'expected': 2}
+    """
+
+    def __init__(
+        self, message: str = "", *, code: str = "", params: Mapping[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params: dict[str, Any] = dict(params or {})
 
 
 class PrizeError(ScoringError):

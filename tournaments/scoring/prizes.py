@@ -240,7 +240,11 @@ class PayoutStructure:
         total = sum(values, Fraction(0))
         if total != HUNDRED:
             shown = total.numerator if total.denominator == 1 else float(total)
-            raise PrizeError(f"payout percentages must add up to exactly 100, not {shown}")
+            raise PrizeError(
+                f"payout percentages must add up to exactly 100, not {shown}",
+                code="payout_sum",
+                params={"total": str(shown)},
+            )
         return cls(tuple(v / HUNDRED for v in values))
 
     @classmethod

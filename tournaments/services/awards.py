@@ -58,7 +58,7 @@ from django.utils.translation import gettext
 from durak_site.dbretry import atomic_retry
 from tournaments import adapters, selectors
 from tournaments.errors import (
-    ConfigurationError,
+    AwardsError,
     StateError,
 )
 from tournaments.models import (
@@ -125,10 +125,13 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
         ),
         key=lambda pair: (pair[1], int(pair[0])),
     )
-    if final and any(e.final_place is None for e in entries):
-        raise ConfigurationError(
+    unplaced = sum(e.final_place is None for e in entries)
+    if final and unplaced:
+        raise AwardsError(
             gettext("prize pool: %(count)s entries of the field have no final place")
-            % {"count": sum(e.final_place is None for e in entries)}
+            % {"count": unplaced},
+            code="unplaced",
+            params={"count": unplaced},
         )
     places = paid_places if final else None
     try:
@@ -140,7 +143,11 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
             structure=adapters.payout_structure(tournament, max(1, field_size)),
         )
     except ScoringError as exc:
-        raise ConfigurationError(gettext("prize pool: %(problem)s") % {"problem": exc}) from None
+        raise AwardsError(
+            gettext("prize pool: %(problem)s") % {"problem": exc},
+            code=exc.code or "scoring",
+            params=exc.params or {"problem": str(exc)},
+        ) from None
     pool, _ = PrizePool.objects.update_or_create(
         tournament=tournament,
         defaults={

@@ -52,6 +52,7 @@ EVENTS: Final[dict[str, Any]] = {
     "stage_finished": _("Stage finished"),
     "tournament_finished": _("Tournament finished"),
     "awards_computed": _("Prize pool, ranks or ratings computed"),
+    "awards_failed": _("Final places, prize pool, ranks or ratings failed"),
 }
 
 

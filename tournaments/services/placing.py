@@ -13,9 +13,13 @@ from __future__ import annotations
 
 from django.db.models import Max, QuerySet
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext
 
+from durak_site.dbretry import atomic_retry
+from durak_site.jobs import enqueue_on_commit
 from tournaments import selectors
-from tournaments.models import Entry, Stage, StageEntry, Tournament
+from tournaments.errors import StateError
+from tournaments.models import Entry, Payout, PrizePool, Stage, StageEntry, Tournament
 from tournaments.scoring.places import Leaving, Outcome, final_places
 
 
@@ -107,3 +111,27 @@ def places_store(tournament: Tournament) -> list[tuple[int, int]]:
     for place, entries in by_place.items():
         Entry.objects.filter(pk__in=entries).exclude(final_place=place).update(final_place=place)
     return places
+
+
+@atomic_retry
+def tournament_places_compute(*, tournament_id: int) -> int:
+    """Write a finished tournament's final places again (the end of the event writes them
+    first; the console's recompute and the reconciler run this after a failure); returns how
+    many entries changed place. The prize pool follows, after commit, if any did.
+
+    Locks the tournament row (step 1 of the awards' lock order), then writes the entries.
+    """
+    tournament = Tournament.objects.select_for_update(no_key=True).get(pk=tournament_id)
+    if tournament.status != Tournament.Status.FINISHED:
+        raise StateError(gettext("final places are written when the tournament has finished"))
+    before = dict(Entry.objects.filter(tournament=tournament).values_list("pk", "final_place"))
+    places = places_store(tournament)
+    changed = sum(before.get(entry) != place for entry, place in places)
+    changed += sum(
+        1 for entry, place in before.items() if place is not None and entry not in dict(places)
+    )
+    if changed:  # the payouts were the old places': the pool is not final until paid again
+        Payout.objects.filter(tournament=tournament).delete()
+        PrizePool.objects.filter(tournament=tournament).update(final=False)
+        enqueue_on_commit("tournaments.prize_pool_compute", tournament.pk)
+    return changed

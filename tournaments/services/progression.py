@@ -8,13 +8,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from durak_site.errors import status_name
+from durak_site.errors import ServiceError, status_name
 from durak_site.jobs import enqueue_on_commit
 from tournaments import selectors
 from tournaments.errors import (
     StateError,
 )
 from tournaments.models import (
+    AwardsFailure,
     Entry,
     Round,
     Stage,
@@ -28,6 +29,8 @@ from tournaments.pairing import (
     top_overall,
     top_per_group,
 )
+from tournaments.scoring.errors import ScoringError
+from tournaments.services.failures import failure_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.placing import places_store
 from tournaments.services.plans import validate_plan
@@ -200,7 +203,12 @@ def _tournament_finish(tournament: Tournament) -> None:
     Tournament.objects.filter(pk=tournament.pk).update(
         status=Tournament.Status.FINISHED, finished_at=timezone.now()
     )
-    places_store(tournament)
+    try:
+        with transaction.atomic():
+            places_store(tournament)
+    except (ServiceError, ScoringError) as exc:
+        # The event has finished all the same; the failure is shown and can be recomputed.
+        failure_record(tournament_id=tournament.pk, job=AwardsFailure.Job.PLACES, exc=exc)
     enqueue_on_commit("tournaments.prize_pool_compute", tournament.pk)
     enqueue_on_commit("tournaments.tournament_ranks_compute", tournament.pk)
     enqueue_on_commit("tournaments.ratings_update", tournament.pk)

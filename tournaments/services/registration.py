@@ -21,7 +21,9 @@ from tournaments.errors import (
 from tournaments.models import (
     AuditEvent,
     Entry,
+    Payout,
     Player,
+    PrizePool,
     Round,
     Stage,
     StageEntry,
@@ -321,6 +323,10 @@ def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
         entry = _entry_set_status(entry, allowed, Entry.Status.DISQUALIFIED, reason)
         if tournament is not None:
             places_store(tournament)
+            # The payouts were the old places': gone until the job pays the new ones (the
+            # reconciler sends it again, should it be lost: the pool is not final any more).
+            Payout.objects.filter(tournament=tournament).delete()
+            PrizePool.objects.filter(tournament=tournament).update(final=False)
             enqueue_on_commit("tournaments.prize_pool_compute", tournament.pk)
         _entries_changed(entry, "disqualified")
         return entry

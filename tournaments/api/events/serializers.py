@@ -338,17 +338,36 @@ class StageStandingsSerializer(S):
 
 
 class FinalStandingRowSerializer(S):
-    place = serializers.IntegerField()
+    place = serializers.IntegerField(
+        help_text="The final place, competition ranking (1, 2, 2, 4, ...): every entry that "
+        "started has one. An entry withdrawn after the start is placed below every entry that "
+        "completed the stage it left and above those eliminated earlier; disqualified entries "
+        "share the last place (n - k + 1 of n entries with k disqualified). An entry withdrawn "
+        "before the start is not listed."
+    )
     entry_id = serializers.IntegerField()
     name = serializers.CharField()
-    status = serializers.CharField()
+    status = serializers.CharField(
+        help_text="The entry's status at the end: registered or checked_in (played to the end), "
+        "eliminated (did not advance from a stage), withdrawn (left after the start: its "
+        "results stand and its fee stays in the pool), disqualified (placed last, paid nothing, "
+        "no league points)."
+    )
     points = serializers.FloatField(
         allow_null=True, help_text="In the last stage, when it has standings."
     )
     pogony_given = serializers.IntegerField()
     pogony_received = serializers.IntegerField()
     rank = serializers.CharField(help_text="The rank (звание) earned in this tournament.")
-    payout = serializers.DecimalField(max_digits=14, decimal_places=3, allow_null=True)
+    payout = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=3,
+        allow_null=True,
+        help_text="The prize of this place in the tournament's currency; null when the place "
+        "pays nothing (a disqualified entry is never paid: the places are paid over the others). "
+        "The payouts add up to the prize pool exactly, which keeps the fees of the entries that "
+        "left after the start.",
+    )
 
 
 class FinalStandingsSerializer(S):
