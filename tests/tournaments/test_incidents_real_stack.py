@@ -31,6 +31,7 @@ def test_48_players_with_incidents_finish_on_a_real_worker(celery_worker: None) 
         stdout=out,
     )
     output = out.getvalue()
+    print(output)  # the incidents' log, for -s
     assert "Invariants held" in output, output
     tournament = Tournament.objects.get()
     assert tournament.status == Tournament.Status.FINISHED
