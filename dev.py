@@ -125,9 +125,9 @@ def cmd_lint(args: list[str]) -> int:
 
 
 def cmd_bench(args: list[str]) -> int:
-    """The ``bench`` package: engine and pairing, then a simulated tournament, the live-table
-    load and the API's standings on PostgreSQL + Redis (skipped with a message when those are
-    unreachable).
+    """The ``bench`` package: engine, pairing and random events with incidents, then a simulated
+    tournament, the live-table load and the API's standings on PostgreSQL + Redis (skipped with
+    a message when those are unreachable).
 
     ``python3 dev.py bench --players 1024`` sets the tournament's size (default 1024);
     ``--tables 50,200`` the load benchmark's table counts; ``--skip-tournament`` runs only the
@@ -142,6 +142,8 @@ def cmd_bench(args: list[str]) -> int:
     worst = 0
     for module in ("bench.engine", "bench.pairing"):
         worst = max(worst, run_bench([module]))
+    # Random events with random incidents against the invariants (SQLite, in-process).
+    worst = max(worst, run_bench(["bench.incidents", "--events", "20"]))
     if "--skip-tournament" in args:
         return worst
     down = [

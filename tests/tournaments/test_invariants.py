@@ -13,7 +13,7 @@ from django.utils import timezone
 from durak_site.jobs import lease_key
 from tests.builders import make_tournament
 from tournaments import services
-from tournaments.models import Entry, Payout, Player, Round, Seat, Table, Tournament
+from tournaments.models import AwardsFailure, Entry, Payout, Player, Round, Seat, Table, Tournament
 from tournaments.simulation.invariants import InvariantChecker, competition_ranking_violations
 
 
@@ -34,7 +34,7 @@ def test_a_finished_event_holds_and_each_broken_fact_is_named(
     tournament = make_tournament(
         bot_players[:9], stages=[{"format": "swiss", "table_size": 2, "rounds": 2}]
     )
-    early, late, cheat = Entry.objects.filter(tournament=tournament).order_by("pk")[:3]
+    early, late = Entry.objects.filter(tournament=tournament).order_by("pk")[:2]
     services.entry_withdraw(entry=early, reason="не пришёл")
     checker = InvariantChecker(tournament)
     services.tournament_start(tournament=tournament)
@@ -45,9 +45,12 @@ def test_a_finished_event_holds_and_each_broken_fact_is_named(
     assert any("never started" in v for v in InvariantChecker(tournament).final())
     Entry.objects.filter(pk=early.pk).update(final_place=None)
 
-    Entry.objects.filter(pk=cheat.pk).update(status=Entry.Status.DISQUALIFIED)
-    assert any("disqualified" in v for v in InvariantChecker(tournament).final())
-    Entry.objects.filter(pk=cheat.pk).update(status=Entry.Status.REGISTERED)
+    winner = Entry.objects.get(tournament=tournament, final_place=1)
+    Entry.objects.filter(pk=winner.pk).update(status=Entry.Status.DISQUALIFIED)
+    found = InvariantChecker(tournament).final()
+    assert any("is disqualified: place 1, not the shared last place 8" in v for v in found)
+    assert any("is disqualified but paid" in v for v in found)
+    Entry.objects.filter(pk=winner.pk).update(status=winner.status)
 
     first = Entry.objects.get(tournament=tournament, final_place=1)
     Entry.objects.filter(pk=late.pk).update(status=Entry.Status.WITHDRAWN)
@@ -78,6 +81,17 @@ def test_a_finished_event_holds_and_each_broken_fact_is_named(
     cache.set(key, "failed", 60)
     assert any("failed" in v for v in InvariantChecker(tournament).final())
     cache.delete(key)
+    failure = AwardsFailure.objects.create(
+        tournament=tournament,
+        job=AwardsFailure.Job.RANKS,
+        code="configuration",
+        message="a ladder of no ranks",
+        fingerprint="x",
+        first_failed_at=timezone.now(),
+        last_failed_at=timezone.now(),
+    )
+    assert any("ranks job failed" in v for v in InvariantChecker(tournament).step())
+    failure.delete()
     assert InvariantChecker(tournament).final() == []
 
 

@@ -162,49 +162,22 @@ def _finishing_order(table: Table) -> list[int] | None:
     return selectors.feed_order(result.places, set(still_in.values_list("pk", flat=True)))
 
 
-def _fed_entry(order: list[int], place: int, advancing: int) -> int | None:
-    """The entry a table's ``place`` sends on: the one who finished there, or, if it has left
-    the event since (withdrawn or disqualified: not seated again, ``docs/leaving.md``), the next
-    of the table's finishing order below the advancing places who has not left; None if
-    nobody is left to go."""
-    gone = set(
-        Entry.objects.filter(
-            pk__in=order, status__in=(Entry.Status.WITHDRAWN, Entry.Status.DISQUALIFIED)
-        ).values_list("pk", flat=True)
-    )
-    if order[place - 1] not in gone:
-        return order[place - 1]
-    left_before = sum(1 for e in order[: place - 1] if e in gone)
-    substitutes = [e for e in order[advancing:] if e not in gone]
-    return substitutes[left_before] if left_before < len(substitutes) else None
-
-
 def feed_knockout(table: Table) -> None:
-    """Seat every waiting table whose feeders have all finished (locks those tables). An entry
-    that has left the event is not seated: the next of its table's finishing order goes on in
-    its place (:func:`_fed_entry`), unless that would leave the table fewer than two entries."""
+    """Seat every waiting table whose feeders have all finished (locks those tables)."""
     for candidate in tables_fed_by(table):
         waiting = Table.objects.select_for_update().get(pk=candidate.pk)
         if waiting.status != Table.Status.WAITING:
             continue
         seats: list[int] = []
-        planned: list[int] = []
         for feed in waiting.feeds_from:
             if "entry" in feed:
                 seats.append(feed["entry"])
-                planned.append(feed["entry"])
                 continue
             order = _finishing_order(Table.objects.get(pk=feed["table"]))
             if order is None:
                 break
-            planned.append(order[feed["place"] - 1])
-            fed = _fed_entry(order, feed["place"], table.round.stage.knockout_advance or 1)
-            if fed is not None:
-                seats.append(fed)
+            seats.append(order[feed["place"] - 1])
         else:
-            if len(seats) < 2:
-                seats = planned  # too few stayed to play: the table plays as drawn up
-
             Round.objects.filter(pk=waiting.round_id, status=Round.Status.PENDING).update(
                 status=Round.Status.PLAYING, paired_at=timezone.now()
             )

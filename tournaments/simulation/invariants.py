@@ -26,6 +26,7 @@ from durak_site.jobs import lease_key
 from games.models import Game
 from tournaments import selectors
 from tournaments.models import (
+    AwardsFailure,
     Entry,
     Payout,
     PrizePool,
@@ -84,6 +85,15 @@ def failed_jobs(tournament: Tournament) -> list[str]:
     ]
 
 
+def stored_failures(tournament: Tournament) -> list[str]:
+    """The tournament's end-of-event jobs whose failure is stored
+    (``tournaments.services.failures``): shown in the console, but a failure all the same."""
+    return [
+        f"the {failure.job} job failed ({failure.code}): {failure.message}"
+        for failure in AwardsFailure.objects.filter(tournament=tournament).order_by("pk")
+    ]
+
+
 class InvariantChecker:
     """The invariants of one tournament: :meth:`step` after each step of a run (cheap: what
     must hold at every moment), :meth:`final` at its end. ``violations`` collects what failed,
@@ -110,6 +120,7 @@ class InvariantChecker:
         before = len(self.violations)
         self._add(self._gone_not_seated_again())
         self._add(self._seats_unique())
+        self._add(stored_failures(self.tournament))
         return self.violations[before:]
 
     def _gone_not_seated_again(self) -> list[str]:
