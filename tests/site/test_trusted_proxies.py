@@ -11,6 +11,7 @@ cache's throttle counts of one run never meet another's.)
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
 import random
 import secrets
@@ -147,8 +148,9 @@ def loopback_address() -> str:
 
 
 def documentation_address(n: int) -> str:
-    """Addresses that a client claims (IPv6's documentation range, new for each run)."""
-    return f"2001:db8:{uuid.uuid4().hex[:4]}::{n + 1:x}"
+    """Addresses that a client claims (IPv6's documentation range, new for each run), in their
+    normal form, as the database gives them back."""
+    return str(ipaddress.ip_address(f"2001:db8:{uuid.uuid4().hex[:4]}::{n + 1:x}"))
 
 
 def account(username: str) -> None:
