@@ -107,17 +107,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         start("worker", [*worker_command(python), "--concurrency", str(args.concurrency)])
         start("beat", beat_command(python, args.beat_schedule))
+        proxies = trusted_proxies_in(env)  # checked by the settings in prepare()
         server = asgi_command(
-            python,
-            args.host,
-            args.port,
-            workers=args.workers,
-            trusted_proxies=trusted_proxies_in(env),  # checked by the settings in prepare()
+            python, args.host, args.port, workers=args.workers, trusted_proxies=proxies
         )
         asgi = start("asgi", server)
         local = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
         wait_serving(f"{local}:{args.port}", asgi, 60, "the server's output above")
         say(f"serving on {args.host}:{args.port} with a Celery worker and beat")
+        # Which addresses the lockout and the throttles count: the operator should see it.
+        if proxies:
+            say(f"client addresses forwarded by {', '.join(proxies)} are believed")
+        else:
+            say("no proxy is trusted (DURAK_TRUSTED_PROXIES): clients are their connections")
         return watch(running, say=say)
     except KeyboardInterrupt:
         say("stopping")

@@ -267,3 +267,4 @@ def test_serve_collects_the_static_files_starts_everything_and_stops_it(
     for name in ("worker", "beat", "asgi"):
         assert f"{name} started" in text
     assert "check --deploy" in text and "collectstatic" in text
+    assert "no proxy is trusted (DURAK_TRUSTED_PROXIES)" in text  # the server's default

@@ -11,9 +11,11 @@ cache's throttle counts of one run never meet another's.)
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
 import random
 import secrets
+import ssl
 import string
 import uuid
 from collections.abc import Iterator
@@ -48,6 +50,9 @@ class Answer:
     headers: http.client.HTTPMessage
     body: bytes
 
+    def text(self) -> str:
+        return self.body.decode()
+
     def json(self) -> dict[str, object]:
         loaded: dict[str, object] = json.loads(self.body)
         return loaded
@@ -61,12 +66,24 @@ def call(
     source: str = "127.0.0.1",
     headers: dict[str, str] | None = None,
     body: bytes | None = None,
+    tls: ssl.SSLContext | None = None,
+    host: str | None = None,
 ) -> Answer:
-    """One request to ``host:port`` on a connection from the local address ``source``."""
-    host, port = address.rsplit(":", 1)
-    conn = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(source, 0))
+    """One request to ``host:port`` on a connection from the local address ``source`` (over TLS
+    with ``tls``; ``host``: the Host header, else the address)."""
+    ip, port = address.rsplit(":", 1)
+    conn: http.client.HTTPConnection
+    if tls is None:
+        conn = http.client.HTTPConnection(ip, int(port), timeout=30, source_address=(source, 0))
+    else:
+        conn = http.client.HTTPSConnection(
+            ip, int(port), timeout=30, source_address=(source, 0), context=tls
+        )
+    headers = dict(headers or {})
+    if host is not None:
+        headers["Host"] = host
     try:
-        conn.request(method, path, body=body, headers=headers or {})
+        conn.request(method, path, body=body, headers=headers)
         response = conn.getresponse()
         return Answer(response.status, response.headers, response.read())
     finally:
@@ -80,6 +97,8 @@ def log_in(
     *,
     source: str = "127.0.0.1",
     forwarded_for: str | None = None,
+    tls: ssl.SSLContext | None = None,
+    host: str | None = None,
 ) -> Answer:
     """The players' login form posted as a browser would (a CSRF cookie and its token), asking
     for JSON so that a lockout says its code."""
@@ -92,6 +111,8 @@ def log_in(
     }
     if forwarded_for is not None:
         headers["X-Forwarded-For"] = forwarded_for
+    if tls is not None:  # a browser's form over HTTPS names where it comes from
+        headers["Referer"] = f"https://{host or address}/accounts/login/"
     form = {"username": username, "password": password, "csrfmiddlewaretoken": token}
     return call(
         address,
@@ -100,13 +121,25 @@ def log_in(
         source=source,
         headers=headers,
         body=urlencode(form).encode(),
+        tls=tls,
+        host=host,
     )
 
 
-def read_players(address: str, *, source: str = "127.0.0.1", forwarded_for: str = "") -> int:
+def read_players(
+    address: str,
+    *,
+    source: str = "127.0.0.1",
+    forwarded_for: str = "",
+    tls: ssl.SSLContext | None = None,
+    host: str | None = None,
+) -> int:
     """An anonymous read of the API: its status."""
     headers = {"X-Forwarded-For": forwarded_for} if forwarded_for else {}
-    return call(address, "GET", "/api/v1/players/", source=source, headers=headers).status
+    answer = call(
+        address, "GET", "/api/v1/players/", source=source, headers=headers, tls=tls, host=host
+    )
+    return answer.status
 
 
 def loopback_address() -> str:
@@ -115,8 +148,9 @@ def loopback_address() -> str:
 
 
 def documentation_address(n: int) -> str:
-    """Addresses that a client claims (IPv6's documentation range, new for each run)."""
-    return f"2001:db8:{uuid.uuid4().hex[:4]}::{n + 1:x}"
+    """Addresses that a client claims (IPv6's documentation range, new for each run), in their
+    normal form, as the database gives them back."""
+    return str(ipaddress.ip_address(f"2001:db8:{uuid.uuid4().hex[:4]}::{n + 1:x}"))
 
 
 def account(username: str) -> None:
