@@ -38,7 +38,11 @@ class AwardsError(TournamentError):
 
     code = "awards_failed"
 
-    def __init__(self, message: str, *, code: str, params: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, message: str, *, code: str = "awards_failed", params: dict[str, Any] | None = None
+    ) -> None:
+        # (code has a default so that the error unpickles from its message alone, as a worker's
+        # result backend rebuilds it)
         super().__init__(message, code=code)
         self.params: dict[str, Any] = dict(params or {})
 

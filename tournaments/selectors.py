@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,6 +186,19 @@ def entries_by_id(ids: Iterable[int]) -> dict[int, Entry]:
 def entry_names(ids: Iterable[int]) -> dict[int, str]:
     """Entries' names (player or team) by id, in one query."""
     return {pk: entry.name for pk, entry in entries_by_id(set(ids)).items()}
+
+
+def feed_order(places: Sequence[Any], still_in: Collection[int]) -> list[int]:
+    """A knockout table's finishing order as its places go on to the next round: the entries
+    still in (``still_in``) first, in their order. An entry that left (withdrawn or
+    disqualified while its table played) is not seated again: the next finisher goes on in its
+    place (``docs/leaving.md``); only when too few are still in does a place fall to it.
+
+    >>> feed_order([7, 3, 5, 9], still_in={3, 5, 9})
+    [3, 5, 9, 7]
+    """
+    order = [int(e) for e in places]
+    return [e for e in order if e in still_in] + [e for e in order if e not in still_in]
 
 
 def league_places(entries: Iterable[Entry]) -> tuple[list[TournamentPlaces], dict[str, Entry]]:

@@ -332,6 +332,10 @@ def test_a_knockout_seats_the_next_finisher_in_place_of_an_entry_that_left(
     final = Round.objects.get(stage__tournament=tournament, number=2).tables.get()
     finalists = set(final.seats.values_list("entry_id", flat=True))
     assert finalists == {seated[1], seated[2], rest[0], rest[1]}
+    # and the API's bracket says who went on the same way
+    bracket = Client().get(f"/api/v1/tournaments/{tournament.slug}/stages/1/bracket/").json()
+    node = next(n for n in bracket["nodes"] if n["id"] == first.pk)
+    assert [e["id"] for e in node["advancing"]] == [seated[1], seated[2]]
     # and once the event is over, the entry that left is last (it completed no stage)
     run_jobs(tournament)
     assert places(tournament)[leaver.pk] == 8

@@ -226,18 +226,24 @@ def explanation_lines(round_: Round, tournament: Tournament) -> list[tuple[str, 
 
 
 def _placings(
-    result: TableResult | None, names: dict[int, str], advance: int | None
+    result: TableResult | None,
+    names: dict[int, str],
+    advance: int | None,
+    still_in: set[int] | frozenset[int] = frozenset(),
 ) -> list[Placing]:
+    """A table's result as lines; with ``advance`` (a knockout table before the final), those
+    who go on are marked (``selectors.feed_order``: not an entry that left, ``still_in``)."""
     if result is None:
         return []
     drawn = {int(e) for e in result.drawn}
+    going_on = set(selectors.feed_order(result.places, still_in)[:advance]) if advance else set()
     return [
         Placing(
             place=place,
             name=names.get(int(entry), "—"),
             fool=int(entry) == result.fool_entry_id,
             drawn=int(entry) in drawn,
-            advances=advance is not None and place <= advance,
+            advances=int(entry) in going_on,
         )
         for place, entry in enumerate(result.places, 1)
     ]
@@ -407,6 +413,11 @@ def tournament_progress(
         ]
     names = selectors.entry_names(ids)
     numbers = {table.pk: table.number for table in tables}
+    still_in = set(
+        Entry.objects.filter(tournament=tournament, status__in=Entry.ACTIVE).values_list(
+            "pk", flat=True
+        )
+    )
 
     by_round: dict[int, list[Table]] = {}
     for table in tables:
@@ -434,7 +445,7 @@ def tournament_progress(
                     group=group_label(table.score_group),
                     players=[seat.player.display_name for seat in table.seats.all()],
                     feeds=_feeds(table, numbers, names),
-                    placings=_placings(results[table.pk], names, advance),
+                    placings=_placings(results[table.pk], names, advance, still_in),
                     compromises=[str(c) for c in table.compromises or []],
                 )
                 for table in by_round.get(round_.pk, [])

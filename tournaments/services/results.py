@@ -153,18 +153,13 @@ def tables_fed_by(table: Table) -> list[Table]:
 
 
 def _finishing_order(table: Table) -> list[int] | None:
-    """The table's finishing order as its places feed the next round: the entries still in
-    first. An entry that left (withdrawn or disqualified while the table played, its games
-    played out for it) is not seated again: the next finisher at its table goes on in its place
-    (``docs/leaving.md``). Only when too few are still in does a place fall to one that left."""
+    """The table's finishing order as its places feed the next round
+    (``selectors.feed_order``: an entry that left is not seated again)."""
     result = selectors.effective_result(table)
     if result is None:
         return None
-    order = [int(e) for e in result.places]
-    still_in = set(
-        Entry.objects.filter(pk__in=order, status__in=Entry.ACTIVE).values_list("pk", flat=True)
-    )
-    return [e for e in order if e in still_in] + [e for e in order if e not in still_in]
+    still_in = Entry.objects.filter(pk__in=result.places, status__in=Entry.ACTIVE)
+    return selectors.feed_order(result.places, set(still_in.values_list("pk", flat=True)))
 
 
 def feed_knockout(table: Table) -> None:

@@ -542,7 +542,8 @@ def bracket(stage: Stage) -> Row:
         result = _in_force(table)
         final = table.round.number == last_round
         places = list(result.places) if result is not None else []
-        advancing = [] if final else [_int(e) for e in places[:advance]]
+        still_in = {seat.entry_id for seat in seats if seat.entry.status in Entry.ACTIVE}
+        advancing = [] if final else selectors.feed_order(places, still_in)[:advance]
         seated: list[int] = []
         for seat in seats:
             if seat.entry_id not in seated:
