@@ -11,10 +11,12 @@ from django.contrib.auth.models import User
 from durak_site.errors import NotFound
 from games import tasks as game_tasks
 from games.models import Game
-from games.services import game_play_bots
+from games.services import game_adjudicate, game_play_bots
 from tests.builders import make_tournament
 from tournaments import services
+from tournaments.errors import StateError
 from tournaments.models import Player, Round, Seat, Table
+from tournaments.services.results import table_after_game
 
 
 @pytest.mark.django_db  # on_commit never fires here: the test runs the jobs itself
@@ -47,3 +49,30 @@ def test_the_jobs_of_a_game_a_seat_swap_removed_do_nothing(
     # and the new game's job plays it
     new = Game.objects.get(table=first)
     assert game_tasks.game_play_bots.apply(args=(new.pk, 0), throw=True).get() > 0
+
+
+@pytest.mark.django_db
+def test_a_ruling_before_any_move_is_play_begun_and_a_removed_game_is_not_recorded(
+    bot_players: list[Player], referee: User
+) -> None:
+    tournament = make_tournament(
+        bot_players[:4], stages=[{"format": "swiss", "table_size": 2, "rounds": 2}]
+    )
+    services.tournament_start(tournament=tournament)
+    round_1 = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=round_1.pk)
+    first, second = Table.objects.filter(round=round_1).order_by("number")
+    game = Game.objects.get(table=first)
+    # given a referee ruled on a game before anyone moved (a dropout, an adjudicated draw)
+    game_adjudicate(game_id=game.pk, places=[0, 1], fool=None, reason="ничья", referee=referee)
+    # then its table's seats stay: the swap would erase the ruling
+    with pytest.raises(StateError, match="play has begun"):
+        services.seats_swap(
+            first=Seat.objects.get(table=first, position=0),
+            second=Seat.objects.get(table=second, position=0),
+            actor=referee,
+            reason="просьба судьи",
+        )
+    # and a finished game's job that finds the game removed records nothing
+    Game.objects.filter(pk=game.pk).delete()
+    assert table_after_game(game_id=game.pk) == "the game was removed"

@@ -189,7 +189,9 @@ def table_after_game(*, game_id: int) -> str:
     table's result. Safe to run twice (the table remembers which games it has recorded); a voided
     game is replaced by a new deal. Locks the table row."""
     with transaction.atomic():
-        game = Game.objects.get(pk=game_id)
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None:
+            return "the game was removed"  # its table was dealt again (a re-pair)
         if game.table_id is None or not game.is_over:
             return "ignored"
         table = Table.objects.select_for_update().get(pk=game.table_id)

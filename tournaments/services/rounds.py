@@ -242,14 +242,15 @@ def _plan_knockout_bracket(round_: Round) -> None:
                 feeds_from=feeds,
             )
             tables[planned.ref] = table
+            byes = [f.entry for f in planned.feeds_from if f.entry is not None]
             if planned.entries:
                 table_seat(table, planned.entries)
-            elif feeds and all("entry" in feed for feed in feeds):
+            elif byes and len(byes) == len(planned.feeds_from):
                 # Fed by byes only: nothing to wait for (no feeder will finish to seat it).
                 Round.objects.filter(pk=table.round_id, status=Round.Status.PENDING).update(
                     status=Round.Status.PLAYING, paired_at=timezone.now()
                 )
-                table_seat(table, [feed["entry"] for feed in feeds])
+                table_seat(table, byes)
     for number, later in rounds.items():
         if number > 1:
             later.explanation = {"algorithm": "knockout", "waiting_for_feeders": True}

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils.translation import gettext
 
 from durak_site.errors import Forbidden
@@ -113,11 +114,13 @@ def seat_bot(seat: Seat) -> str:
 
 
 def table_started(table: Table) -> bool:
-    """Has play begun at ``table``: a move made in one of its games, or a result (a bye's does
-    not count)? Seats are swapped and rounds paired again only before."""
+    """Has play begun at ``table``: a move made in one of its games, a game ended by a referee,
+    or a result (a bye's does not count)? Seats are swapped and rounds paired again only before."""
     if table.is_bye:
         return False
-    return table.results.exists() or table.games.filter(version__gt=0).exists()
+    # A game a referee ended (adjudicated or voided) before anyone moved counts as play too.
+    played = table.games.filter(Q(version__gt=0) | Q(status__in=Game.OVER))
+    return table.results.exists() or played.exists()
 
 
 def seats_hand_to_bots(
