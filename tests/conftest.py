@@ -52,7 +52,7 @@ from tests.builders import (
 from tests.factories import (
     BotPlayerFactory,
     PlayerFactory,
-    RefereeFactory,
+    SuperuserFactory,
     UserFactory,
     console_user,
 )
@@ -185,7 +185,7 @@ def jobs_in_process() -> Iterator[None]:
 @pytest.fixture
 def referee(db: None) -> User:
     """Staff: the referee panel, every hand at a live table, the referee's commands."""
-    return RefereeFactory.create()
+    return SuperuserFactory.create(username="referee")
 
 
 @pytest.fixture
@@ -229,7 +229,7 @@ def live_table(eager_jobs: None) -> LiveTable:
 
 @pytest.fixture
 def superuser(db: None) -> User:
-    return RefereeFactory.create(username="root")
+    return SuperuserFactory.create(username="root")
 
 
 @pytest.fixture
