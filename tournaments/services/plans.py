@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext, ngettext
 
-from durak_site.errors import Forbidden, status_name
+from durak_site.errors import status_name
 from games.engine.errors import RulesError
 from tournaments import adapters
 from tournaments.errors import ConfigurationError, StateError
@@ -26,7 +26,7 @@ from tournaments.pairing import (
     PairingError,
     validate_stages,
 )
-from tournaments.permissions import can_manage, is_referee, plays_in
+from tournaments.permissions import is_referee, plays_in, require_manager
 from tournaments.plan_schema import (
     TournamentPlanSerializer,
     error_fields,
@@ -319,13 +319,6 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
     return checked
 
 
-def _check_manager(actor: Any, tournament: Tournament) -> None:
-    """A person (``actor``; None: the system, a command) who changes ``tournament`` itself is
-    its organiser (``permissions.can_manage``)."""
-    if actor is not None and not can_manage(actor, tournament):
-        raise Forbidden(gettext("only the tournament's organiser can change it"))
-
-
 @transaction.atomic
 def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> Tournament:
     """Change a tournament's settings (name, fees, rake, payouts, ...; see
@@ -337,7 +330,7 @@ def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> 
     the feed last.
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
-    _check_manager(actor, locked)
+    require_manager(actor, locked)
     checked = validate_tournament_changes(locked, changes)
     changed = {key: value for key, value in checked.items() if getattr(locked, key) != value}
     if not changed:
@@ -371,7 +364,7 @@ def tournament_set_referees(
     Locks the tournament row.
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
-    _check_manager(actor, locked)
+    require_manager(actor, locked)
     if locked.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
         raise StateError(
             gettext("the tournament is %(status)s: its referees are fixed")
