@@ -208,3 +208,22 @@ def test_status_services_refuse_who_does_not_run_the_event(
     services.tournament_close_registration(tournament=open_event, actor=organiser)
     services.tournament_open_registration(tournament=open_event, actor=organiser)
     services.entry_disqualify(entry=entry, reason="неспортивно", actor=organiser)
+
+
+def test_a_tournament_joins_only_a_league_its_organiser_manages(
+    open_event: Tournament, organiser: User, other_organiser: User
+) -> None:
+    theirs = services.league_create(name="Чужая лига", season="2027", actor=other_organiser)
+    mine = services.league_create(name="Моя лига", season="2027", actor=organiser)
+    with pytest.raises(Forbidden):
+        services.tournament_create(
+            name="В чужую лигу",
+            stages=[{"format": "swiss", "table_size": 2, "rounds": 1}],
+            league=theirs,
+            created_by=organiser,
+        )
+    with pytest.raises(Forbidden):
+        services.tournament_update(tournament=open_event, actor=organiser, league=theirs)
+    assert not theirs.tournaments.exists()
+    services.tournament_update(tournament=open_event, actor=organiser, league=mine)
+    assert list(mine.tournaments.all()) == [open_event]
