@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext, ngettext
 
-from durak_site.errors import status_name
+from durak_site.errors import Forbidden, status_name
 from games.engine.errors import RulesError
 from tournaments import adapters
 from tournaments.errors import ConfigurationError, StateError
@@ -26,7 +26,7 @@ from tournaments.pairing import (
     PairingError,
     validate_stages,
 )
-from tournaments.permissions import is_referee
+from tournaments.permissions import can_manage_league, is_referee, plays_in, require_manager
 from tournaments.plan_schema import (
     TournamentPlanSerializer,
     error_fields,
@@ -107,6 +107,16 @@ def validate_plan(tournament: Tournament, stages: Sequence[Stage], entries: int 
         ) from None
 
 
+def _check_league(actor: Any, league: League | None) -> None:
+    """A person (``actor``; None: the system) puts a tournament only in a league it manages:
+    the league's table is its organiser's."""
+    if league is not None and actor is not None and not can_manage_league(actor, league):
+        raise Forbidden(
+            gettext("only the league's organiser can add a tournament to it"),
+            fields={"league": [gettext("only the league's organiser can add a tournament to it")]},
+        )
+
+
 @transaction.atomic
 def tournament_create(
     *,
@@ -138,7 +148,9 @@ def tournament_create(
     2``) and carries the field errors in ``ConfigurationError.fields``. Then the rules are
     validated by the engine for every table size the plan can seat, the stages by the pairing
     code, the scoring tables and payout percentages by the scoring code (:func:`validate_plan`).
+    A ``league`` is one its organiser (``created_by``) manages.
     """
+    _check_league(created_by, league)
     plan = TournamentPlanSerializer(
         data={
             "name": name,
@@ -330,10 +342,13 @@ def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> 
     the feed last.
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    require_manager(actor, locked)
     checked = validate_tournament_changes(locked, changes)
     changed = {key: value for key, value in checked.items() if getattr(locked, key) != value}
     if not changed:
         return locked
+    if "league" in changed:
+        _check_league(actor, changed["league"])
     before = {key: _audit_value(getattr(locked, key)) for key in changed}
     for key, value in changed.items():
         setattr(locked, key, value)
@@ -357,11 +372,13 @@ def tournament_set_referees(
     *, tournament: Tournament, actor: Any, referees: Iterable[Any]
 ) -> Tournament:
     """Make ``referees`` (users of the ``referee`` group) the tournament's referees, with an
-    audit row of the usernames before and after. Refused once the tournament is over.
+    audit row of the usernames before and after. Refused once the tournament is over, and for
+    a user who plays in it (``referee_plays``: a referee sees every hand at its tables).
 
     Locks the tournament row.
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    require_manager(actor, locked)
     if locked.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
         raise StateError(
             gettext("the tournament is %(status)s: its referees are fixed")
@@ -374,6 +391,14 @@ def tournament_set_referees(
             "users": ", ".join(not_referees)
         }
         raise ConfigurationError(f"referees: {message}", fields={"referees": [message]})
+    playing = sorted(user.get_username() for user in chosen if plays_in(user, locked))
+    if playing:
+        message = gettext("%(users)s play in this tournament: a player cannot referee it") % {
+            "users": ", ".join(playing)
+        }
+        raise ConfigurationError(
+            f"referees: {message}", fields={"referees": [message]}, code="referee_plays"
+        )
     current = list(locked.referees.all())
     if {user.pk for user in current} == {user.pk for user in chosen}:
         return locked

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from durak_site.errors import status_name
+from durak_site.errors import Forbidden, status_name
 from durak_site.jobs import enqueue_on_commit
 from games.models import Game
 from games.services import game_pause
@@ -31,6 +31,7 @@ from tournaments.models import (
     Team,
     Tournament,
 )
+from tournaments.permissions import can_manage, can_referee, require_manager, require_referee
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.placing import places_store
@@ -54,9 +55,11 @@ def _set_status(tournament: Tournament, allowed: Sequence[str], new: str) -> Tou
 
 
 @transaction.atomic
-def tournament_open_registration(*, tournament: Tournament) -> Tournament:
+def tournament_open_registration(*, tournament: Tournament, actor: Any = None) -> Tournament:
     """Open registration of a draft, or reopen a registration that was closed before the start
-    (a conditional UPDATE: a second call refuses). Announced on the feed."""
+    (a conditional UPDATE: a second call refuses). Announced on the feed. ``actor``: a person
+    (the organiser; anyone else is refused), None: the system."""
+    require_manager(actor, tournament)
     reopened = Tournament.objects.filter(
         pk=tournament.pk,
         status=Tournament.Status.REGISTRATION,
@@ -74,9 +77,10 @@ def tournament_open_registration(*, tournament: Tournament) -> Tournament:
 
 
 @transaction.atomic
-def tournament_cancel(*, tournament: Tournament) -> Tournament:
+def tournament_cancel(*, tournament: Tournament, actor: Any = None) -> Tournament:
     """Cancel a tournament that has not finished (a conditional UPDATE). Announced on the
-    feed."""
+    feed. ``actor``: a person (the organiser; anyone else is refused), None: the system."""
+    require_manager(actor, tournament)
     _set_status(
         tournament,
         [Tournament.Status.DRAFT, Tournament.Status.REGISTRATION, Tournament.Status.RUNNING],
@@ -123,13 +127,19 @@ def entry_register(
     note: dict[str, Any] | None = None,
 ) -> Entry:
     """Register a player (individual event) or a team (team event). A person's registration
-    (``actor``: an organiser, or the player themselves) is audited, with ``reason`` and ``note``
-    (more of the audit row's ``after``, e.g. the line of an imported file).
+    (``actor``: the event's organiser, or the player themselves; anyone else is refused with
+    ``Forbidden``) is audited, with ``reason`` and ``note`` (more of the audit row's ``after``,
+    e.g. the line of an imported file). Nobody plays in an event they run: a player (a team
+    member) whose account organises or referees the tournament is refused (``own_event``).
 
     Locks the tournament row so that concurrent registrations respect ``max_entries``.
     """
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    own = player is not None and actor is not None and player.user_id == actor.pk
+    if actor is not None and not own and not can_manage(actor, tournament):
+        raise Forbidden(gettext("only the tournament's organiser can register its entries"))
     registration_check_open(tournament)
+    _refuse_who_runs_it(tournament, player=player, team=team)
     if tournament.is_team_event:
         if team is None or player is not None:
             raise RegistrationError(gettext("this is a team event: register a team"))
@@ -189,6 +199,44 @@ def entry_register(
     return entry
 
 
+def _refuse_who_runs_it(
+    tournament: Tournament, *, player: Player | None, team: Team | None
+) -> None:
+    """Refuse (``own_event``) an entry played by the tournament's organiser or one of its
+    referees: they see every hand at its tables and decide its disputes."""
+    if player is not None:
+        people = [player] if player.user_id is not None else []
+    elif team is not None:
+        people = list(team.members.filter(user__isnull=False))
+    else:
+        return
+    referees = set(tournament.referees.values_list("pk", flat=True))
+    for person in people:
+        if person.user_id == tournament.created_by_id:
+            message = gettext(
+                "%(player)s organises %(tournament)s: its organiser cannot play in it"
+            )
+        elif person.user_id in referees:
+            message = gettext("%(player)s referees %(tournament)s: its referees cannot play in it")
+        else:
+            continue
+        raise RegistrationError(
+            message % {"player": person, "tournament": tournament}, code="own_event"
+        )
+
+
+def _check_entry_actor(actor: Any, entry: Entry, what: str) -> None:
+    """A person who changes ``entry``'s status is a referee of its tournament (its organiser
+    too) or plays in the entry (``what``: the refusal)."""
+    if actor is None or can_referee(actor, entry.tournament):
+        return
+    own = Q(player__user=actor) | Q(team__members__user=actor)
+    if not getattr(actor, "is_authenticated", False) or not (
+        Entry.objects.filter(own, pk=entry.pk).exists()
+    ):
+        raise Forbidden(what)
+
+
 def _audit_status(actor: Any, action: str, entry: Entry, before: str, reason: str = "") -> None:
     """The audit row of a person's change of an entry's status (none for the system's)."""
     if actor is not None:
@@ -213,9 +261,11 @@ def _entries_changed(entry: Entry, change: str) -> None:
     )
 
 
-def entry_reenter(*, entry: Entry) -> Entry:
-    """A re-entry: the entry pays the re-entry fee again (the prize pool counts it)."""
+def entry_reenter(*, entry: Entry, actor: Any = None) -> Entry:
+    """A re-entry: the entry pays the re-entry fee again (the prize pool counts it).
+    ``actor``: a person (the organiser; anyone else is refused), None: the system."""
     tournament = entry.tournament
+    require_manager(actor, tournament)
     if not tournament.reentry_fee:
         raise RegistrationError(gettext("this tournament has no re-entries"))
     registration_check_open(tournament)
@@ -246,7 +296,9 @@ def _entry_set_status(entry: Entry, allowed: Sequence[str], new: str, reason: st
 
 
 def entry_check_in(*, entry: Entry, actor: Any = None, reason: str = "") -> Entry:
-    """A registered entry is present. Audited when a person (``actor``) checks it in."""
+    """A registered entry is present. Audited when a person (``actor``: a referee of its
+    tournament, or who plays in it; anyone else is refused) checks it in."""
+    _check_entry_actor(actor, entry, gettext("only a referee of this tournament can check in"))
     if entry.tournament.status not in (Tournament.Status.REGISTRATION, Tournament.Status.RUNNING):
         raise StateError(gettext("check-in is open only during registration"))
     with transaction.atomic():
@@ -260,13 +312,16 @@ def entry_check_in(*, entry: Entry, actor: Any = None, reason: str = "") -> Entr
 def entry_withdraw(*, entry: Entry, reason: str = "", actor: Any = None) -> Entry:
     """Withdraw an entry: it keeps its played results and is not seated again (the next round
     is paired without it). If it drops out of a running event while it plays, its games follow
-    the tournament's dropout rule (:func:`_drop_out`). Audited when a person (``actor``)
-    withdraws it.
+    the tournament's dropout rule (:func:`_drop_out`). Audited when a person (``actor``: a
+    referee of its tournament, or who plays in it; anyone else is refused) withdraws it.
 
     Before the start it leaves the field (no place; its fee leaves the pool). After the start
     it is eliminated at the stage it left: placed below every entry that completed that stage
     and above those eliminated earlier, its fee staying in the pool (``docs/leaving.md``,
     ``tournaments.services.placing``). Refused once the tournament has finished."""
+    _check_entry_actor(
+        actor, entry, gettext("only a referee of this tournament can withdraw an entry")
+    )
     if entry.tournament.status == Tournament.Status.FINISHED:
         raise StateError(gettext("the tournament has finished: its entries no longer withdraw"))
     with transaction.atomic():
@@ -301,13 +356,15 @@ def _drop_out(entry: Entry, reason: str, actor: Any) -> None:
         game_pause(game_id=game.pk, reason=why[:300], referee=actor)
 
 
-def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
-    """Disqualify an entry, at any time (an entry that withdrew after the start, or was
-    eliminated, too): its played results stand for the others, it is not seated again, and it
-    shares the last place with the other disqualified entries, paid nothing and scoring no
-    league points; its fee stays in the pool (``docs/leaving.md``). Once the tournament has
+def entry_disqualify(*, entry: Entry, reason: str, actor: Any = None) -> Entry:
+    """Disqualify an entry, with a reason, at any time (an entry that withdrew after the start,
+    or was eliminated, too): its played results stand for the others, it is not seated again,
+    and it shares the last place with the other disqualified entries, paid nothing and scoring
+    no league points; its fee stays in the pool (``docs/leaving.md``). Once the tournament has
     finished, its final places are written again and the prize pool recomputed (after commit).
-    Locks the tournament row first when it has finished (the places are written under it)."""
+    Locks the tournament row first when it has finished (the places are written under it).
+    ``actor``: a person (a referee of the event; anyone else is refused), None: the system."""
+    require_referee(actor, entry.tournament)
     if not reason.strip():
         raise RegistrationError(gettext("a disqualification needs a reason"))
     allowed = [*Entry.ACTIVE, Entry.Status.ELIMINATED]
@@ -332,11 +389,13 @@ def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
         return entry
 
 
-def tournament_close_registration(*, tournament: Tournament) -> Tournament:
+def tournament_close_registration(*, tournament: Tournament, actor: Any = None) -> Tournament:
     """Close registration before the start: no new entries (late registration, where the plan
     allows it, opens again once the event runs). With check-in required, the entries that did
     not check in are withdrawn now. The plan must still fit the entries left. Locks the
-    tournament row; the organiser may reopen (:func:`tournament_open_registration`)."""
+    tournament row; the organiser may reopen (:func:`tournament_open_registration`).
+    ``actor``: a person (the organiser; anyone else is refused), None: the system."""
+    require_manager(actor, tournament)
     with transaction.atomic():
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
         if locked.status != Tournament.Status.REGISTRATION or locked.registration_closed_at:
