@@ -30,6 +30,7 @@ import logging
 from collections.abc import Iterable, Iterator
 
 import pytest
+from django.contrib.sessions.models import Session
 from django.core.management import call_command
 from django.test import override_settings
 from django.urls import resolve
@@ -38,6 +39,7 @@ from pytest_django import DjangoDbBlocker
 from tests.site import authorization as az
 from tests.site.authorization import ROLES, Cast, Probe
 from tournaments.api.common import ApiAnonThrottle, ApiUserThrottle, ApiWriteThrottle
+from tournaments.models import League, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -422,3 +424,16 @@ async def test_the_sockets(cast: Cast) -> None:
 def test_known_open(cast: Cast, route: str, role: str) -> None:
     probe = next(p for p in http_probes(cast) if key(p) == route)
     assert az.ask(cast.clients[role], probe, refused=refused) == declared(route)[role]
+
+
+def test_the_write_watch_sees_rows_written_and_only_them(cast: Cast) -> None:
+    """What tells a refused write that changed nothing from one that did."""
+    league = cast.x.league
+    with az.row_writes() as written:
+        list(Tournament.objects.all())  # a read
+        Tournament.objects.filter(pk=-1).update(name="?")  # a write that matched no row
+        Session.objects.filter(pk="none").delete()  # the session table: not watched
+    assert written == []
+    with az.row_writes() as written:
+        League.objects.filter(pk=league.pk).update(season="2027")
+    assert written == ["UPDATE tournaments_league"]
