@@ -1,7 +1,13 @@
 """``/healthz``: is every part the service needs reachable right now?
 
-200 with each part ``ok`` when all are up; 503 naming what is down. Each probe is bounded by a
-short timeout so that a dead dependency answers quickly instead of hanging the check.
+200 when all are up, 503 when one is down. Each probe is bounded by a short timeout so that a
+dead dependency answers quickly instead of hanging the check.
+
+**What it tells whom.** A load balancer's probe, or anyone else, gets the status code and
+``{"status": "ok"}`` or ``{"status": "unavailable"}``, nothing more: which database engine, which
+channel layer and whether the jobs run in-process are a map of the deployment, and a dependency's
+error text can name hosts. A logged-in staff user (``is_staff``) gets the details as well: what
+is down, each part's check, the engines, and the age of beat's last tick.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from durak_site.celery import app as celery_app
+from durak_site.errors import DATABASE_DOWN
 from durak_site.tasks import BEAT_KEY
 
 PROBE_TIMEOUT = 2  # seconds (kombu takes whole seconds)
@@ -82,6 +89,16 @@ def _describe(exc: BaseException) -> str:
     return f"down: {text[:200]}"
 
 
+def _staff(request: HttpRequest) -> bool:
+    """Whether the caller is a logged-in staff user. Reading the session's user needs the
+    database: while it is down, nobody is (the probe must still answer, and quickly)."""
+    try:
+        user = request.user
+        return bool(user.is_authenticated and user.is_active and user.is_staff)
+    except DATABASE_DOWN:
+        return False
+
+
 @never_cache
 @require_safe  # HEAD too: a load balancer's probe may ask only for the status
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -93,8 +110,11 @@ def healthz(request: HttpRequest) -> JsonResponse:
         except Exception as exc:  # any failure of a dependency is reported, never raised
             parts[name] = _describe(exc)
             down.append(name)
-    body: dict[str, object] = {
-        "status": "ok" if not down else "down",
+    status = 200 if not down else 503
+    body: dict[str, object] = {"status": "ok" if not down else "unavailable"}
+    if not _staff(request):
+        return JsonResponse(body, status=status)
+    body |= {
         "down": down,
         "checks": parts,
         "database_engine": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
@@ -105,4 +125,4 @@ def healthz(request: HttpRequest) -> JsonResponse:
     except Exception:  # the cache is the same Redis; its outage shows in the layer check
         last_beat = None
     body["beat_age_seconds"] = None if last_beat is None else round(time.time() - last_beat, 1)
-    return JsonResponse(body, status=200 if not down else 503)
+    return JsonResponse(body, status=status)

@@ -205,6 +205,24 @@ def entry_players(tournament: Tournament) -> dict[int, int | None]:
     )
 
 
+def tournaments_showing_player(player_id: int) -> QuerySet[Tournament]:
+    """The tournaments whose answers name the player ``player_id``: its own entries, its teams'
+    entries, and the seats it took (a bot handed a seat has no entry). One query when read."""
+    entries = Entry.objects.filter(Q(player_id=player_id) | Q(team__members=player_id))
+    seats = Seat.objects.filter(player_id=player_id)
+    return Tournament.objects.filter(
+        Q(pk__in=entries.values("tournament_id"))
+        | Q(pk__in=seats.values("table__round__stage__tournament_id"))
+    )
+
+
+def tournaments_showing_team(team_id: int) -> QuerySet[Tournament]:
+    """The tournaments whose answers name the team ``team_id``: those it has an entry in."""
+    return Tournament.objects.filter(
+        pk__in=Entry.objects.filter(team_id=team_id).values("tournament_id")
+    )
+
+
 def public_tournaments(limit: int = 30) -> list[tuple[str, list[Tournament]]]:
     """Public tournaments grouped by status for the front page, newest first in each group,
     each with its ``entries_count`` (one query per group, not one per tournament)."""

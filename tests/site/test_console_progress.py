@@ -3,9 +3,10 @@ league's table.
 
 The event's organiser and referees (and a superuser) see its stages, rounds and tables by name,
 its standings, a knockout stage as a tree and, once it has finished, its final places, payouts and
-ranks; a referee or organiser of another event gets a 403, a missing event a 404, an outsider the
-login. The league table adds up the league's finished tournaments by its points scale. The
-page's queries do not grow with the number of tables.
+ranks; a referee or organiser of another event gets a 404, as for a missing event (the same
+answer as the admin's own pages), an outsider the login. The league table adds up the league's
+finished tournaments by its points scale. The page's queries do not grow with the number of
+tables.
 """
 
 from __future__ import annotations
@@ -179,11 +180,14 @@ def test_a_finished_event_shows_its_places_payouts_ranks_and_knockout_tree(
     assert status == 200
     assert in_order(part(page, 'id="league-lines"'), [placed[0].name, placed[1].name])
 
-    # a referee or organiser of another event is refused, staff in no group too
+    # a referee or organiser of another event is refused, staff in no group too, with the 404
+    # of a missing event (as the event's change page answers them): nothing tells them it exists
     for name in ("other_referee", "other_organiser", "staff_without_group"):
         user = persona(name)
-        assert get(user, progress_url(tournament))[0] == 403
-        assert get(user, table_url(tournament.league))[0] == 403
+        assert get(user, progress_url(tournament))[0] == 404
+        assert get(user, table_url(tournament.league))[0] == 404
+        change = reverse("admin:tournaments_tournament_change", args=[tournament.pk])
+        assert get(user, change)[0] == 404
     # an outsider is sent to the login, and a missing event is a 404
     client = Client()
     client.force_login(persona("outsider"))
@@ -355,8 +359,9 @@ def test_the_league_table_adds_up_the_finished_tournaments_by_the_points_scale(
     assert in_order(part(page, 'id="league-lines"'), ["Боря", "Аня", "Сид", "Даня"])
     listed = part(page, 'id="league-tournaments"')
     assert progress_url(summer) in listed and progress_url(spring) not in listed
-    # a referee of none is refused, an outsider sent to the login
-    assert get(other_referee, table_url(league))[0] == 403
+    # a referee of none is refused with a 404, as for a missing league; an outsider is sent to
+    # the login
+    assert get(other_referee, table_url(league))[0] == 404
     client = Client()
     client.force_login(outsider)
     assert client.get(table_url(league))["Location"].startswith(reverse("admin:login"))
@@ -387,7 +392,7 @@ def test_every_persona_walks_both_pages_of_both_events(
     console_events: tuple[ConsoleEvent, ConsoleEvent],
 ) -> None:
     """The admin walk (``test_console_walk``) covers the ModelAdmin pages; these are views of
-    their own: 200 where the persona sees the event, 403 or 404 where not, the login outside."""
+    their own: 200 where the persona sees the event, 404 where not, the login outside."""
     wrong: list[str] = []
     for persona in PERSONAS:
         user: User = request.getfixturevalue(persona)
@@ -395,8 +400,12 @@ def test_every_persona_walks_both_pages_of_both_events(
         walk = Walk(client, persona)
         for name, event in zip("AB", console_events, strict=True):
             sees = name in SEES.get(persona, set())
-            walk.get(f"{persona}: progress of {name}", progress_url(event.tournament), sees)
-            walk.get(f"{persona}: league table of {name}", table_url(event.league), sees)
+            walk.get(
+                f"{persona}: progress of {name}", progress_url(event.tournament), sees, hidden=True
+            )
+            walk.get(
+                f"{persona}: league table of {name}", table_url(event.league), sees, hidden=True
+            )
         wrong += walk.wrong
         client.logout()
     assert not wrong, "\n".join(wrong)

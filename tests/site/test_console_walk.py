@@ -108,19 +108,23 @@ class Walk:
         self.client, self.persona = client, persona
         self.wrong: list[str] = []
 
-    def check(self, what: str, response: Any, allowed: bool) -> None:
+    def check(self, what: str, response: Any, allowed: bool, *, hidden: bool = False) -> None:
+        """``hidden``: refused because the object is outside the persona's scope, which must be
+        the 404 of a missing object (a 403 would tell that it exists)."""
         code = response.status_code
         if self.persona == "outsider":
             ok = code == 302 and response["Location"].startswith(reverse("admin:login"))
         elif allowed:
             ok = code in (200, 302)
+        elif hidden:
+            ok = code == 404
         else:
             ok = code in (403, 404)
         if code >= 500 or not ok:
             self.wrong.append(f"{what}: {code} ({'allowed' if allowed else 'refused'})")
 
-    def get(self, what: str, address: str, allowed: bool) -> None:
-        self.check(f"GET {what}", self.client.get(address), allowed)
+    def get(self, what: str, address: str, allowed: bool, *, hidden: bool = False) -> None:
+        self.check(f"GET {what}", self.client.get(address), allowed, hidden=hidden)
 
     def post(self, what: str, address: str, data: dict[str, Any], allowed: bool) -> Any:
         # Each action runs in a savepoint rolled back afterwards: every persona finds the events
@@ -154,11 +158,13 @@ def walk_as(client: Client, persona: str, events: dict[str, dict[type[models.Mod
                 continue
             visible = in_console if model in EVERYONE_SEES else event in sees
             # the change page (view-only or not) and the delete page, never allowed
-            walk.get(f"{name} {event} change", url(model, "change", obj.pk), visible)
-            walk.get(f"{name} {event} delete", url(model, "delete", obj.pk), False)
+            # (an object outside the persona's scope is a 404 on every page, as a missing one)
+            hidden = ours and not visible
+            walk.get(f"{name} {event} change", url(model, "change", obj.pk), visible, hidden=hidden)
+            walk.get(f"{name} {event} delete", url(model, "delete", obj.pk), False, hidden=hidden)
             # the console's own pages of the object
             for page in getattr(model_admin, "object_pages", ()):
-                walk.get(f"{name} {event} {page}", url(model, page, obj.pk), visible)
+                walk.get(f"{name} {event} {page}", url(model, page, obj.pk), visible, hidden=hidden)
             walk.post(
                 f"{name} {event} delete_selected",
                 url(model, "changelist"),

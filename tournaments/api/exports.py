@@ -5,16 +5,17 @@
 - ``tournaments/<slug>/results.csv|json``: every confirmed result, oldest first.
 
 The JSON is the rows of the matching endpoint, exactly; the CSV has one line per row, UTF-8
-with a byte-order mark so that Excel reads Cyrillic names right. Both come as an attachment
+with a byte-order mark so that Excel reads Cyrillic names right, and no text cell that a
+spreadsheet would run as a formula (``tournaments.spreadsheets``: a name beginning with ``=``
+gets a quote in front; numbers stay numbers). Both come as an attachment
 with a file name from the tournament's slug, and go through the same visibility and conditional
 GET as the endpoints (``TournamentReadView.respond``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -35,6 +36,7 @@ from tournaments.api.events import data
 from tournaments.api.events import serializers as out
 from tournaments.api.events.views import StageReadView
 from tournaments.models import Stage, Tournament
+from tournaments.spreadsheets import csv_bytes
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="Tournament")
 ORDER = OpenApiParameter(
@@ -45,7 +47,8 @@ CSV_RESPONSE = OpenApiResponse(OpenApiTypes.STR, description="UTF-8 CSV with a b
 
 class CsvRenderer(BaseRenderer):
     """A table (a list of rows, the first the header) as CSV; anything else (an error) as
-    ``key,value`` lines."""
+    ``key,value`` lines. Written by ``tournaments.spreadsheets`` (no cell a spreadsheet would
+    run as a formula, a byte-order mark for Excel)."""
 
     media_type = "text/csv"
     format = "csv"
@@ -59,13 +62,9 @@ class CsvRenderer(BaseRenderer):
     ) -> bytes:
         if data is None:
             return b""
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
         if isinstance(data, Mapping):
-            writer.writerows([[key, value] for key, value in data.items()])
-        else:
-            writer.writerows(data)
-        return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+            return csv_bytes([key, value] for key, value in data.items())
+        return csv_bytes(data)
 
 
 class ExportNegotiation(BaseContentNegotiation):
@@ -144,6 +143,16 @@ RESULT_COLUMNS = [
 ]
 
 
+def final_cells(row: Mapping[str, Any]) -> list[Any]:
+    """A final standings row as one CSV line: the payout (a string in the JSON, as DRF writes a
+    decimal) as the number it is, so that a spreadsheet sums it."""
+    payout = row["payout"]
+    return [
+        (Decimal(payout) if payout is not None else None) if column == "payout" else row[column]
+        for column in FINAL_COLUMNS
+    ]
+
+
 def _names(refs: Sequence[Mapping[str, Any] | None]) -> str:
     return "; ".join(ref["name"] for ref in refs if ref)
 
@@ -219,7 +228,7 @@ class FinalStandingsExportView(ExportView):
             listed = data.final_standings(tournament)
             return out.FinalStandingRowSerializer(listed, many=True).data
 
-        return self.export(tournament, rows, FINAL_COLUMNS)
+        return self.export(tournament, rows, FINAL_COLUMNS, final_cells)
 
 
 class ResultsExportView(ExportView):

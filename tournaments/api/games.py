@@ -73,12 +73,16 @@ def readable_game(*, game_id: int, user: Any) -> Game:
 
 
 def game_etag(request: Request, game: Game) -> str:
-    """The weak ETag of ``request``'s answer about ``game`` as it is now."""
+    """The weak ETag of ``request``'s answer about ``game`` as it is now: its own version, and
+    its tournament's (the answer names the players, and a player's new name moves the versions
+    of the tournaments that show it, not the game's)."""
+    assert game.table is not None  # readable_game: a game of a tournament's table
     basis = "|".join(
         [
             "game",
             str(game.pk),
             str(game.version),
+            str(game.table.round.stage.tournament.version),
             game.status,
             request.get_full_path(),
             str(request.accepted_media_type or ""),

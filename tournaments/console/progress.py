@@ -17,8 +17,10 @@ league's tournaments its user may see, and the league table of all its finished 
 (``scoring.league_table`` on their final places, by the league's points scale), with each
 player's rank in the league and current rating.
 
-Both pages only read. A missing object is a 404; one its user may not see a 403 (the admin's own
-view permission of the object: ``ConsoleAdmin.has_view_permission``).
+Both pages only read. A missing object is a 404, and so is one outside its user's scope (another
+organiser's event: the same answer as the admin's own pages give, so that the page tells nothing
+about which it is); a 403 only for a user who sees the object but lacks the model's view
+permission (``ConsoleAdmin.has_view_permission``).
 """
 
 from __future__ import annotations
@@ -502,10 +504,12 @@ def league_standings(league: League, *, user: Any) -> LeagueStandings:
 def _visible_or_refused(
     model_admin: admin.ModelAdmin[_M], request: HttpRequest, object_id: str
 ) -> _M:
-    """The object ``object_id``: a 404 if there is none, a 403 if its user may not see it."""
-    model = model_admin.model
-    obj = model._default_manager.filter(pk=int(object_id)).first() if object_id.isdigit() else None
-    if obj is None:
+    """The object ``object_id`` as the admin's own pages find it: a 404 if there is none or it
+    is outside its user's scope (the admin's ``get_object`` over the scoped queryset, so that
+    another organiser's event cannot be told from a missing one), a 403 if its user sees it
+    but lacks the model's view permission."""
+    obj = model_admin.get_object(request, object_id)
+    if obj is None:  # ConsoleAdmin.get_object raises the 404 itself; any other admin returns None
         raise Http404(gettext("There is no such object."))
     if not model_admin.has_view_permission(request, obj):
         raise PermissionDenied

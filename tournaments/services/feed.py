@@ -14,6 +14,12 @@ The message, the same on the socket and in a webhook's body::
     {"event": "table_finished", "tournament": "kubok-kluba", "version": 42,
      "at": "2026-05-01T12:00:00+00:00", "data": {"table": 7, "round": 2}}
 
+A change made outside any one tournament that their answers show (a player's new name, a
+team's, a league's) is announced to each tournament that shows it at once
+(:func:`player_changed`, :func:`team_changed`, :func:`league_changed`, through
+:func:`tournaments_changed`): every ETag of the old answers, the front's and a game's included,
+stops matching.
+
 A client that sees a version skip (a message lost, two changes in one transaction announced
 once) reads the REST endpoints again; versions only grow.
 """
@@ -21,6 +27,7 @@ once) reads the REST endpoints again; versions only grow.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any, Final
 
 from asgiref.sync import async_to_sync
@@ -31,7 +38,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.jobs import enqueue_on_commit
-from tournaments import versions
+from tournaments import selectors, versions
 from tournaments.models import Tournament, Webhook, WebhookDelivery
 
 log = logging.getLogger(__name__)
@@ -52,7 +59,15 @@ EVENTS: Final[dict[str, Any]] = {
     "stage_finished": _("Stage finished"),
     "tournament_finished": _("Tournament finished"),
     "awards_computed": _("Prize pool, ranks or ratings computed"),
+    "people_changed": _("A player's or team's name, club, city or members changed"),
 }
+
+#: What of a player the answers about a tournament show (standings, rounds, brackets, final
+#: places, results): a change of anything else (its language, its user account) announces
+#: nothing.
+PLAYER_SHOWN: Final = frozenset({"display_name", "club", "city"})
+#: What of a league a tournament's answers show (its reference in the tournament's detail).
+LEAGUE_SHOWN: Final = frozenset({"name", "season"})
 
 
 def feed_group(tournament_id: int) -> str:
@@ -88,23 +103,48 @@ def tournament_changed(
     (plus one ``INSERT`` of the deliveries when a webhook wants the event). After commit: one
     broadcast to the feed's sockets and one delivery job per delivery.
     """
+    return tournaments_changed(tournament_ids=[tournament_id], event=event, data=data)[
+        tournament_id
+    ]
+
+
+def tournaments_changed(
+    *, tournament_ids: Iterable[int], event: str, data: dict[str, Any] | None = None
+) -> dict[int, int]:
+    """:func:`tournament_changed` for one change that several tournaments show (a player's new
+    name, in every event it played): each gets its new version, its message and its webhooks'
+    deliveries, in a fixed number of queries however many they are. Returns the new versions
+    by tournament id (none for an empty ``tournament_ids``).
+
+    Locks the tournament rows in primary-key order (a ``SELECT ... FOR NO KEY UPDATE`` first
+    when there are several, so that two such announcements cannot deadlock each other), as the
+    last statement of the transaction, as for one.
+    """
+    ids = sorted(set(tournament_ids))
+    if not ids:
+        return {}
     assert event in EVENTS, event
     assert transaction.get_connection().in_atomic_block, "call it inside the change's transaction"
     now = timezone.now()
-    Tournament.objects.filter(pk=tournament_id).update(version=F("version") + 1, changed_at=now)
-    slug, version = Tournament.objects.filter(pk=tournament_id).values_list("slug", "version").get()
-    message = {
-        "event": event,
-        "tournament": slug,
-        "version": version,
-        "at": now.isoformat(),
-        "data": data or {},
+    changed = Tournament.objects.filter(pk__in=ids)
+    if len(ids) > 1:
+        list(changed.select_for_update(no_key=True).order_by("pk").values_list("pk", flat=True))
+    changed.update(version=F("version") + 1, changed_at=now)
+    messages: dict[int, dict[str, Any]] = {
+        pk: {
+            "event": event,
+            "tournament": slug,
+            "version": version,
+            "at": now.isoformat(),
+            "data": data or {},
+        }
+        for pk, slug, version in changed.values_list("pk", "slug", "version")
     }
     hooks = [
-        hook_id
-        for hook_id, events in Webhook.objects.filter(
-            tournament_id=tournament_id, is_active=True
-        ).values_list("pk", "events")
+        (hook_id, tournament_id)
+        for hook_id, tournament_id, events in Webhook.objects.filter(
+            tournament_id__in=ids, is_active=True
+        ).values_list("pk", "tournament_id", "events")
         if wants(events, event)
     ]
     deliveries = []
@@ -112,21 +152,72 @@ def tournament_changed(
         deliveries = WebhookDelivery.objects.bulk_create(
             WebhookDelivery(
                 webhook_id=hook_id,
-                event_id=event_id(tournament_id, version),
+                event_id=event_id(tournament_id, messages[tournament_id]["version"]),
                 event=event,
-                payload=message,
+                payload=messages[tournament_id],
                 next_attempt_at=now,
             )
-            for hook_id in hooks
+            for hook_id, tournament_id in hooks
         )
-    group = feed_group(tournament_id)
-    transaction.on_commit(lambda: _broadcast(group, message), robust=True)
-    transaction.on_commit(
-        lambda: versions.publish(slug=slug, pk=tournament_id, version=version), robust=True
-    )
+    transaction.on_commit(lambda: _broadcast_all(messages), robust=True)
+    transaction.on_commit(lambda: _publish_all(messages), robust=True)
     for delivery in deliveries:
         enqueue_on_commit("tournaments.webhook_deliver", delivery.pk)
-    return int(version)
+    return {pk: int(message["version"]) for pk, message in messages.items()}
+
+
+def player_changed(*, player_id: int, fields: Iterable[str]) -> dict[int, int]:
+    """Announce (``people_changed``) a change of the player ``player_id``'s ``fields`` to every
+    tournament that shows the player (``selectors.tournaments_showing_player``), so that no
+    answer with its old name outlives the change (the ETags, the API's front and its cache of
+    built answers all follow the versions). Nothing when none of ``fields`` is shown
+    (:data:`PLAYER_SHOWN`). The last statement of the change's transaction, as
+    :func:`tournament_changed`; queries: one for the tournaments, then
+    :func:`tournaments_changed`'s."""
+    shown = sorted(PLAYER_SHOWN.intersection(fields))
+    if not shown:
+        return {}
+    ids = selectors.tournaments_showing_player(player_id).values_list("pk", flat=True)
+    return tournaments_changed(
+        tournament_ids=list(ids),
+        event="people_changed",
+        data={"player": player_id, "fields": shown},
+    )
+
+
+def team_changed(*, team_id: int, fields: Iterable[str]) -> dict[int, int]:
+    """Announce (``people_changed``) a change of the team ``team_id`` (its name, its members)
+    to every tournament it has an entry in; as :func:`player_changed`."""
+    changed = sorted(set(fields))
+    if not changed:
+        return {}
+    ids = selectors.tournaments_showing_team(team_id).values_list("pk", flat=True)
+    return tournaments_changed(
+        tournament_ids=list(ids),
+        event="people_changed",
+        data={"team": team_id, "fields": changed},
+    )
+
+
+def league_changed(*, league_id: int, fields: Iterable[str]) -> dict[int, int]:
+    """Announce (``tournament_updated``, ``{"fields": ["league"]}``) a change of the league
+    ``league_id``'s name or season to each of its tournaments (their details show it)."""
+    if not LEAGUE_SHOWN.intersection(fields):
+        return {}
+    ids = Tournament.objects.filter(league_id=league_id).values_list("pk", flat=True)
+    return tournaments_changed(
+        tournament_ids=list(ids), event="tournament_updated", data={"fields": ["league"]}
+    )
+
+
+def _publish_all(messages: dict[int, dict[str, Any]]) -> None:
+    for pk, message in messages.items():
+        versions.publish(slug=message["tournament"], pk=pk, version=message["version"])
+
+
+def _broadcast_all(messages: dict[int, dict[str, Any]]) -> None:
+    for pk, message in messages.items():
+        _broadcast(feed_group(pk), message)
 
 
 def _broadcast(group: str, message: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from tournaments.errors import ConfigurationError
 from tournaments.models import AuditEvent, League
 from tournaments.plan_schema import ExactNumberField
 from tournaments.services.audit import audit_record
+from tournaments.services.feed import league_changed
 from tournaments.services.plans import _transliterate
 
 LEAGUE_SETTINGS = ("name", "season", "points_scale", "rank_ladder")
@@ -185,4 +186,6 @@ def league_update(*, league: League, actor: Any, **changes: Any) -> League:
         before=before,
         after=_audit_fields(locked, list(changed)),
     )
+    # Last: its tournaments show its name and season (then their rows are locked).
+    league_changed(league_id=locked.pk, fields=changed)
     return locked

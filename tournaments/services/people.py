@@ -44,6 +44,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.audit import audit_record
+from tournaments.services.feed import player_changed, team_changed
 from tournaments.services.registration import entry_check_in, entry_register, entry_withdraw
 
 #: What ``player_update`` changes: the profile, never the rating nor whether it is a bot.
@@ -213,6 +214,8 @@ def player_update(*, player: Player, actor: Any, **changes: Any) -> Player:
         before=before,
         after={field: _audited(locked, field) for field in changed},
     )
+    # Last: every event showing the player moves its version (then its tournament rows).
+    player_changed(player_id=locked.pk, fields=changed)
     return locked
 
 
@@ -355,6 +358,8 @@ def team_update(
             before=before,
             after=after,
         )
+    # Last: every event the team is entered in moves its version (rows locked above already).
+    team_changed(team_id=locked.pk, fields=after)
     return locked
 
 
