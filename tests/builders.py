@@ -78,9 +78,16 @@ class LiveTable:
         return self.users[seat]
 
 
-def start_live_table(*, is_public: bool = True, clock: int = 0, **rules: Any) -> LiveTable:
+def start_live_table(
+    *,
+    is_public: bool = True,
+    clock: int = 0,
+    referees: Sequence[User] = (),
+    **rules: Any,
+) -> LiveTable:
     """A running 2-player tournament (one table, one game of a 24-card deck) with human
-    players; ``clock``: the move clock in seconds (0: none); ``rules``: the game's rules."""
+    players; ``clock``: the move clock in seconds (0: none); ``referees``: assigned to it;
+    ``rules``: the game's rules."""
     players = PlayerFactory.create_batch(2)
     tournament = make_tournament(
         players,
@@ -89,6 +96,7 @@ def start_live_table(*, is_public: bool = True, clock: int = 0, **rules: Any) ->
         is_public=is_public,
         entry_fee="0",
     )
+    tournament.referees.set(referees)
     if clock:
         Tournament.objects.filter(pk=tournament.pk).update(move_clock_seconds=clock)
     services.tournament_start(tournament=tournament)

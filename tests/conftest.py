@@ -1,9 +1,11 @@
 """The usual cast and the real parts the suite starts itself.
 
-The cast, shared by every suite: ``referee`` (staff), ``outsider`` (logged in, no seat, no
-rights: must be refused), ``players`` (two humans), ``bot_players`` (sixteen bots), ``game`` (a
-dealt game of the two ``players``, no table), ``open_tournament`` (the bots registered for a
-swiss then knockout event) and ``live_table`` (a started two-seat tournament, its game in play).
+The cast, shared by every suite: ``referee`` (an ordinary user of the referee group, assigned to
+``live_table``'s event; a test assigns it to any other event it referees), ``staff_user`` (a
+superuser: only where a test means staff), ``outsider`` (logged in, no seat, no rights: must be
+refused), ``players`` (two humans), ``bot_players`` (sixteen bots), ``game`` (a dealt game of
+the two ``players``, no table), ``open_tournament`` (the bots registered for a swiss then
+knockout event) and ``live_table`` (a started two-seat tournament, its game in play).
 The scenes behind them, for tests that need a variant, are in ``tests/builders.py``.
 
 The console's cast (``tournaments.permissions``): ``superuser``, ``organiser`` and
@@ -52,9 +54,10 @@ from tests.builders import (
 from tests.factories import (
     BotPlayerFactory,
     PlayerFactory,
-    RefereeFactory,
+    SuperuserFactory,
     UserFactory,
     console_user,
+    referee_user,
 )
 from tournaments.models import Player, Tournament
 from tournaments.permissions import ORGANISER, REFEREE
@@ -184,8 +187,17 @@ def jobs_in_process() -> Iterator[None]:
 
 @pytest.fixture
 def referee(db: None) -> User:
-    """Staff: the referee panel, every hand at a live table, the referee's commands."""
-    return RefereeFactory.create()
+    """The referee: an ordinary user (no staff rights) of the ``referee`` group, assigned to
+    ``live_table``'s event; at the tables of the events it is assigned to, the referee panel,
+    every hand and the referee's commands. Assign it to any other event a test needs it in
+    (``tournament.referees.add(referee)``, ``start_live_table(referees=[referee])``)."""
+    return referee_user()
+
+
+@pytest.fixture
+def staff_user(db: None) -> User:
+    """Staff with every right (a superuser): for a test that means staff, not a referee."""
+    return SuperuserFactory.create(username="staff")
 
 
 @pytest.fixture
@@ -219,9 +231,10 @@ def open_tournament(bot_players: list[Player]) -> Tournament:
 
 
 @pytest.fixture
-def live_table(eager_jobs: None) -> LiveTable:
-    """A started public two-seat tournament of two humans: its table and game in play."""
-    return start_live_table()
+def live_table(eager_jobs: None, referee: User) -> LiveTable:
+    """A started public two-seat tournament of two humans, refereed by ``referee``: its table
+    and game in play."""
+    return start_live_table(referees=[referee])
 
 
 # --- the console's cast -------------------------------------------------------------------------
@@ -229,7 +242,7 @@ def live_table(eager_jobs: None) -> LiveTable:
 
 @pytest.fixture
 def superuser(db: None) -> User:
-    return RefereeFactory.create(username="root")
+    return SuperuserFactory.create(username="root")
 
 
 @pytest.fixture

@@ -31,8 +31,10 @@ class UserFactory(DjangoModelFactory[User]):
     password = Password("pw-for-tests-only")  # type: ignore[no-untyped-call]
 
 
-class RefereeFactory(UserFactory):
-    username = Sequence(lambda n: f"referee{n}")  # type: ignore[no-untyped-call]
+class SuperuserFactory(UserFactory):
+    """Staff with every right (``is_superuser``): only where a test means exactly that."""
+
+    username = Sequence(lambda n: f"root{n}")  # type: ignore[no-untyped-call]
     is_staff = True
     is_superuser = True
 
@@ -61,6 +63,14 @@ def console_user(username: str, group: str | None) -> User:
     user = StaffFactory.create(username=username)
     if group is not None:
         user.groups.add(console_group(group))
+    return user
+
+
+def referee_user(username: str = "referee") -> User:
+    """An ordinary user of the ``referee`` group (no staff rights): it referees the events it is
+    assigned to (``Tournament.referees``), nothing else."""
+    user = UserFactory.create(username=username)
+    user.groups.add(console_group("referee"))
     return user
 
 

@@ -52,6 +52,7 @@ from tournaments.console.admin_base import (
     ReadOnlyInline,
     adopt,
     all_fields,
+    choosing,
     form_error,
 )
 from tournaments.console.live import live_tables_view
@@ -66,11 +67,15 @@ from tournaments.console.registration import (
 from tournaments.models import AuditEvent, Entry, League, Round, Tournament
 from tournaments.permissions import (
     REFEREE,
+    can_change_player,
     can_manage,
     can_manage_league,
+    is_console_user,
     is_organiser,
+    is_superuser,
     leagues_for,
     managed_leagues,
+    players_for,
     tournaments_for,
 )
 from tournaments.services.leagues import (
@@ -103,8 +108,12 @@ admin.site.index_title = _("Organisers and referees")
 
 @admin.register(models.Player)
 class PlayerAdmin(ConsoleAdmin[models.Player]):
-    """Everyone in the console sees the players; organisers add them (``player_create``) and
-    change them (``player_update``, audited); a bot never gets a user account."""
+    """The players of its user's events, those it added and its own
+    (``permissions.players_for``; any other is a 404); organisers add them (``player_create``)
+    and change those of their own events only (``player_update``, audited,
+    ``permissions.can_change_player``). Which account plays as a player is shown read-only but
+    to a superuser; a bot never gets one. A form's search for a player to register or to team
+    up (the autocomplete) finds every player: names are public, their pages are not."""
 
     list_display = ["display_name", "club", "city", "is_bot", "rating_mu", "rating_sigma"]
     list_filter = ["is_bot"]
@@ -113,11 +122,22 @@ class PlayerAdmin(ConsoleAdmin[models.Player]):
     fields = PLAYER_FIELDS
     readonly_after = ("is_bot", "bot_kind", "rating_mu", "rating_sigma", "created_at")
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[models.Player]:
+        if choosing(request) and is_console_user(request.user):
+            return admin.ModelAdmin.get_queryset(self, request)
+        return super().get_queryset(request)
+
+    def get_search_fields(self, request: HttpRequest) -> list[str]:
+        if choosing(request) and not is_superuser(request.user):
+            # Whoever chooses a player finds it by its name, not by who logs in as it.
+            return ["display_name", "club", "city"]
+        return list(self.search_fields)
+
     def scope(self, user: Any, queryset: QuerySet[models.Player]) -> QuerySet[models.Player]:
-        return queryset
+        return queryset.filter(pk__in=players_for(user))
 
     def may_view(self, user: Any, obj: models.Player) -> bool:
-        return True
+        return players_for(user).filter(pk=obj.pk).exists()
 
     def get_fields(self, request: HttpRequest, obj: models.Player | None = None) -> tuple[str, ...]:
         return PLAYER_FIELDS if obj is None else (*PLAYER_FIELDS, *self.readonly_after)
@@ -127,13 +147,19 @@ class PlayerAdmin(ConsoleAdmin[models.Player]):
     ) -> tuple[str, ...]:
         if obj is None:
             return ()
-        return ("user", *self.readonly_after) if obj.is_bot else self.readonly_after
+        if obj.is_bot or not is_superuser(request.user):
+            return ("user", *self.readonly_after)
+        return self.readonly_after
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return is_organiser(request.user) and self.model_permission(request, "add")
 
     def has_change_permission(self, request: HttpRequest, obj: models.Player | None = None) -> bool:
-        return is_organiser(request.user) and self.model_permission(request, "change")
+        if not self.model_permission(request, "change"):
+            return False
+        if obj is None:
+            return is_organiser(request.user)
+        return can_change_player(request.user, obj)
 
     def save_model(self, request: HttpRequest, obj: models.Player, form: Any, change: Any) -> None:
         data = form.cleaned_data
@@ -149,6 +175,7 @@ class PlayerAdmin(ConsoleAdmin[models.Player]):
                 club=data.get("club", ""),
                 city=data.get("city", ""),
                 user=data.get("user"),
+                actor=request.user,
             ),
         )
 

@@ -8,6 +8,18 @@ Roles:
 - **referee** (group ``referee``): referees the tournaments it is assigned to
   (``Tournament.referees``): results, corrections, rulings, dropouts; sees their records.
 
+Players and teams belong to no tournament, so their rule is their events' (``can_change_player``,
+``can_change_team``): a player is changed by a superuser, by themselves, or by the organiser of
+every event they are in (one organiser may not rename, relink or unlink a player of another's
+event); a player in no event by the organiser who added it (``Player.created_by``). A team
+alike, by its events' organiser or, in none, by who made it. The account a player plays as
+(``Player.user``) is changed by a superuser only: it decides who sits at that player's seats.
+"Staff" here means superuser: every console user is ``is_staff`` (the admin asks it of them).
+
+Nobody plays in an event they organise or referee (:func:`plays_in`): registration refuses it,
+assigning a referee who has an entry is refused, and a live table never gives a player of the
+event the referee's view (``tournaments.tables``).
+
 Every console page and API view asks here, and every queryset it shows goes through
 :func:`tournaments_for` (the admin does not filter changelists by object permission by itself).
 A user who may not see an event gets 404 from a view that looks it up, and 403 from an action
@@ -20,13 +32,22 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from tournaments.models import League, Tournament
+from tournaments.models import League, Player, Team, Tournament
 
 ORGANISER, REFEREE = "organiser", "referee"
 
 
+def _active(user: Any) -> bool:
+    return user is not None and bool(user.is_authenticated) and bool(user.is_active)
+
+
+def is_superuser(user: Any) -> bool:
+    """An active superuser (the only one who may change which account plays as a player)."""
+    return _active(user) and bool(user.is_superuser)
+
+
 def _in_group(user: Any, name: str) -> bool:
-    if user is None or not user.is_authenticated or not user.is_active:
+    if not _active(user):
         return False
     cache: dict[str, bool] = user.__dict__.setdefault("_durak_groups", {})
     if name not in cache:
@@ -128,3 +149,109 @@ def managed_leagues(user: Any) -> QuerySet[League]:
     if is_organiser(user):
         return League.objects.filter(created_by=user)
     return League.objects.none()
+
+
+# --- players and teams ------------------------------------------------------------------------
+
+
+def tournaments_of_player(player: Player) -> QuerySet[Tournament]:
+    """Every tournament ``player`` has an entry in, alone or in a team, whatever its status."""
+    return Tournament.objects.filter(
+        Q(entries__player=player) | Q(entries__team__members=player)
+    ).distinct()
+
+
+def tournaments_of_team(team: Team) -> QuerySet[Tournament]:
+    """Every tournament ``team`` has an entry in, whatever its status."""
+    return Tournament.objects.filter(entries__team=team).distinct()
+
+
+def _owns_all(user: Any, events: QuerySet[Tournament], created_by_id: int | None) -> bool:
+    """``user`` organises every one of ``events`` (an event nobody owns counts against), or,
+    with none, made the row (``created_by_id``)."""
+    owners = set(events.values_list("created_by_id", flat=True))
+    if not is_organiser(user):
+        return False
+    if owners:
+        return owners == {user.pk}
+    return created_by_id is not None and created_by_id == user.pk
+
+
+def can_change_player(user: Any, player: Player) -> bool:
+    """Change ``player``'s profile: a superuser, the player themselves, or the organiser of
+    every event the player is in (a player in none: the organiser who added it)."""
+    if not _active(user):
+        return False
+    if user.is_superuser:
+        return True
+    if player.user_id is not None and player.user_id == user.pk:
+        return True
+    return _owns_all(user, tournaments_of_player(player), player.created_by_id)
+
+
+def can_change_team(user: Any, team: Team) -> bool:
+    """Rename ``team`` or change its members: a superuser or the organiser of every event it is
+    in (a team in none: the organiser who made it)."""
+    if not _active(user):
+        return False
+    if user.is_superuser:
+        return True
+    return _owns_all(user, tournaments_of_team(team), team.created_by_id)
+
+
+def players_for(user: Any) -> QuerySet[Player]:
+    """The players ``user`` sees in the console: all for a superuser; for anyone else those of
+    the events it sees (alone or in a team), those it added, and its own."""
+    everything = Player.objects.all()
+    if not _active(user):
+        return everything.none()
+    if user.is_superuser:
+        return everything
+    events = tournaments_for(user)
+    scope = (
+        Q(entries__tournament__in=events)
+        | Q(teams__entries__tournament__in=events)
+        | Q(created_by=user)
+        | Q(user=user)
+    )
+    return everything.filter(pk__in=Player.objects.filter(scope).values("pk"))
+
+
+def teams_for(user: Any) -> QuerySet[Team]:
+    """The teams ``user`` sees in the console: all for a superuser; for anyone else those of
+    the events it sees, those it made, and those it plays in."""
+    everything = Team.objects.all()
+    if not _active(user):
+        return everything.none()
+    if user.is_superuser:
+        return everything
+    scope = (
+        Q(entries__tournament__in=tournaments_for(user))
+        | Q(created_by=user)
+        | Q(members__user=user)
+    )
+    return everything.filter(pk__in=Team.objects.filter(scope).values("pk"))
+
+
+# --- nobody plays in an event they run --------------------------------------------------------
+
+
+def plays_in(user: Any, tournament: Tournament) -> bool:
+    """``user``'s player has an entry in ``tournament`` (alone or in a team, any status)."""
+    if not _active(user):
+        return False
+    return tournament.entries.filter(Q(player__user=user) | Q(team__members__user=user)).exists()
+
+
+def runs(user: Any, tournament: Tournament) -> bool:
+    """``user`` organises ``tournament`` (``created_by``) or is one of its referees."""
+    if not _active(user):
+        return False
+    return tournament.created_by_id == user.pk or tournament.referees.filter(pk=user.pk).exists()
+
+
+def can_see_hands(user: Any, tournament: Tournament) -> bool:
+    """The referee's view at ``tournament``'s live tables (every hand, the referee's commands):
+    :func:`can_referee`, and no entry of the user's own in it (a player of an event never sees
+    its other tables' hands, even one who is also its organiser, referee or a superuser)."""
+    return can_referee(user, tournament) and not plays_in(user, tournament)

@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE, SPECTATOR, TableAccess
 from tournaments.models import Player, Seat, Table
-from tournaments.permissions import can_referee
+from tournaments.permissions import can_see_hands
 from tournaments.selectors import tournament_visible_to
 from tournaments.services.results import table_after_game
 
@@ -25,17 +25,18 @@ class TournamentTables:
 
     def access(self, *, table_id: int, user: Any) -> TableAccess:
         """A seated player, else a referee (its organiser, a superuser or a referee assigned to
-        it: ``tournaments.permissions.can_referee``), else a spectator: anyone (also
-        anonymous) if the tournament is public, else whoever may read it
-        (``selectors.tournament_visible_to``: its own players, at their tables or not, as its
-        pages and the API's games show it to them)."""
+        it: ``tournaments.permissions.can_referee``) who does not play in the event
+        (``can_see_hands``), else a spectator: anyone (also anonymous) if the tournament is
+        public, else whoever may read it (``selectors.tournament_visible_to``: its own players
+        at the tables they do not sit at, as its pages and the API's games show those to them).
+        A player of the event is never its referee at a table, theirs or another."""
         table = Table.objects.select_related("round__stage__tournament").filter(pk=table_id).first()
         if table is None:
             raise NotFound(gettext("there is no table %(table)s") % {"table": table_id})
         player_id = self.player_id(user)
         if player_id is not None and Seat.objects.filter(table=table, player_id=player_id).exists():
             return TableAccess(table_id, PLAYER, player_id)
-        if can_referee(user, table.round.stage.tournament):
+        if can_see_hands(user, table.round.stage.tournament):
             return TableAccess(table_id, REFEREE)
         tournament = table.round.stage.tournament
         if not tournament.is_public and not tournament_visible_to(tournament, user):

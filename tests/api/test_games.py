@@ -55,8 +55,8 @@ def play(game: Game, moves: int | None = None, seed: int = 7) -> Game:
 
 
 @pytest.fixture
-def private_table(eager_jobs: None) -> LiveTable:
-    return start_live_table(is_public=False)
+def private_table(eager_jobs: None, referee: User) -> LiveTable:
+    return start_live_table(is_public=False, referees=[referee])
 
 
 def test_a_game_in_play_shows_only_the_spectators_view(

@@ -40,7 +40,7 @@ EXAMPLES = 12  # per operation: bounded, so the run stays within a minute or two
 
 
 def test_every_operation_answers_as_its_schema_says(
-    eager_jobs: None, tmp_path: Path, referee: User
+    eager_jobs: None, tmp_path: Path, staff_user: User
 ) -> None:
     # given a finished public tournament of eight bots
     tournament = make_tournament(
@@ -51,7 +51,7 @@ def test_every_operation_answers_as_its_schema_says(
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     # the writes are called as a superuser, so that they run their services, not only refuse
-    token = Token.objects.create(user=referee)
+    token = Token.objects.create(user=staff_user)
     env = server_env()
     # the fuzzer is one client: the throttles must not turn its requests into 429s
     env.update(DURAK_API_RATE_ANON="off", DURAK_API_RATE_USER="off", DURAK_API_RATE_WRITE="off")

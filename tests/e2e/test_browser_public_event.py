@@ -27,7 +27,7 @@ from rest_framework.authtoken.models import Token
 from tests.builders import make_tournament
 from tests.conftest import REAL_STACK, jobs_in_process
 from tests.e2e.conftest import CHROMIUM, asgi_server, chromium
-from tests.factories import BotPlayerFactory, PlayerFactory, RefereeFactory
+from tests.factories import BotPlayerFactory, PlayerFactory, SuperuserFactory
 from tournaments import services
 from tournaments.models import Entry, Payout, RankRecord, Stage, Table, Tournament
 
@@ -266,7 +266,7 @@ def test_the_page_updates_live_when_a_table_finishes(
     server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # given a running swiss event of eight people (nobody moves: no bot, no clock), round 1 paired
-    referee = RefereeFactory.create()
+    referee = SuperuserFactory.create()
     token = Token.objects.create(user=referee).key
     with jobs_in_process():
         tournament = make_tournament(

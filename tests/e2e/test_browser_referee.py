@@ -46,7 +46,7 @@ def command(page: Page, name: str, reason: str) -> None:
 def test_a_referee_pauses_resumes_and_adjudicates_from_the_page(
     monkeypatch: pytest.MonkeyPatch, referee: User
 ) -> None:
-    live = start_live_table()
+    live = start_live_table(referees=[referee])
     errors: list[str] = []
     with asgi_server() as address, chromium(monkeypatch) as browser:
         judge = open_table(

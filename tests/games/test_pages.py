@@ -75,7 +75,7 @@ def test_verify_of_a_missing_game_is_404(db: None) -> None:
 def test_a_private_games_check_is_for_its_players_and_referees_only(
     referee: User, outsider: User
 ) -> None:
-    live = start_live_table(is_public=False)
+    live = start_live_table(is_public=False, referees=[referee])
     adjudicate(live, referee)
     url = f"/games/{live.game.pk}/verify"
     assert client_for().get(url).status_code == 404
@@ -105,7 +105,7 @@ def test_the_table_page_serves_players_and_spectators(live_table: LiveTable) -> 
 def test_the_table_page_refuses_outsiders_of_a_private_tournament(
     referee: User, outsider: User
 ) -> None:
-    live = start_live_table(is_public=False)
+    live = start_live_table(is_public=False, referees=[referee])
     url = f"/tables/{live.table.pk}/"
     # to outsiders, logged in or not, it does not exist: the answer of a missing table (not a
     # redirect to the login page, not a 403: either would tell that it is there)

@@ -22,6 +22,7 @@ from durak_site.asgi import application
 from games import consumers, sockets
 from games.models import Game, GameAction, RefereeEvent
 from tests.builders import LiveTable, session_cookie, start_live_table
+from tests.factories import referee_user
 from tests.sockets import refusal
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -155,7 +156,7 @@ async def test_a_foreign_origin_is_refused_at_the_handshake(live_table: LiveTabl
 async def test_a_private_tournament_admits_only_its_players_and_referees(
     referee: User, outsider: User
 ) -> None:
-    live = await database_sync_to_async(start_live_table)(is_public=False)
+    live = await database_sync_to_async(start_live_table)(is_public=False, referees=[referee])
     for user in (None, outsider):
         # to them the table does not exist: the answer of a missing table
         comm = await open_socket(live.table.pk, user, expect=False)
@@ -433,17 +434,21 @@ async def test_a_flood_is_rate_limited_and_the_connection_survives(
 # --- referees -----------------------------------------------------------------------------------
 
 
-async def test_referee_commands_over_the_socket_need_staff_and_a_reason(
+async def test_referee_commands_over_the_socket_need_the_events_referee_and_a_reason(
     live_table: LiveTable, referee: User, outsider: User
 ) -> None:
     table = live_table.table.pk
+    unassigned = await database_sync_to_async(referee_user)("unassigned-referee")
     player = await open_socket(table, live_table.user_at(0))
     outsider_sock = await open_socket(table, outsider)
+    other_referee = await open_socket(table, unassigned)
     referee_sock = await open_socket(table, referee)
     for sock in (player, outsider_sock, referee_sock):
         await sock.receive_json_from(timeout=5)
-    # not a referee: forbidden, whoever asks
-    for sock in (player, outsider_sock):
+    # a referee of other events is a spectator here
+    assert (await other_referee.receive_json_from(timeout=5))["role"] == "spectator"
+    # not a referee of this event: forbidden, whoever asks
+    for sock in (player, outsider_sock, other_referee):
         await sock.send_json_to({"type": "referee", "id": "r", "command": "pause", "reason": "x"})
         assert (await sock.receive_json_from(timeout=5))["code"] == "forbidden"
     # a referee without a reason is refused
@@ -485,7 +490,7 @@ async def test_referee_commands_over_the_socket_need_staff_and_a_reason(
         lambda: list(RefereeEvent.objects.values_list("kind", "reason"))
     )()
     assert kinds == [("pause", "спор"), ("resume", "разобрались"), ("adjudicate", "игрок ушёл")]
-    for sock in (player, outsider_sock, referee_sock):
+    for sock in (player, outsider_sock, other_referee, referee_sock):
         await sock.disconnect()
 
 

@@ -39,7 +39,7 @@ from rest_framework.authtoken.models import TokenProxy
 from durak_site import asgi
 from games.models import Game
 from tests.builders import ConsoleEvent, console_event
-from tests.factories import RefereeFactory, console_user
+from tests.factories import SuperuserFactory, console_user
 from tournaments import services
 from tournaments.models import Seat, Table, Team, Tournament, WebhookDelivery
 from tournaments.permissions import ORGANISER, REFEREE
@@ -114,11 +114,16 @@ def build_cast() -> Cast:
         ORGANISER_X: organiser_x,
         ORGANISER_Y: organiser_y,
         STAFF: console_user("matrix-staff", None),
-        SUPERUSER: RefereeFactory.create(username="matrix-root"),
+        SUPERUSER: SuperuserFactory.create(username="matrix-root"),
     }
     players = [e.player for e in x.entries[:2]]
     assert all(p is not None for p in players)
-    team = services.team_create(name="Пара X", players=players)  # type: ignore[arg-type]
+    # a pair of X's players made by X's organiser (an individual event: no team entered in it)
+    team = services.team_create(
+        name="Пара X",
+        players=players,  # type: ignore[arg-type]
+        actor=organiser_x,
+    )
     webhook = webhook_create(
         tournament=x.tournament, url="https://example.com/hook", actor=organiser_x
     )

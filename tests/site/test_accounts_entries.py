@@ -269,7 +269,7 @@ def test_my_games_links_to_the_table_where_i_sit(live_table: LiveTable) -> None:
 def test_my_history_shows_the_finished_tournament_place_and_games(
     eager_jobs: None, referee: User
 ) -> None:
-    live = start_live_table()
+    live = start_live_table(referees=[referee])
     services.seats_hand_to_bots(seats=list(live.table.seats.all()), actor=referee, reason="тест")
     tournament = Tournament.objects.get(pk=live.tournament.pk)
     assert tournament.status == Tournament.Status.FINISHED

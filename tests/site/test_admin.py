@@ -20,8 +20,8 @@ def test_an_outsider_is_sent_to_the_login(client: Client, outsider: User) -> Non
 
 
 @pytest.mark.django_db
-def test_every_registered_page_renders_for_a_referee(client: Client, referee: User) -> None:
-    client.force_login(referee)
+def test_every_registered_page_renders_for_staff(client: Client, staff_user: User) -> None:
+    client.force_login(staff_user)
     for model in admin.site._registry:
         meta = model._meta
         url = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
@@ -29,8 +29,8 @@ def test_every_registered_page_renders_for_a_referee(client: Client, referee: Us
 
 
 @pytest.mark.django_db
-def test_the_game_page_never_shows_the_seed(client: Client, referee: User, game: Game) -> None:
-    client.force_login(referee)
+def test_the_game_page_never_shows_the_seed(client: Client, staff_user: User, game: Game) -> None:
+    client.force_login(staff_user)
     page = client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
     assert game.seed_commitment in page
     assert GAME_SEED not in page

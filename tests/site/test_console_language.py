@@ -61,9 +61,9 @@ def english_model_names() -> re.Pattern[str]:
 
 
 @pytest.mark.django_db
-def test_the_admin_is_russian_by_default(client: Client, referee: User) -> None:
+def test_the_admin_is_russian_by_default(client: Client, staff_user: User) -> None:
     # given a superuser with no language chosen
-    client.force_login(referee)
+    client.force_login(staff_user)
 
     # when it opens the admin index, the tournaments list and the add page
     index = visible_text(client, reverse("admin:index"))
@@ -81,9 +81,9 @@ def test_the_admin_is_russian_by_default(client: Client, referee: User) -> None:
 
 
 @pytest.mark.django_db
-def test_the_admin_speaks_english_once_chosen(client: Client, referee: User) -> None:
+def test_the_admin_speaks_english_once_chosen(client: Client, staff_user: User) -> None:
     # given a superuser who picks English with the site's language form
-    client.force_login(referee)
+    client.force_login(staff_user)
     response = client.post(reverse("set_language"), {"language": "en", "next": "/admin/"})
     assert response.status_code == 302
 
@@ -98,8 +98,8 @@ def test_the_admin_speaks_english_once_chosen(client: Client, referee: User) -> 
 
 
 @pytest.mark.django_db
-def test_the_language_cookie_alone_chooses_english(client: Client, referee: User) -> None:
-    client.force_login(referee)
+def test_the_language_cookie_alone_chooses_english(client: Client, staff_user: User) -> None:
+    client.force_login(staff_user)
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
     changelist = visible_text(client, reverse("admin:tournaments_tournament_changelist"))
     assert "Add tournament" in changelist

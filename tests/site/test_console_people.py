@@ -2,7 +2,8 @@
 superusers), through ``player_update``, ``team_create`` and ``team_update``, each change
 audited; referees see them but change nothing; an outsider is sent to the login. The services
 refuse a blank or too long name, a user account for a bot or one already taken, and new
-members for a team that has played."""
+members for a team that has played. Whose players and teams an organiser may change (those of
+its own events, or that it added) is ``test_people_permissions``'."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from django.test import Client
 from django.urls import reverse
 
 from durak_site.errors import ServiceError
+from tests.builders import ConsoleEvent
 from tests.factories import BotPlayerFactory, PlayerFactory, UserFactory
 from tournaments import services
 from tournaments.models import AuditEvent, Player, Team, Tournament
@@ -54,14 +56,15 @@ def members(team: Team) -> list[int]:
     return list(team.memberships.order_by("order").values_list("player_id", flat=True))
 
 
-def team_event(*, started: bool) -> tuple[Tournament, list[Team]]:
-    """A pairs event (two teams per four-seat table) with four teams registered; started, or
-    still open for registration."""
+def team_event(*, started: bool, owner: User | None = None) -> tuple[Tournament, list[Team]]:
+    """A pairs event (two teams per four-seat table) of ``owner``'s with four teams registered;
+    started, or still open for registration."""
     tournament = services.tournament_create(
         name="Пары",
         team_size=2,
         move_clock_seconds=0,
         stages=[{"format": "swiss", "table_size": 4, "rounds": 1}],
+        created_by=owner,
     )
     services.tournament_open_registration(tournament=tournament)
     players = PlayerFactory.create_batch(8)
@@ -82,12 +85,38 @@ def refused(exc: pytest.ExceptionInfo[ServiceError], field: str, words: str) -> 
 # --- players in the console ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("who", ["organiser", "superuser"])
-def test_an_organiser_changes_a_player_and_the_change_is_audited(
-    who: str, request: pytest.FixtureRequest
+def test_an_organiser_changes_its_player_but_not_the_account_it_plays_as(
+    organiser: User,
+) -> None:
+    # given a player the organiser added
+    player = PlayerFactory.create(display_name="Иван", club="", created_by=organiser)
+    account = UserFactory.create(username="ivan-new")
+    linked = player.user_id
+    client = logged_in(organiser)
+    assert (
+        "user" not in client.get(url(Player, "change", player.pk)).context["adminform"].form.fields
+    )
+
+    # when
+    response = client.post(
+        url(Player, "change", player.pk),
+        player_form(player, display_name="  Иван Петров ", club="Ферзь", user=account.pk),
+    )
+
+    # then the profile changed, the account did not
+    assert response.status_code == 302
+    player.refresh_from_db()
+    assert (player.display_name, player.club, player.user_id) == ("Иван Петров", "Ферзь", linked)
+    audit = AuditEvent.objects.get(action=AuditEvent.Action.PLAYER_EDIT)
+    assert audit.actor == organiser
+    assert audit.after == {"display_name": "Иван Петров", "club": "Ферзь"}
+
+
+def test_a_superuser_changes_a_player_and_its_account_and_the_change_is_audited(
+    superuser: User,
 ) -> None:
     # given
-    user: User = request.getfixturevalue(who)
+    user = superuser
     player = PlayerFactory.create(display_name="Иван", club="")
     assert player.user is not None
     player_user_before = player.user.username
@@ -114,7 +143,7 @@ def test_an_organiser_changes_a_player_and_the_change_is_audited(
 
 
 def test_a_blank_name_is_shown_on_the_form_and_nothing_changes(organiser: User) -> None:
-    player = PlayerFactory.create(display_name="Иван")
+    player = PlayerFactory.create(display_name="Иван", created_by=organiser)
     response = logged_in(organiser).post(
         url(Player, "change", player.pk), player_form(player, display_name="   "), headers=ENGLISH
     )
@@ -125,10 +154,10 @@ def test_a_blank_name_is_shown_on_the_form_and_nothing_changes(organiser: User) 
     assert not AuditEvent.objects.exists()
 
 
-def test_a_bots_user_account_is_not_on_its_form(organiser: User) -> None:
+def test_a_bots_user_account_is_not_on_its_form(superuser: User) -> None:
     bot = BotPlayerFactory.create()
     account = UserFactory.create()
-    client = logged_in(organiser)
+    client = logged_in(superuser)
     page = client.get(url(Player, "change", bot.pk))
     assert "user" not in page.context["adminform"].form.fields
     response = client.post(
@@ -139,8 +168,13 @@ def test_a_bots_user_account_is_not_on_its_form(organiser: User) -> None:
     assert (bot.club, bot.user_id) == ("Боты", None)
 
 
-def test_a_referee_sees_a_player_but_cannot_change_it(event_referee: User) -> None:
-    player = PlayerFactory.create(display_name="Иван")
+def test_a_referee_sees_a_player_but_cannot_change_it(
+    event_referee: User, console_events: tuple[ConsoleEvent, ConsoleEvent]
+) -> None:
+    player = console_events[0].entries[0].player
+    assert player is not None
+    Player.objects.filter(pk=player.pk).update(display_name="Иван")
+    player.refresh_from_db()
     client = logged_in(event_referee)
     page = client.get(url(Player, "change", player.pk))
     assert page.status_code == 200 and not page.context["has_change_permission"]
@@ -182,7 +216,7 @@ def test_an_outsider_is_sent_to_the_login(outsider: User) -> None:
 def test_player_update_refuses_a_bad_field(
     changes: dict[str, Any], field: str, words: str, organiser: User
 ) -> None:
-    player = PlayerFactory.create(display_name="Иван")
+    player = PlayerFactory.create(display_name="Иван", created_by=organiser)
     with pytest.raises(ServiceError) as exc:
         services.player_update(player=player, actor=organiser, **changes)
     assert refused(exc, field, words)
@@ -190,24 +224,24 @@ def test_player_update_refuses_a_bad_field(
     assert player.display_name == "Иван" and player.rating_mu == 25.0
 
 
-def test_player_update_links_no_bot_and_no_account_twice(organiser: User) -> None:
+def test_player_update_links_no_bot_and_no_account_twice(superuser: User) -> None:
     bot = BotPlayerFactory.create()
     account = UserFactory.create()
     with pytest.raises(ServiceError) as exc:
-        services.player_update(player=bot, actor=organiser, user=account)
+        services.player_update(player=bot, actor=superuser, user=account)
     assert refused(exc, "user", "a bot cannot have a user account")
     first, second = PlayerFactory.create_batch(2)
     with pytest.raises(ServiceError) as exc:
-        services.player_update(player=second, actor=organiser, user=first.user)
+        services.player_update(player=second, actor=superuser, user=first.user)
     assert refused(exc, "user", f"already plays as {first}")
     # and unlinking is a change like any other
-    services.player_update(player=first, actor=organiser, user=None)
+    services.player_update(player=first, actor=superuser, user=None)
     first.refresh_from_db()
     assert first.user_id is None
 
 
 def test_player_update_writes_nothing_when_nothing_changes(organiser: User) -> None:
-    player = PlayerFactory.create(display_name="Иван", club="Ферзь")
+    player = PlayerFactory.create(display_name="Иван", club="Ферзь", created_by=organiser)
     services.player_update(player=player, actor=organiser, display_name=" Иван ", club="Ферзь")
     assert not AuditEvent.objects.exists()
 
@@ -270,7 +304,8 @@ def test_a_player_twice_in_a_team_is_refused_on_the_form(organiser: User) -> Non
 
 def test_an_organiser_renames_a_team_and_changes_its_members(organiser: User) -> None:
     a, b, c = PlayerFactory.create_batch(3)
-    team = services.team_create(name="Пара", players=[a, b])
+    team = services.team_create(name="Пара", players=[a, b], actor=organiser)
+    AuditEvent.objects.all().delete()
     client = logged_in(organiser)
     page = client.get(url(Team, "change", team.pk))
     assert page.context["adminform"].form.initial["first"] == a.pk
@@ -286,6 +321,12 @@ def test_an_organiser_renames_a_team_and_changes_its_members(organiser: User) ->
 def test_a_referee_sees_a_team_but_neither_adds_nor_changes_one(event_referee: User) -> None:
     a, b = PlayerFactory.create_batch(2)
     team = services.team_create(name="Пара", players=[a, b])
+    tournament = services.tournament_create(
+        name="Пары", team_size=2, stages=[{"format": "swiss", "table_size": 4, "rounds": 1}]
+    )
+    tournament.referees.add(event_referee)
+    services.tournament_open_registration(tournament=tournament)
+    services.entry_register(tournament=tournament, team=team)
     client = logged_in(event_referee)
     assert client.get(url(Team, "changelist")).status_code == 200
     page = client.get(url(Team, "change", team.pk), headers=ENGLISH)
@@ -302,7 +343,7 @@ def test_a_referee_sees_a_team_but_neither_adds_nor_changes_one(event_referee: U
 
 def test_a_team_that_has_played_keeps_its_members_but_may_be_renamed(organiser: User) -> None:
     # given a team entered in an event that has started
-    _, teams = team_event(started=True)
+    _, teams = team_event(started=True, owner=organiser)
     team = teams[0]
     before = members(team)
     newcomer = PlayerFactory.create()
@@ -331,7 +372,7 @@ def test_a_team_that_has_played_keeps_its_members_but_may_be_renamed(organiser: 
 
 
 def test_team_update_refuses_new_members_once_the_event_has_started(organiser: User) -> None:
-    tournament, teams = team_event(started=True)
+    tournament, teams = team_event(started=True, owner=organiser)
     newcomer = PlayerFactory.create()
     first = teams[0].memberships.get(order=0).player
     with pytest.raises(ServiceError) as exc:
@@ -346,7 +387,7 @@ def test_team_update_refuses_new_members_once_the_event_has_started(organiser: U
 
 def test_team_update_keeps_a_registered_team_fit_for_its_event(organiser: User) -> None:
     # given teams registered for a pairs event that has not started
-    _, teams = team_event(started=False)
+    _, teams = team_event(started=False, owner=organiser)
     mine, theirs = teams[0], teams[1]
     a, b = (m.player for m in mine.memberships.order_by("order"))
     taken = theirs.memberships.get(order=0).player
@@ -370,7 +411,7 @@ def test_team_services_refuse_a_wrong_number_of_partners(organiser: User) -> Non
         with pytest.raises(ServiceError) as exc:
             services.team_create(name="Ошибка", players=players)
         assert refused(exc, "members", "a team has 2 or 3 players")
-    team = services.team_create(name="Пара", players=[a, b])
+    team = services.team_create(name="Пара", players=[a, b], actor=organiser)
     with pytest.raises(ServiceError) as exc:
         services.team_update(team=team, actor=organiser, players=[a])
     assert refused(exc, "members", "a team has 2 or 3 players, not 1")
@@ -379,6 +420,6 @@ def test_team_services_refuse_a_wrong_number_of_partners(organiser: User) -> Non
 
 def test_team_update_writes_nothing_when_nothing_changes(organiser: User) -> None:
     a, b = PlayerFactory.create_batch(2)
-    team = services.team_create(name="Пара", players=[a, b])
+    team = services.team_create(name="Пара", players=[a, b], actor=organiser)
     services.team_update(team=team, actor=organiser, name=" Пара ", players=[a, b])
-    assert not AuditEvent.objects.exists()
+    assert not AuditEvent.objects.exclude(action=AuditEvent.Action.TEAM_CREATE).exists()

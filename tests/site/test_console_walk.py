@@ -3,8 +3,9 @@
 Never a 5xx; 200/302 where the persona may, 403/404 where it may not, the login for the
 outsider. Who may what (``tournaments.permissions``): a superuser everything; an organiser its
 own event (A: ``organiser``, B: ``other_organiser``); a referee the event it is assigned to
-(A: ``event_referee``, B: ``other_referee``); staff without a group nothing. Players and teams
-are seen by everyone in the console. Nothing is ever deleted; append-only records are view-only.
+(A: ``event_referee``, B: ``other_referee``); staff without a group nothing. A player is seen like
+its event's records (it plays in A or B); a team that has entered no event by the organiser who
+made it. Nothing is ever deleted; append-only records are view-only.
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ MANAGES = {"superuser": {"A", "B"}, "organiser": {"A"}, "other_organiser": {"B"}
 ORGANISERS = {"superuser", "organiser", "other_organiser"}
 # What an organiser (or a superuser) adds in the console, each through its service.
 ADDABLE = {Player, League, Tournament, Entry, Team, Webhook}
-# Belong to no event: every console user sees them.
-EVERYONE_SEES = {Player, Team}
+# A team of two of an event's players, made by its organiser, in no event: only its maker sees it.
+MAKER_SEES = {Team}
 
 
 def records(event: ConsoleEvent) -> dict[type[models.Model], models.Model]:
@@ -76,7 +77,11 @@ def records(event: ConsoleEvent) -> dict[type[models.Model], models.Model]:
     )
     objects: list[models.Model] = [
         player,
-        services.team_create(name=f"Пара {event.tournament.name}", players=[player, partner]),
+        services.team_create(
+            name=f"Пара {event.tournament.name}",
+            players=[player, partner],
+            actor=event.tournament.created_by,
+        ),
         event.league,
         event.tournament,
         event.entries[1],
@@ -156,7 +161,7 @@ def walk_as(client: Client, persona: str, events: dict[str, dict[type[models.Mod
             obj = objects.get(model)
             if obj is None:
                 continue
-            visible = in_console if model in EVERYONE_SEES else event in sees
+            visible = event in (manages if model in MAKER_SEES else sees)
             # the change page (view-only or not) and the delete page, never allowed
             # (an object outside the persona's scope is a 404 on every page, as a missing one)
             hidden = ours and not visible

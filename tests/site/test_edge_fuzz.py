@@ -36,7 +36,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Origin
 
 from tests.builders import LiveTable, session_cookie, start_live_table
-from tests.factories import RefereeFactory
+from tests.factories import SuperuserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -380,7 +380,7 @@ async def test_fuzzing_the_sockets_gets_a_coded_answer_for_every_message(
 ) -> None:
     address, log = production
     live = await database_sync_to_async(start_live_table)()
-    referee = await database_sync_to_async(RefereeFactory.create)()
+    referee = await database_sync_to_async(SuperuserFactory.create)()
     cookies = [await database_sync_to_async(cookie_of)(u) for u in (*live.users, referee)]
     base = f"ws://{address}"
     origin = f"http://{address}"

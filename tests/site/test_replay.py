@@ -139,6 +139,8 @@ def test_a_game_in_play_is_not_replayed_and_keeps_its_secrets() -> None:
 
 def test_a_private_games_replay_is_404_to_outsiders(referee: User, outsider: User) -> None:
     game = bot_game(is_public=False)
+    assert game.table is not None
+    game.table.round.stage.tournament.referees.add(referee)
     url = f"/games/{game.pk}/replay/"
     assert client_for().get(url).status_code == 404
     assert client_for(outsider).get(url).status_code == 404

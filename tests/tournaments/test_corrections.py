@@ -4,6 +4,7 @@ rule; seat swaps, seats handed to bots, dropouts (``tournaments.services.correct
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -28,9 +29,17 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SWISS_2 = [{"format": "swiss", "table_size": 2, "rounds": 2}]
 
 
-def started(stages: list[dict[str, Any]] = SWISS_2, players: int = 4, **kw: Any) -> Tournament:
-    """A started event of human players, its first round paired (jobs run in-process)."""
+def started(
+    stages: list[dict[str, Any]] = SWISS_2,
+    players: int = 4,
+    *,
+    referees: Sequence[User] = (),
+    **kw: Any,
+) -> Tournament:
+    """A started event of human players refereed by ``referees``, its first round paired (jobs
+    run in-process)."""
     tournament = make_tournament(PlayerFactory.create_batch(players), stages=stages, **kw)
+    tournament.referees.set(referees)
     services.tournament_start(tournament=tournament)
     return Tournament.objects.get(pk=tournament.pk)
 
@@ -80,7 +89,7 @@ def second_referee(db: None) -> User:
 def test_a_result_over_the_board_ends_the_live_game_and_the_round_goes_on(
     eager_jobs: None, referee: User
 ) -> None:
-    tournament = started()
+    tournament = started(referees=[referee])
     first, second = tables(tournament)
     game = Game.objects.get(table=first)
     result = enter(first, referee, seated(first)[::-1], reason="")
@@ -99,7 +108,9 @@ def test_a_result_over_the_board_ends_the_live_game_and_the_round_goes_on(
 def test_a_correction_changes_the_standings_and_is_refused_once_the_next_round_is_paired(
     eager_jobs: None, referee: User
 ) -> None:
-    tournament = started(stages=[{"format": "swiss", "table_size": 2, "rounds": 2}], players=6)
+    tournament = started(
+        stages=[{"format": "swiss", "table_size": 2, "rounds": 2}], players=6, referees=[referee]
+    )
     first, second, third = tables(tournament)
     enter(first, referee, seated(first))
     enter(second, referee, seated(second))
@@ -126,7 +137,7 @@ def test_a_correction_changes_the_standings_and_is_refused_once_the_next_round_i
 def test_a_correction_may_pair_the_next_round_again_until_it_has_started(
     eager_jobs: None, referee: User
 ) -> None:
-    tournament = started(players=4)
+    tournament = started(players=4, referees=[referee])
     finish_round(tournament, referee)
     before = {tuple(seated(t)) for t in tables(tournament, 2)}
     old_tables = {t.pk for t in tables(tournament, 2)}
@@ -145,7 +156,7 @@ def test_a_correction_may_pair_the_next_round_again_until_it_has_started(
 
 def test_a_knockout_correction_seats_the_next_table_again(eager_jobs: None, referee: User) -> None:
     knockout = [{"format": "knockout", "table_size": 2, "advance_per_table": 1}]
-    tournament = started(stages=knockout, players=4)
+    tournament = started(stages=knockout, players=4, referees=[referee])
     semis = tables(tournament, 1)
     for table in semis:
         enter(table, referee, seated(table))
@@ -170,7 +181,7 @@ def test_a_knockout_correction_seats_the_next_table_again(eager_jobs: None, refe
 def test_under_the_two_person_rule_a_result_counts_only_when_another_referee_confirms_it(
     eager_jobs: None, referee: User, second_referee: User
 ) -> None:
-    tournament = started(two_person_rule=True)
+    tournament = started(two_person_rule=True, referees=[referee])
     tournament.referees.add(second_referee)
     first = tables(tournament)[0]
     a, b = seated(first)
@@ -201,7 +212,7 @@ def test_under_the_two_person_rule_a_result_counts_only_when_another_referee_con
 def test_the_database_refuses_a_result_confirmed_by_its_own_enterer(
     eager_jobs: None, referee: User
 ) -> None:
-    tournament = started(two_person_rule=True)
+    tournament = started(two_person_rule=True, referees=[referee])
     first = tables(tournament)[0]
     pending = enter(first, referee, seated(first))
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -211,7 +222,7 @@ def test_the_database_refuses_a_result_confirmed_by_its_own_enterer(
 
 
 def test_the_tables_own_result_wins_over_a_pending_entry(eager_jobs: None, referee: User) -> None:
-    tournament = started(two_person_rule=True)
+    tournament = started(two_person_rule=True, referees=[referee])
     first = tables(tournament)[0]
     pending = enter(first, referee, seated(first))
     order = seated(first)[::-1]
@@ -235,7 +246,7 @@ def test_only_a_referee_of_the_event_enters_results(eager_jobs: None, outsider: 
 def test_two_seats_swap_before_play_begins_and_the_tables_are_dealt_again(
     eager_jobs: None, referee: User
 ) -> None:
-    tournament = started()
+    tournament = started(referees=[referee])
     first, second = tables(tournament)
     seat_a = Seat.objects.get(table=first, position=0)
     seat_b = Seat.objects.get(table=second, position=1)
@@ -259,7 +270,7 @@ def test_two_seats_swap_before_play_begins_and_the_tables_are_dealt_again(
 
 
 def test_a_swap_is_re_validated_against_earlier_meetings(eager_jobs: None, referee: User) -> None:
-    tournament = started(players=4)
+    tournament = started(players=4, referees=[referee])
     round_1 = {frozenset(seated(t)) for t in tables(tournament)}
     finish_round(tournament, referee)
     first, second = tables(tournament, 2)
@@ -280,7 +291,9 @@ def test_a_swap_is_re_validated_against_earlier_meetings(eager_jobs: None, refer
 def test_seats_handed_to_bots_play_the_series_to_its_result(
     eager_jobs: None, referee: User
 ) -> None:
-    tournament = started(stages=[{"format": "swiss", "table_size": 2, "rounds": 1}])
+    tournament = started(
+        stages=[{"format": "swiss", "table_size": 2, "rounds": 1}], referees=[referee]
+    )
     first = tables(tournament)[0]
     with pytest.raises(StateError, match="reason"):
         services.seats_hand_to_bots(seats=list(first.seats.all()), actor=referee, reason="")
@@ -303,7 +316,7 @@ def test_seats_handed_to_bots_play_the_series_to_its_result(
 def test_a_dropout_s_running_game_follows_the_dropout_rule(
     eager_jobs: None, referee: User, rule: str, clock: int, paused: bool
 ) -> None:
-    tournament = started(dropout_rule=rule)
+    tournament = started(dropout_rule=rule, referees=[referee])
     Tournament.objects.filter(pk=tournament.pk).update(move_clock_seconds=clock)
     first = tables(tournament)[0]
     entry = Entry.objects.get(pk=seated(first)[0])

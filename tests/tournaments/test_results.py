@@ -48,6 +48,7 @@ def test_a_result_for_an_entry_not_at_the_table_is_refused(human_table: Table) -
 def test_a_correction_needs_a_referee_and_a_reason_and_keeps_the_history(
     human_table: Table, referee: User
 ) -> None:
+    human_table.round.stage.tournament.referees.add(referee)
     entries = seated(human_table)
     first = services.table_record_result(table=human_table, places=entries, fool=entries[-1])
     # the same result delivered twice is stored once
@@ -126,8 +127,8 @@ def test_a_drawn_team_table_is_scored_and_rated(db: None) -> None:
 def test_an_adjudicated_game_makes_the_table_result_the_referees(
     eager_jobs: None, referee: User
 ) -> None:
-    # given a live two-player table whose only game a referee adjudicates
-    live = start_live_table()
+    # given a live two-player table whose only game its referee adjudicates
+    live = start_live_table(referees=[referee])
     game_services.game_adjudicate(
         game_id=live.game.pk, places=[1, 0], fool=0, reason="игрок ушёл", referee=referee
     )

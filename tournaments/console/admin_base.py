@@ -82,6 +82,13 @@ def form_error(form: forms.BaseForm, exc: ServiceError) -> None:
         form.add_error(None, exc.message)
 
 
+def choosing(request: HttpRequest) -> bool:
+    """The request is the admin's autocomplete (a form's search for a row to choose, e.g. a
+    player to register), not a page of the rows themselves."""
+    match = getattr(request, "resolver_match", None)
+    return match is not None and match.url_name == "autocomplete"
+
+
 class ConsoleAdmin(admin.ModelAdmin[_M]):
     """A console page of a model: scoped, view-only unless it says otherwise, never deleting."""
 

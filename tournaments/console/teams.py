@@ -1,8 +1,11 @@
 """The console's teams page: the partners of team events.
 
-Everyone in the console sees the teams (a team, like a player, belongs to no tournament);
+A team, like a player, belongs to no tournament: a console user sees the teams of the events it
+sees, those it made and those it plays in (``permissions.teams_for``; any other is a 404);
 organisers add them (``team_create``) and rename them or change their members
-(``team_update``, which keeps the members of a team that has played). The partners are chosen
+(``team_update``, which keeps the members of a team that has played), only those of their own
+events, or, in none, those they made (``permissions.can_change_team``). A form's search for a
+team to register (the autocomplete) finds every team. The partners are chosen
 one by one with the players' search (``PlayerAdmin.search_fields``), in their order at the
 table. Nothing is deleted.
 """
@@ -19,9 +22,9 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
-from tournaments.console.admin_base import ConsoleAdmin, adopt, form_error
+from tournaments.console.admin_base import ConsoleAdmin, adopt, choosing, form_error
 from tournaments.models import Player, Team, TeamMember
-from tournaments.permissions import is_organiser
+from tournaments.permissions import can_change_team, is_console_user, is_organiser, teams_for
 from tournaments.services.people import (
     team_create,
     team_update,
@@ -90,7 +93,8 @@ class TeamForm(forms.ModelForm[Team]):
 
 
 class TeamAdmin(ConsoleAdmin[Team]):
-    """Teams: everyone in the console sees them; organisers add and change them."""
+    """Teams: those of its user's events, those it made and its own; organisers add them and
+    change those of their own events."""
 
     form = TeamForm
     list_display = ["name", "member_names", "clubs", "created_at"]
@@ -98,18 +102,18 @@ class TeamAdmin(ConsoleAdmin[Team]):
     search_fields = ["name", "members__display_name", "members__club"]
 
     def scope(self, user: Any, queryset: QuerySet[Team]) -> QuerySet[Team]:
-        return queryset
+        return queryset.filter(pk__in=teams_for(user))
 
     def may_view(self, user: Any, obj: Team) -> bool:
-        return True
+        return teams_for(user).filter(pk=obj.pk).exists()
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Team]:
         memberships = TeamMember.objects.select_related("player").order_by("order")
-        return (
-            super()
-            .get_queryset(request)
-            .prefetch_related(Prefetch("memberships", memberships, to_attr="ordered"))
-        )
+        if choosing(request) and is_console_user(request.user):
+            queryset = admin.ModelAdmin.get_queryset(self, request)
+        else:
+            queryset = super().get_queryset(request)
+        return queryset.prefetch_related(Prefetch("memberships", memberships, to_attr="ordered"))
 
     @staticmethod
     def _members(obj: Team) -> list[Player]:
@@ -140,7 +144,11 @@ class TeamAdmin(ConsoleAdmin[Team]):
         return is_organiser(request.user) and self.model_permission(request, "add")
 
     def has_change_permission(self, request: HttpRequest, obj: Team | None = None) -> bool:
-        return is_organiser(request.user) and self.model_permission(request, "change")
+        if not self.model_permission(request, "change"):
+            return False
+        if obj is None:
+            return is_organiser(request.user)
+        return can_change_team(request.user, obj)
 
     def save_model(self, request: HttpRequest, obj: Team, form: Any, change: Any) -> None:
         name, partners = form.cleaned_data.get("name") or "", form.partners()

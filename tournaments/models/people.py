@@ -56,6 +56,17 @@ class Player(models.Model):
         help_text=_("The rating's uncertainty; seeding uses μ − 3σ."),
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    # The console user who added the player (None: the player signed up, or a command made
+    # it): until the player is in an event, only they (and a superuser) change it.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("added by"),
+        help_text=_("The organiser who added the player in the console."),
+    )
 
     class Meta:
         ordering = ["display_name", "id"]
@@ -78,6 +89,17 @@ class Team(models.Model):
         Player, through="TeamMember", related_name="teams", verbose_name=_("members")
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    # The console user who made the team (None: made by a command or a test's scene): until the
+    # team is in an event, only they (and a superuser) change it.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("added by"),
+        help_text=_("The organiser who made the team in the console."),
+    )
 
     class Meta:
         verbose_name = _("team")

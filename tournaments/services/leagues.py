@@ -12,8 +12,10 @@ from django.utils.text import slugify
 from django.utils.translation import gettext, ngettext
 from rest_framework import serializers
 
+from durak_site.errors import Forbidden
 from tournaments.errors import ConfigurationError
 from tournaments.models import AuditEvent, League
+from tournaments.permissions import can_manage_league, is_organiser
 from tournaments.plan_schema import ExactNumberField
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import league_changed
@@ -141,6 +143,8 @@ def league_create(
         }
     )
     owner = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+    if owner is not None and not is_organiser(owner):
+        raise Forbidden(gettext("only an organiser can create a league"))
     league = League.objects.create(
         slug=_free_slug(checked["name"], checked["season"]), created_by=owner, **checked
     )
@@ -163,6 +167,8 @@ def league_update(*, league: League, actor: Any, **changes: Any) -> League:
     Locks the league row.
     """
     locked = League.objects.select_for_update().get(pk=league.pk)
+    if actor is not None and not can_manage_league(actor, locked):
+        raise Forbidden(gettext("only the league's organiser can change it"))
     checked = validate_league(changes)
     changed = {key: value for key, value in checked.items() if getattr(locked, key) != value}
     if not changed:

@@ -1,7 +1,11 @@
 """People: players and teams, and a player's own account.
 
 Players and teams belong to no tournament: the console's organisers add and change them, each
-change by a person audited (``AuditEvent`` with no tournament). A team's members are fixed once
+change by a person audited (``AuditEvent`` with no tournament). Who may change which is
+``tournaments.permissions``' (``can_change_player``, ``can_change_team``), checked here with the
+row locked: the organiser of every event the player (team) is in, or, in none, the organiser who
+added it; the player themselves; a superuser. Only a superuser changes the account a player
+plays as (``user``). A team's members are fixed once
 it has played: its results are its members' (ratings, ranks), so a team with an entry in an event
 that has started keeps them (a new team is made instead); its name may still change.
 
@@ -28,7 +32,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils.translation import gettext, ngettext
 
-from durak_site.errors import status_name
+from durak_site.errors import Forbidden, status_name
 from tournaments import selectors
 from tournaments.errors import (
     NotFound,
@@ -42,6 +46,12 @@ from tournaments.models import (
     Team,
     TeamMember,
     Tournament,
+)
+from tournaments.permissions import (
+    can_change_player,
+    can_change_team,
+    is_organiser,
+    is_superuser,
 )
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import player_changed, team_changed
@@ -92,11 +102,14 @@ def player_create(
     bot_kind: str = "",
     rating: float | None = None,
     language: str = "",
+    actor: Any = None,
 ) -> Player:
     """A new player; ``rating``, an Elo-like seeding strength, sets its starting ``rating_mu``
     (:func:`rating_mu_from_seed`; None: the defaults). Only a new player takes one: an existing
     player's rating comes from its games. ``language``: one of the site's, or "" for the
-    browser's."""
+    browser's. ``actor``: the console user who adds it (an organiser; recorded as
+    ``created_by``); None for a sign-up or a command."""
+    _check_adder(actor)
     name = display_name.strip()
     if not name:
         raise _refuse("display_name", gettext("a player needs a display name"))
@@ -109,8 +122,15 @@ def player_create(
         is_bot=bool(bot_kind),
         bot_kind=bot_kind,
         language=_language(language),
+        created_by=actor,
         **extra,
     )
+
+
+def _check_adder(actor: Any) -> None:
+    """A person who adds a player or a team is an organiser (or a superuser)."""
+    if actor is not None and not is_organiser(actor):
+        raise Forbidden(gettext("only an organiser can add players and teams"))
 
 
 def _text(field: str, value: Any, *, required: bool) -> str:
@@ -190,13 +210,30 @@ def player_update(*, player: Player, actor: Any, **changes: Any) -> Player:
     validated by :func:`validate_player`, with an audit row of the values before and after
     (nothing is written when nothing changes). Its rating and bot kind are not for changing.
 
+    Refused (``Forbidden``) to an ``actor`` who may not change the player
+    (``permissions.can_change_player``), and a change of its user account to anyone but a
+    superuser.
+
     Locks the player row.
     """
     locked = Player.objects.select_for_update(of=("self",)).select_related("user").get(pk=player.pk)
+    if not can_change_player(actor, locked):
+        raise Forbidden(
+            gettext(
+                "only a superuser, the player, or the organiser of every event the player is in "
+                "can change %(player)s"
+            )
+            % {"player": locked}
+        )
     checked = validate_player(changes, player=locked)
     changed = [field for field, value in checked.items() if _differs(locked, field, value)]
     if not changed:
         return locked
+    if "user" in changed and not is_superuser(actor):
+        raise Forbidden(
+            gettext("only a superuser can change the user account a player plays as"),
+            code="account_link",
+        )
     before = {field: _audited(locked, field) for field in changed}
     for field in changed:
         setattr(locked, field, checked[field])
@@ -302,10 +339,11 @@ def validate_team_change(team: Team, players: Sequence[Player]) -> None:
 @transaction.atomic
 def team_create(*, name: str, players: Sequence[Player], actor: Any = None) -> Team:
     """A team of 2 or 3 ``players``, partners in that order (they sit at alternate seats);
-    a blank ``name`` is the partners' names. With an ``actor`` (a person, in the console), an
-    audit row."""
+    a blank ``name`` is the partners' names. With an ``actor`` (a person, in the console: an
+    organiser), an audit row, and the team is theirs to change until it enters an event."""
+    _check_adder(actor)
     validate_team_members(players)
-    team = Team.objects.create(name=_team_name(name, players))
+    team = Team.objects.create(name=_team_name(name, players), created_by=actor)
     _set_members(team, players)
     if actor is not None:
         audit_record(
@@ -330,12 +368,23 @@ def team_update(
     members are checked by :func:`validate_team_change`: a team that has played keeps its
     members. A blank ``name`` is the partners' names.
 
+    Refused (``Forbidden``) to an ``actor`` who may not change the team
+    (``permissions.can_change_team``: the organiser of every event it is in, or who made it).
+
     Locks the team row, then the rows of the events it has an entry in, so that none of them
     starts, and no team registers there, while its members change.
     """
     locked = Team.objects.select_for_update().get(pk=team.pk)
     entered = Entry.objects.filter(team=locked).values("tournament")
     list(Tournament.objects.select_for_update().filter(pk__in=entered).order_by("pk"))
+    if not can_change_team(actor, locked):
+        raise Forbidden(
+            gettext(
+                "only a superuser or the organiser of every event the team is in can change "
+                "%(team)s"
+            )
+            % {"team": locked}
+        )
     before: dict[str, Any] = {}
     after: dict[str, Any] = {}
     current = [m.player for m in locked.memberships.select_related("player")]

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext, ngettext
 
-from durak_site.errors import status_name
+from durak_site.errors import Forbidden, status_name
 from games.engine.errors import RulesError
 from tournaments import adapters
 from tournaments.errors import ConfigurationError, StateError
@@ -26,7 +26,7 @@ from tournaments.pairing import (
     PairingError,
     validate_stages,
 )
-from tournaments.permissions import is_referee
+from tournaments.permissions import can_manage, is_referee, plays_in
 from tournaments.plan_schema import (
     TournamentPlanSerializer,
     error_fields,
@@ -319,6 +319,13 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
     return checked
 
 
+def _check_manager(actor: Any, tournament: Tournament) -> None:
+    """A person (``actor``; None: the system, a command) who changes ``tournament`` itself is
+    its organiser (``permissions.can_manage``)."""
+    if actor is not None and not can_manage(actor, tournament):
+        raise Forbidden(gettext("only the tournament's organiser can change it"))
+
+
 @transaction.atomic
 def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> Tournament:
     """Change a tournament's settings (name, fees, rake, payouts, ...; see
@@ -330,6 +337,7 @@ def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> 
     the feed last.
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    _check_manager(actor, locked)
     checked = validate_tournament_changes(locked, changes)
     changed = {key: value for key, value in checked.items() if getattr(locked, key) != value}
     if not changed:
@@ -357,11 +365,13 @@ def tournament_set_referees(
     *, tournament: Tournament, actor: Any, referees: Iterable[Any]
 ) -> Tournament:
     """Make ``referees`` (users of the ``referee`` group) the tournament's referees, with an
-    audit row of the usernames before and after. Refused once the tournament is over.
+    audit row of the usernames before and after. Refused once the tournament is over, and for
+    a user who plays in it (``referee_plays``: a referee sees every hand at its tables).
 
     Locks the tournament row.
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    _check_manager(actor, locked)
     if locked.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
         raise StateError(
             gettext("the tournament is %(status)s: its referees are fixed")
@@ -374,6 +384,14 @@ def tournament_set_referees(
             "users": ", ".join(not_referees)
         }
         raise ConfigurationError(f"referees: {message}", fields={"referees": [message]})
+    playing = sorted(user.get_username() for user in chosen if plays_in(user, locked))
+    if playing:
+        message = gettext("%(users)s play in this tournament: a player cannot referee it") % {
+            "users": ", ".join(playing)
+        }
+        raise ConfigurationError(
+            f"referees: {message}", fields={"referees": [message]}, code="referee_plays"
+        )
     current = list(locked.referees.all())
     if {user.pk for user in current} == {user.pk for user in chosen}:
         return locked

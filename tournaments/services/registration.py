@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from durak_site.errors import status_name
+from durak_site.errors import Forbidden, status_name
 from games.models import Game
 from games.services import game_pause
 from tournaments.errors import (
@@ -28,6 +28,7 @@ from tournaments.models import (
     Team,
     Tournament,
 )
+from tournaments.permissions import can_manage, can_referee
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.plans import validate_plan
@@ -119,13 +120,19 @@ def entry_register(
     note: dict[str, Any] | None = None,
 ) -> Entry:
     """Register a player (individual event) or a team (team event). A person's registration
-    (``actor``: an organiser, or the player themselves) is audited, with ``reason`` and ``note``
-    (more of the audit row's ``after``, e.g. the line of an imported file).
+    (``actor``: the event's organiser, or the player themselves; anyone else is refused with
+    ``Forbidden``) is audited, with ``reason`` and ``note`` (more of the audit row's ``after``,
+    e.g. the line of an imported file). Nobody plays in an event they run: a player (a team
+    member) whose account organises or referees the tournament is refused (``own_event``).
 
     Locks the tournament row so that concurrent registrations respect ``max_entries``.
     """
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    own = player is not None and actor is not None and player.user_id == actor.pk
+    if actor is not None and not own and not can_manage(actor, tournament):
+        raise Forbidden(gettext("only the tournament's organiser can register its entries"))
     registration_check_open(tournament)
+    _refuse_who_runs_it(tournament, player=player, team=team)
     if tournament.is_team_event:
         if team is None or player is not None:
             raise RegistrationError(gettext("this is a team event: register a team"))
@@ -185,6 +192,44 @@ def entry_register(
     return entry
 
 
+def _refuse_who_runs_it(
+    tournament: Tournament, *, player: Player | None, team: Team | None
+) -> None:
+    """Refuse (``own_event``) an entry played by the tournament's organiser or one of its
+    referees: they see every hand at its tables and decide its disputes."""
+    if player is not None:
+        people = [player] if player.user_id is not None else []
+    elif team is not None:
+        people = list(team.members.filter(user__isnull=False))
+    else:
+        return
+    referees = set(tournament.referees.values_list("pk", flat=True))
+    for person in people:
+        if person.user_id == tournament.created_by_id:
+            message = gettext(
+                "%(player)s organises %(tournament)s: its organiser cannot play in it"
+            )
+        elif person.user_id in referees:
+            message = gettext("%(player)s referees %(tournament)s: its referees cannot play in it")
+        else:
+            continue
+        raise RegistrationError(
+            message % {"player": person, "tournament": tournament}, code="own_event"
+        )
+
+
+def _check_entry_actor(actor: Any, entry: Entry, what: str) -> None:
+    """A person who changes ``entry``'s status is a referee of its tournament (its organiser
+    too) or plays in the entry (``what``: the refusal)."""
+    if actor is None or can_referee(actor, entry.tournament):
+        return
+    own = Q(player__user=actor) | Q(team__members__user=actor)
+    if not getattr(actor, "is_authenticated", False) or not (
+        Entry.objects.filter(own, pk=entry.pk).exists()
+    ):
+        raise Forbidden(what)
+
+
 def _audit_status(actor: Any, action: str, entry: Entry, before: str, reason: str = "") -> None:
     """The audit row of a person's change of an entry's status (none for the system's)."""
     if actor is not None:
@@ -242,7 +287,9 @@ def _entry_set_status(entry: Entry, allowed: Sequence[str], new: str, reason: st
 
 
 def entry_check_in(*, entry: Entry, actor: Any = None, reason: str = "") -> Entry:
-    """A registered entry is present. Audited when a person (``actor``) checks it in."""
+    """A registered entry is present. Audited when a person (``actor``: a referee of its
+    tournament, or who plays in it; anyone else is refused) checks it in."""
+    _check_entry_actor(actor, entry, gettext("only a referee of this tournament can check in"))
     if entry.tournament.status not in (Tournament.Status.REGISTRATION, Tournament.Status.RUNNING):
         raise StateError(gettext("check-in is open only during registration"))
     with transaction.atomic():
@@ -256,8 +303,11 @@ def entry_check_in(*, entry: Entry, actor: Any = None, reason: str = "") -> Entr
 def entry_withdraw(*, entry: Entry, reason: str = "", actor: Any = None) -> Entry:
     """Withdraw an entry: it keeps its played results and is not seated again (the next round
     is paired without it). If it drops out of a running event while it plays, its games follow
-    the tournament's dropout rule (:func:`_drop_out`). Audited when a person (``actor``)
-    withdraws it."""
+    the tournament's dropout rule (:func:`_drop_out`). Audited when a person (``actor``: a
+    referee of its tournament, or who plays in it; anyone else is refused) withdraws it."""
+    _check_entry_actor(
+        actor, entry, gettext("only a referee of this tournament can withdraw an entry")
+    )
     with transaction.atomic():
         before = entry.status
         entry = _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
