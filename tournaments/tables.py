@@ -27,9 +27,9 @@ class TournamentTables:
         """A seated player, else a referee (its organiser, a superuser or a referee assigned to
         it: ``tournaments.permissions.can_referee``) who does not play in the event
         (``can_see_hands``), else a spectator: anyone (also anonymous) if the tournament is
-        public, else whoever may read it (``selectors.tournament_visible_to``: its own players,
-        at their tables or not, as its pages and the API's games show it to them). A player of
-        the event is never its referee at a table, theirs or another."""
+        public, else whoever may read it (``selectors.tournament_visible_to``: its own players
+        at the tables they do not sit at, as its pages and the API's games show those to them).
+        A player of the event is never its referee at a table, theirs or another."""
         table = Table.objects.select_related("round__stage__tournament").filter(pk=table_id).first()
         if table is None:
             raise NotFound(gettext("there is no table %(table)s") % {"table": table_id})

@@ -5,8 +5,8 @@
   hand and the legal moves.
 - A player of an event is never its referee at a table (``permissions.can_see_hands``), even one
   assigned as referee before these rules (registration and assignment now refuse it): at their
-  own table they are the player, at another a spectator (refused at a private event's), and
-  the referee's commands are refused to them.
+  own table they are the player, at another a spectator (a private event's too: its players
+  read it), and the referee's commands are refused to them.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from games.models import Game
 from tests.builders import ConsoleEvent, make_tournament
 from tests.factories import PlayerFactory, referee_user
 from tests.games.test_table_socket import open_socket
-from tests.sockets import refusal
 from tournaments import services
 from tournaments.models import Player, Seat, Table, Tournament
 
@@ -125,12 +124,17 @@ async def test_a_seated_referee_never_gets_the_referees_view_in_its_event() -> N
 
 
 @pytest.mark.usefixtures("eager_jobs")
-async def test_a_seated_referee_of_a_private_event_is_refused_at_the_other_tables() -> None:
+async def test_a_seated_referee_of_a_private_event_is_a_spectator_at_the_other_tables() -> None:
     user, own, other, _ = await database_sync_to_async(_event_with_a_seated_referee)(
         is_public=False
     )
-    comm = await open_socket(other, user, expect=False)
-    assert await refusal(comm) == ("not_found", 4404)
+    # a player of the private event watches its other tables as any of its players does
+    # (``tournaments.tables``): no hand seen
+    at_other = await open_socket(other, user)
+    seen: dict[str, Any] = await at_other.receive_json_from(timeout=5)
+    assert (seen["role"], seen["view"]["hand"]) == ("spectator", None)
+    assert "hands" not in seen["view"]
+    await at_other.disconnect()
     at_own = await open_socket(own, user)
     assert (await at_own.receive_json_from(timeout=5))["role"] == "player"
     await at_own.disconnect()
