@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0010_player_language'),
+        ('tournaments', '0011_awards_failures'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
