@@ -27,6 +27,7 @@ def test_the_jobs_of_a_game_a_seat_swap_removed_do_nothing(
     tournament = make_tournament(
         bot_players[:4], stages=[{"format": "swiss", "table_size": 2, "rounds": 2}]
     )
+    tournament.referees.add(referee)
     services.tournament_start(tournament=tournament)
     round_1 = Round.objects.get(stage__tournament=tournament, number=1)
     services.round_pair(round_id=round_1.pk)
@@ -58,6 +59,7 @@ def test_a_ruling_before_any_move_is_play_begun_and_a_removed_game_is_not_record
     tournament = make_tournament(
         bot_players[:4], stages=[{"format": "swiss", "table_size": 2, "rounds": 2}]
     )
+    tournament.referees.add(referee)
     services.tournament_start(tournament=tournament)
     round_1 = Round.objects.get(stage__tournament=tournament, number=1)
     services.round_pair(round_id=round_1.pk)
