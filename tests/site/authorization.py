@@ -2,11 +2,11 @@
 table): the cast, the discovery of every route, and the probes that ask each route as each role.
 
 The cast: event X, private and running, of ``organiser_x`` refereed by ``referee_x``, with a
-table in play (``player_a`` sits at it) and a finished one (``player_b`` sat there, its game
-over by a referee's result), a knockout stage to come after its swiss; event Y, public and finished, of ``organiser_y`` refereed by
-``referee_y``. Every path parameter is filled with an object of X, so that the organiser and the
-referee of Y are actors out of scope. Besides them: the anonymous visitor, ``staff`` (staff, in
-no console group) and ``superuser``.
+table in play (``player_a`` sits at it), a finished one (``player_b`` sat there, its game over
+by a referee's result) and a knockout stage to come after its swiss; event Y, public and
+finished, of ``organiser_y`` refereed by ``referee_y``. Every path parameter is filled with an
+object of X, so that the organiser and the referee of Y are actors out of scope. Besides them:
+the anonymous visitor, ``staff`` (staff, in no console group) and ``superuser``.
 
 Routes are found, never listed: the console from ``admin.site._registry`` (every ModelAdmin's
 pages, its ``get_urls()`` and its actions) and the admin site's own URLs, the API from the
