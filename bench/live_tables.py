@@ -431,6 +431,8 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
         "DJANGO_SECURE_SSL_REDIRECT": "0",
         "DJANGO_LOG_LEVEL": "WARNING",
         "DURAK_TIMING": timing_prefix,
+        # every client socket comes from 127.0.0.1: no cap per address (one socket per user)
+        "DURAK_SOCKETS_PER_ADDRESS": "0",
         "PYTHONUNBUFFERED": "1",
     }
     ports = [free_port() for _ in range(args.servers)]

@@ -22,14 +22,15 @@ from django.urls import re_path  # noqa: E402
 
 from games.auth import TokenAuthMiddleware  # noqa: E402
 from games.routing import websocket_urlpatterns as table_routes  # noqa: E402
+from games.socket_cap import SocketCap  # noqa: E402
 from games.sockets import DatabaseDownGuard, OriginCheck, no_such_socket  # noqa: E402
 from tournaments.api.front import NotModifiedFront  # noqa: E402
 from tournaments.routing import websocket_urlpatterns as feed_routes  # noqa: E402
 
 # The WebSocket edge (games.sockets): the Origin, then the session cookie (a database out of
-# reach: 1013), then the header or ticket credentials (games.auth); a path no socket serves is
-# closed with 4404. (Any: Channels' stubs want their own URLPattern subclass, which path()
-# never returns.)
+# reach: 1013), then the header or ticket credentials (games.auth), then the cap on sockets per
+# user and per address (games.socket_cap: 4429); a path no socket serves is closed with 4404.
+# (Any: Channels' stubs want their own URLPattern subclass, which path() never returns.)
 socket_routes: list[Any] = [
     *table_routes,
     *feed_routes,
@@ -41,7 +42,9 @@ application = ProtocolTypeRouter(
         # The API's conditional GETs of public tournaments are answered 304 before Django.
         "http": NotModifiedFront(django_asgi_app),
         "websocket": OriginCheck(
-            DatabaseDownGuard(AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(socket_routes))))
+            DatabaseDownGuard(
+                AuthMiddlewareStack(TokenAuthMiddleware(SocketCap(URLRouter(socket_routes))))
+            )
         ),
     }
 )

@@ -152,6 +152,10 @@ USES_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql
 # (``durak_site.dbthreads``); SQLite always uses one. More threads only fight over the GIL
 # (``docs/performance.md``): more capacity comes from more server processes.
 DURAK_DB_THREADS = env_int("DURAK_DB_THREADS", 2, minimum=1)
+# Sockets (live tables and feeds) open at once per user and per address (``games.socket_cap``;
+# across processes with Redis); 0: no cap.
+DURAK_SOCKETS_PER_USER = env_int("DURAK_SOCKETS_PER_USER", 20, minimum=0)
+DURAK_SOCKETS_PER_ADDRESS = env_int("DURAK_SOCKETS_PER_ADDRESS", 100, minimum=0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer, cache, Celery --------------------------------------------------------

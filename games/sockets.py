@@ -5,9 +5,9 @@ frame (``{"type": "error", "id": null, "code", "message"}``, the one error shape
 socket's language) and closed with a code: ``4401`` credentials that match nobody (a bad token
 or ticket, a token put in the URL), ``4403`` a page of a foreign Origin, ``4404`` nothing to
 see there (no such table or tournament, a private one its caller may not read, or a path no
-socket serves). Refused before ``accept``, every one of them would reach the client as the
-same HTTP 403 (uvicorn's answer to a closed handshake), and a browser's ``onclose`` would see
-only ``1006``.
+socket serves), ``4429`` too many sockets open at once (``games.socket_cap``). Refused before
+``accept``, every one of them would reach the client as the same HTTP 403 (uvicorn's answer to a
+closed handshake), and a browser's ``onclose`` would see only ``1006``.
 
 **The Origin** of a browser's page must be the site itself (scheme, host and port of the
 socket's own address, its host in ``ALLOWED_HOSTS``; ``https`` behind a TLS proxy when
@@ -52,6 +52,8 @@ CLOSE_NOT_AUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 #: No such table or tournament, one its caller may not read, or no socket at that path.
 CLOSE_NOT_FOUND = 4404
+#: Too many sockets open at once from one user or one address (``games.socket_cap``).
+CLOSE_TOO_MANY = 4429
 #: The database is out of reach for a moment: connect again in a few seconds (RFC 6455's
 #: "Try Again Later").
 CLOSE_TRY_AGAIN = 1013

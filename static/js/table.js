@@ -67,6 +67,13 @@
       root.dataset.status = "disconnected";
       $("connection").className = "connection lost";
       renderReferee();
+      if (event.code === 4429) {
+        // Too many sockets open at once (other tabs or devices): a place frees when one
+        // closes, so try again, slowly.
+        $("connection").textContent = T.reconnecting;
+        setTimeout(connect, 15000);
+        return;
+      }
       if (event.code >= 4400 && event.code < 4500) {
         // Refused (4401, 4403, 4404; the error frame before the close says why): retrying
         // will not help.
