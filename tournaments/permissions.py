@@ -31,7 +31,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext
 
+from durak_site.errors import Forbidden
 from tournaments.models import League, Player, Team, Tournament
 
 ORGANISER, REFEREE = "organiser", "referee"
@@ -89,6 +91,20 @@ def can_referee(user: Any, tournament: Tournament) -> bool:
 def can_view(user: Any, tournament: Tournament) -> bool:
     """See the event's records in the console (the public pages have their own rule)."""
     return can_referee(user, tournament)
+
+
+def require_manager(actor: Any, tournament: Tournament) -> None:
+    """Refuse (``Forbidden``) a person who may not change ``tournament`` itself
+    (:func:`can_manage`); ``actor`` None is the system (a command, a job) and passes."""
+    if actor is not None and not can_manage(actor, tournament):
+        raise Forbidden(gettext("only the tournament's organiser can change it"))
+
+
+def require_referee(actor: Any, tournament: Tournament) -> None:
+    """Refuse (``Forbidden``) a person who does not referee ``tournament``
+    (:func:`can_referee`); ``actor`` None is the system and passes."""
+    if actor is not None and not can_referee(actor, tournament):
+        raise Forbidden(gettext("Only a referee of this tournament can do this."))
 
 
 def tournaments_for(user: Any) -> QuerySet[Tournament]:

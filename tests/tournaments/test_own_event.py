@@ -26,7 +26,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def open_event(organiser: User) -> Tournament:
     """An open individual event of ``organiser``'s with two players registered."""
-    return make_tournament(PlayerFactory.create_batch(2), created_by=organiser, name="Кубок")
+    return make_tournament(
+        PlayerFactory.create_batch(2),
+        stages=[{"format": "swiss", "table_size": 2, "rounds": 1}],
+        created_by=organiser,
+        name="Кубок",
+    )
 
 
 def player_of(user: User) -> Player:
@@ -176,3 +181,49 @@ def test_settings_referees_and_leagues_are_their_organisers(
     league.refresh_from_db()
     assert (open_event.name, league.name) == ("Кубок", "Лига")
     assert not open_event.referees.exists()
+
+
+def test_status_services_refuse_who_does_not_run_the_event(
+    open_event: Tournament, other_organiser: User, event_referee: User, organiser: User
+) -> None:
+    entry = Entry.objects.filter(tournament=open_event).first()
+    assert entry is not None
+    for actor in (other_organiser, event_referee):
+        for change in (
+            services.tournament_close_registration,
+            services.tournament_start,
+            services.tournament_cancel,
+        ):
+            with pytest.raises(Forbidden):
+                change(tournament=open_event, actor=actor)
+        with pytest.raises(Forbidden):
+            services.entry_reenter(entry=entry, actor=actor)
+    with pytest.raises(Forbidden):
+        services.entry_disqualify(entry=entry, reason="чужой", actor=other_organiser)
+    open_event.refresh_from_db()
+    entry.refresh_from_db()
+    assert open_event.status == Tournament.Status.REGISTRATION
+    assert entry.status == Entry.Status.REGISTERED
+    # its organiser may
+    services.tournament_close_registration(tournament=open_event, actor=organiser)
+    services.tournament_open_registration(tournament=open_event, actor=organiser)
+    services.entry_disqualify(entry=entry, reason="неспортивно", actor=organiser)
+
+
+def test_a_tournament_joins_only_a_league_its_organiser_manages(
+    open_event: Tournament, organiser: User, other_organiser: User
+) -> None:
+    theirs = services.league_create(name="Чужая лига", season="2027", actor=other_organiser)
+    mine = services.league_create(name="Моя лига", season="2027", actor=organiser)
+    with pytest.raises(Forbidden):
+        services.tournament_create(
+            name="В чужую лигу",
+            stages=[{"format": "swiss", "table_size": 2, "rounds": 1}],
+            league=theirs,
+            created_by=organiser,
+        )
+    with pytest.raises(Forbidden):
+        services.tournament_update(tournament=open_event, actor=organiser, league=theirs)
+    assert not theirs.tournaments.exists()
+    services.tournament_update(tournament=open_event, actor=organiser, league=mine)
+    assert list(mine.tournaments.all()) == [open_event]

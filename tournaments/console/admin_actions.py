@@ -197,7 +197,7 @@ def _audit_status(
 )
 def open_registration(request: HttpRequest, tournament: Tournament, reason: str) -> None:
     before = tournament.status
-    tournament_open_registration(tournament=tournament)
+    tournament_open_registration(tournament=tournament, actor=request.user)
     _audit_status(
         request,
         AuditEvent.Action.TOURNAMENT_OPEN,
@@ -220,7 +220,7 @@ def open_registration(request: HttpRequest, tournament: Tournament, reason: str)
 )
 def close_registration(request: HttpRequest, tournament: Tournament, reason: str) -> None:
     before = tournament.status
-    tournament_close_registration(tournament=tournament)
+    tournament_close_registration(tournament=tournament, actor=request.user)
     _audit_status(
         request,
         AuditEvent.Action.TOURNAMENT_CLOSE,
@@ -239,7 +239,7 @@ def close_registration(request: HttpRequest, tournament: Tournament, reason: str
 )
 def start(request: HttpRequest, tournament: Tournament, reason: str) -> None:
     before = tournament.status
-    tournament = tournament_start(tournament=tournament)
+    tournament = tournament_start(tournament=tournament, actor=request.user)
     _audit_status(
         request,
         AuditEvent.Action.TOURNAMENT_START,
@@ -261,7 +261,7 @@ def start(request: HttpRequest, tournament: Tournament, reason: str) -> None:
 )
 def cancel(request: HttpRequest, tournament: Tournament, reason: str) -> None:
     before = tournament.status
-    tournament_cancel(tournament=tournament)
+    tournament_cancel(tournament=tournament, actor=request.user)
     _audit_status(
         request,
         AuditEvent.Action.TOURNAMENT_CANCEL,
@@ -337,7 +337,7 @@ def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
 )
 def disqualify(request: HttpRequest, entry: Entry, reason: str) -> None:
     before = entry.status
-    entry = entry_disqualify(entry=entry, reason=reason)
+    entry = entry_disqualify(entry=entry, reason=reason, actor=request.user)
     _audit_status(
         request,
         AuditEvent.Action.ENTRY_DISQUALIFY,
@@ -395,7 +395,7 @@ def hand_round_to_bots(request: HttpRequest, round_: Round, reason: str) -> None
 )
 def reenter(request: HttpRequest, entry: Entry, reason: str) -> None:
     """A re-entry where the plan allows one (a re-entry fee, registration open)."""
-    entry = entry_reenter(entry=entry)
+    entry = entry_reenter(entry=entry, actor=request.user)
     audit_record(
         actor=request.user,
         action=AuditEvent.Action.ENTRY_REENTER,

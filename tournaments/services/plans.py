@@ -26,7 +26,7 @@ from tournaments.pairing import (
     PairingError,
     validate_stages,
 )
-from tournaments.permissions import can_manage, is_referee, plays_in
+from tournaments.permissions import can_manage_league, is_referee, plays_in, require_manager
 from tournaments.plan_schema import (
     TournamentPlanSerializer,
     error_fields,
@@ -107,6 +107,16 @@ def validate_plan(tournament: Tournament, stages: Sequence[Stage], entries: int 
         ) from None
 
 
+def _check_league(actor: Any, league: League | None) -> None:
+    """A person (``actor``; None: the system) puts a tournament only in a league it manages:
+    the league's table is its organiser's."""
+    if league is not None and actor is not None and not can_manage_league(actor, league):
+        raise Forbidden(
+            gettext("only the league's organiser can add a tournament to it"),
+            fields={"league": [gettext("only the league's organiser can add a tournament to it")]},
+        )
+
+
 @transaction.atomic
 def tournament_create(
     *,
@@ -138,7 +148,9 @@ def tournament_create(
     2``) and carries the field errors in ``ConfigurationError.fields``. Then the rules are
     validated by the engine for every table size the plan can seat, the stages by the pairing
     code, the scoring tables and payout percentages by the scoring code (:func:`validate_plan`).
+    A ``league`` is one its organiser (``created_by``) manages.
     """
+    _check_league(created_by, league)
     plan = TournamentPlanSerializer(
         data={
             "name": name,
@@ -319,13 +331,6 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
     return checked
 
 
-def _check_manager(actor: Any, tournament: Tournament) -> None:
-    """A person (``actor``; None: the system, a command) who changes ``tournament`` itself is
-    its organiser (``permissions.can_manage``)."""
-    if actor is not None and not can_manage(actor, tournament):
-        raise Forbidden(gettext("only the tournament's organiser can change it"))
-
-
 @transaction.atomic
 def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> Tournament:
     """Change a tournament's settings (name, fees, rake, payouts, ...; see
@@ -337,11 +342,13 @@ def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> 
     the feed last.
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
-    _check_manager(actor, locked)
+    require_manager(actor, locked)
     checked = validate_tournament_changes(locked, changes)
     changed = {key: value for key, value in checked.items() if getattr(locked, key) != value}
     if not changed:
         return locked
+    if "league" in changed:
+        _check_league(actor, changed["league"])
     before = {key: _audit_value(getattr(locked, key)) for key in changed}
     for key, value in changed.items():
         setattr(locked, key, value)
@@ -371,7 +378,7 @@ def tournament_set_referees(
     Locks the tournament row.
     """
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
-    _check_manager(actor, locked)
+    require_manager(actor, locked)
     if locked.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
         raise StateError(
             gettext("the tournament is %(status)s: its referees are fixed")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -28,6 +29,7 @@ from tournaments.pairing import (
     top_overall,
     top_per_group,
 )
+from tournaments.permissions import require_manager
 from tournaments.services.feed import tournament_changed
 from tournaments.services.plans import validate_plan
 from tournaments.services.rounds import GROUP_LABELS, active_stage_entries, round_robin_schedule
@@ -46,12 +48,14 @@ def _seed_order(entries: Sequence[Entry]) -> list[Entry]:
 
 
 @transaction.atomic
-def tournament_start(*, tournament: Tournament) -> Tournament:
+def tournament_start(*, tournament: Tournament, actor: Any = None) -> Tournament:
     """Close registration (withdrawing entries that did not check in, if check-in is required),
-    fix the rules, seed the field by rating and request the first round's pairing.
+    fix the rules, seed the field by rating and request the first round's pairing. ``actor``: a
+    person (the organiser; anyone else is refused), None: the system.
 
     Locks the tournament row; announced on the feed.
     """
+    require_manager(actor, tournament)
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status != Tournament.Status.REGISTRATION:
         raise StateError(

@@ -28,7 +28,7 @@ from tournaments.models import (
     Team,
     Tournament,
 )
-from tournaments.permissions import can_manage, can_referee
+from tournaments.permissions import can_manage, can_referee, require_manager, require_referee
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.plans import validate_plan
@@ -51,9 +51,11 @@ def _set_status(tournament: Tournament, allowed: Sequence[str], new: str) -> Tou
 
 
 @transaction.atomic
-def tournament_open_registration(*, tournament: Tournament) -> Tournament:
+def tournament_open_registration(*, tournament: Tournament, actor: Any = None) -> Tournament:
     """Open registration of a draft, or reopen a registration that was closed before the start
-    (a conditional UPDATE: a second call refuses). Announced on the feed."""
+    (a conditional UPDATE: a second call refuses). Announced on the feed. ``actor``: a person
+    (the organiser; anyone else is refused), None: the system."""
+    require_manager(actor, tournament)
     reopened = Tournament.objects.filter(
         pk=tournament.pk,
         status=Tournament.Status.REGISTRATION,
@@ -71,9 +73,10 @@ def tournament_open_registration(*, tournament: Tournament) -> Tournament:
 
 
 @transaction.atomic
-def tournament_cancel(*, tournament: Tournament) -> Tournament:
+def tournament_cancel(*, tournament: Tournament, actor: Any = None) -> Tournament:
     """Cancel a tournament that has not finished (a conditional UPDATE). Announced on the
-    feed."""
+    feed. ``actor``: a person (the organiser; anyone else is refused), None: the system."""
+    require_manager(actor, tournament)
     _set_status(
         tournament,
         [Tournament.Status.DRAFT, Tournament.Status.REGISTRATION, Tournament.Status.RUNNING],
@@ -254,9 +257,11 @@ def _entries_changed(entry: Entry, change: str) -> None:
     )
 
 
-def entry_reenter(*, entry: Entry) -> Entry:
-    """A re-entry: the entry pays the re-entry fee again (the prize pool counts it)."""
+def entry_reenter(*, entry: Entry, actor: Any = None) -> Entry:
+    """A re-entry: the entry pays the re-entry fee again (the prize pool counts it).
+    ``actor``: a person (the organiser; anyone else is refused), None: the system."""
     tournament = entry.tournament
+    require_manager(actor, tournament)
     if not tournament.reentry_fee:
         raise RegistrationError(gettext("this tournament has no re-entries"))
     registration_check_open(tournament)
@@ -340,7 +345,10 @@ def _drop_out(entry: Entry, reason: str, actor: Any) -> None:
         game_pause(game_id=game.pk, reason=why[:300], referee=actor)
 
 
-def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
+def entry_disqualify(*, entry: Entry, reason: str, actor: Any = None) -> Entry:
+    """Disqualify an entry, with a reason. ``actor``: a person (a referee of the event; anyone
+    else is refused), None: the system."""
+    require_referee(actor, entry.tournament)
     if not reason.strip():
         raise RegistrationError(gettext("a disqualification needs a reason"))
     with transaction.atomic():
@@ -351,11 +359,13 @@ def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
         return entry
 
 
-def tournament_close_registration(*, tournament: Tournament) -> Tournament:
+def tournament_close_registration(*, tournament: Tournament, actor: Any = None) -> Tournament:
     """Close registration before the start: no new entries (late registration, where the plan
     allows it, opens again once the event runs). With check-in required, the entries that did
     not check in are withdrawn now. The plan must still fit the entries left. Locks the
-    tournament row; the organiser may reopen (:func:`tournament_open_registration`)."""
+    tournament row; the organiser may reopen (:func:`tournament_open_registration`).
+    ``actor``: a person (the organiser; anyone else is refused), None: the system."""
+    require_manager(actor, tournament)
     with transaction.atomic():
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
         if locked.status != Tournament.Status.REGISTRATION or locked.registration_closed_at:
