@@ -2,11 +2,11 @@
 table): the cast, the discovery of every route, and the probes that ask each route as each role.
 
 The cast: event X, private and running, of ``organiser_x`` refereed by ``referee_x``, with a
-table in play (``player_a`` sits at it) and a finished one (``player_b`` sat there, its game
-over by a referee's result); event Y, public and finished, of ``organiser_y`` refereed by
-``referee_y``. Every path parameter is filled with an object of X, so that the organiser and the
-referee of Y are actors out of scope. Besides them: the anonymous visitor, ``staff`` (staff, in
-no console group) and ``superuser``.
+table in play (``player_a`` sits at it), a finished one (``player_b`` sat there, its game over
+by a referee's result) and a knockout stage to come after its swiss; event Y, public and
+finished, of ``organiser_y`` refereed by ``referee_y``. Every path parameter is filled with an
+object of X, so that the organiser and the referee of Y are actors out of scope. Besides them:
+the anonymous visitor, ``staff`` (staff, in no console group) and ``superuser``.
 
 Routes are found, never listed: the console from ``admin.site._registry`` (every ModelAdmin's
 pages, its ``get_urls()`` and its actions) and the admin site's own URLs, the API from the
@@ -41,7 +41,7 @@ from games.models import Game
 from tests.builders import ConsoleEvent, console_event
 from tests.factories import SuperuserFactory, console_user
 from tournaments import services
-from tournaments.models import Seat, Table, Team, Tournament, WebhookDelivery
+from tournaments.models import Seat, Stage, Table, Team, Tournament, WebhookDelivery
 from tournaments.permissions import ORGANISER, REFEREE
 from tournaments.services.webhooks import webhook_create
 
@@ -100,6 +100,14 @@ def build_cast() -> Cast:
     x = console_event(owner=organiser_x, referees=[referee_x], name="Матрица X")
     y = console_event(owner=organiser_y, referees=[referee_y], name="Матрица Y")
     Tournament.objects.filter(pk=x.tournament.pk).update(is_public=False)
+    # a knockout after X's swiss (not started): the bracket's routes read X's, not a 404 for all
+    Stage.objects.create(
+        tournament=x.tournament,
+        order=2,
+        format=Stage.Format.KNOCKOUT,
+        table_size=2,
+        knockout_advance=1,
+    )
     Tournament.objects.filter(pk=y.tournament.pk).update(status=Tournament.Status.FINISHED)
     x.tournament.refresh_from_db()
     y.tournament.refresh_from_db()
@@ -361,7 +369,7 @@ def api_parameters(cast: Cast, path: str) -> dict[str, Any]:
     first = path.strip("/").split("/")[2]
     return {
         "slug": cast.tournament.slug if first != "leagues" else cast.x.league.slug,
-        "order": 1,
+        "order": 2 if path.endswith("/bracket/") else 1,
         "number": 1,
         "player_id": player_a.pk,
         "team_id": cast.team.pk,

@@ -193,8 +193,7 @@ DECLARED: dict[str, str] = {
     "GET /api/v1/tournaments/{slug}/stages/{order}/standings/": X_READERS,
     "GET /api/v1/tournaments/{slug}/stages/{order}/standings.csv": X_READERS,
     "GET /api/v1/tournaments/{slug}/stages/{order}/standings.json": X_READERS,
-    # X is a swiss event: its stage has no bracket, for anyone
-    "GET /api/v1/tournaments/{slug}/stages/{order}/bracket/": MISSING,
+    "GET /api/v1/tournaments/{slug}/stages/{order}/bracket/": X_READERS,  # X's knockout, stage 2
     "GET /api/v1/tournaments/{slug}/standings/": X_READERS,
     "GET /api/v1/tournaments/{slug}/standings.csv": X_READERS,
     "GET /api/v1/tournaments/{slug}/standings.json": X_READERS,
@@ -230,7 +229,7 @@ DECLARED: dict[str, str] = {
     "POST set_language": " ".join(["302"] * 9),
     "GET tournament": X_READERS,
     "GET embed-standings": X_READERS,
-    "GET embed-bracket": MISSING,  # a swiss event: no bracket
+    "GET embed-bracket": X_READERS,
     # the table in play: a seat for A, a spectator's view for X's other players
     "GET table": X_READERS,
     "GET game-replay": X_READERS,  # the finished table's game
