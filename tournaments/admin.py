@@ -30,7 +30,7 @@ from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 
 from durak_site.errors import ServiceError
 from games.models import Game, RefereeEvent
@@ -62,6 +62,7 @@ from tournaments.console.progress import (
     awards_state_label,
     league_table_view,
     tournament_progress_view,
+    tournament_recompute_view,
 )
 from tournaments.console.registration import (
     entry_register_view,
@@ -442,6 +443,10 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         def progress(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_progress_view(self, request, object_id)
 
+        @require_POST
+        def recompute(request: HttpRequest, object_id: str) -> HttpResponse:
+            return tournament_recompute_view(self, request, object_id)
+
         return [
             path(
                 "live-tables/",
@@ -452,6 +457,11 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
                 "<path:object_id>/progress/",
                 self.admin_site.admin_view(progress),
                 name=f"{self.opts.app_label}_{self.opts.model_name}_progress",
+            ),
+            path(
+                "<path:object_id>/progress/recompute/",
+                self.admin_site.admin_view(recompute),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_recompute",
             ),
             path(
                 "<path:object_id>/import-players/",

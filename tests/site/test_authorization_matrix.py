@@ -147,6 +147,10 @@ DECLARED: dict[str, str] = {
     "POST admin:tournaments_league_table": f"{L3} 405 405 405 405 405 405",  # a page to read
     "GET admin:tournaments_tournament_progress": X_OBJECT,
     "POST admin:tournaments_tournament_progress": f"{L3} 405 405 405 405 405 405",
+    # recompute the end-of-event jobs: X's organiser and referees (X is running: refused, with a
+    # message on the progress page it redirects to); a GET is a 405
+    "GET admin:tournaments_tournament_recompute": f"{L3} 405 405 405 405 405 405",
+    "POST admin:tournaments_tournament_recompute": f"{L3} 302 404 302 404 404 302",
     "GET admin:tournaments_tournament_live_tables": CONSOLE_LIST,
     "POST admin:tournaments_tournament_live_tables": f"{L3} 405 405 405 405 405 405",
     # X is running: no import (409) for whoever may import

@@ -199,7 +199,9 @@ def test_settings_change_through_the_service_with_before_and_after(
 ) -> None:
     # in a league it does not own (another organiser's): kept, though not one it may choose
     league = services.league_create(name="Чужая лига", season="2026", actor=other_organiser)
-    tournament = registering(organiser, league=league)
+    tournament = registering(organiser)
+    # (put there by a superuser: the organiser may not choose it)
+    Tournament.objects.filter(pk=tournament.pk).update(league=league)
     as_user(client, organiser)
     page = client.get(url(Tournament, "change", tournament.pk))
     assert "entry_fee" in page.context["adminform"].form.fields

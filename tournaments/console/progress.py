@@ -38,10 +38,10 @@ from django.http import (
     Http404,
     HttpRequest,
     HttpResponse,
-    HttpResponseBadRequest,
     HttpResponseRedirect,
 )
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -596,12 +596,8 @@ def _render(
 def tournament_progress_view(
     model_admin: admin.ModelAdmin[Tournament], request: HttpRequest, object_id: str
 ) -> HttpResponse:
-    """GET: the progress page of the tournament ``object_id``. POST (``recompute``): run its
-    end-of-event jobs again (``services.failures.tournament_awards_recompute``, which checks
-    that its user organises or referees it), then back to the page with what came of it."""
+    """The progress page of the tournament ``object_id`` (a page to read: GET and HEAD)."""
     tournament = _visible_or_refused(model_admin, request, object_id)
-    if request.method == "POST":
-        return _recompute(request, tournament)
     progress = tournament_progress(tournament, user=request.user)
     return _render(
         model_admin,
@@ -616,9 +612,14 @@ def tournament_progress_view(
     )
 
 
-def _recompute(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    if "recompute" not in request.POST:
-        return HttpResponseBadRequest(gettext("Nothing to do."))
+def tournament_recompute_view(
+    model_admin: admin.ModelAdmin[Tournament], request: HttpRequest, object_id: str
+) -> HttpResponse:
+    """POST: run the end-of-event jobs of the tournament ``object_id`` again
+    (``services.failures.tournament_awards_recompute``, which checks that its user organises or
+    referees it), then back to its progress page with what came of it. An event out of the
+    user's scope is a 404, as its progress page."""
+    tournament = _visible_or_refused(model_admin, request, object_id)
     try:
         left = tournament_awards_recompute(tournament=tournament, actor=request.user)
     except Forbidden:
@@ -636,7 +637,9 @@ def _recompute(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             messages.success(
                 request, gettext("The places, prize pool, ranks and ratings are computed.")
             )
-    return HttpResponseRedirect(request.path)
+    return HttpResponseRedirect(
+        reverse("admin:tournaments_tournament_progress", args=[tournament.pk])
+    )
 
 
 class AwardsStateFilter(admin.SimpleListFilter):

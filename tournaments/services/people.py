@@ -214,8 +214,17 @@ def player_update(*, player: Player, actor: Any, **changes: Any) -> Player:
     (``permissions.can_change_player``), and a change of its user account to anyone but a
     superuser.
 
-    Locks the player row.
+    Locks, in the awards' order (``tournaments.services.awards``: scope rows, then players), the
+    rows of the tournaments that show the player (their versions move on a change of what they
+    show: ``feed.player_changed``), in key order, then the player row. The other way round a
+    rename would wait on a ratings job that holds a tournament and waits on the player.
     """
+    list(
+        selectors.tournaments_showing_player(player.pk)
+        .select_for_update(no_key=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     locked = Player.objects.select_for_update(of=("self",)).select_related("user").get(pk=player.pk)
     if not can_change_player(actor, locked):
         raise Forbidden(

@@ -364,9 +364,9 @@ def entry_disqualify(*, entry: Entry, reason: str, actor: Any = None) -> Entry:
     finished, its final places are written again and the prize pool recomputed (after commit).
     Locks the tournament row first when it has finished (the places are written under it).
     ``actor``: a person (a referee of the event; anyone else is refused), None: the system."""
-    require_referee(actor, entry.tournament)
     if not reason.strip():
         raise RegistrationError(gettext("a disqualification needs a reason"))
+    require_referee(actor, entry.tournament)
     allowed = [*Entry.ACTIVE, Entry.Status.ELIMINATED]
     if entry.stage_entries.exists():  # withdrawn after the start: still in the field
         allowed.append(Entry.Status.WITHDRAWN)
