@@ -132,7 +132,9 @@ def _round_finish(round_: Round, stage: Stage) -> str:
     """After a finished round: pair the next one, or finish the stage (and the event); returns
     the feed's event."""
     later = stage.rounds.filter(number__gt=round_.number)
-    if stage.format == Stage.Format.KNOCKOUT:
+    if round_.explanation.get("skipped"):
+        pass  # too few entries left to play it (``rounds.round_pair``): the stage ends here
+    elif stage.format == Stage.Format.KNOCKOUT:
         if later.exists():
             return "round_finished"  # the bracket's later tables are seated by their feeders
     else:
@@ -159,8 +161,24 @@ def _stage_finish(stage: Stage) -> bool:
     Entry.objects.filter(tournament=stage.tournament, status__in=Entry.ACTIVE).exclude(
         pk__in=advancing
     ).update(status=Entry.Status.ELIMINATED, status_reason=f"did not advance from {stage}")
+    if len(advancing) < 2:
+        _stages_skip(stage, advancing)
+        return True
     _stage_begin(nxt, advancing)
     return False
+
+
+def _stages_skip(stage: Stage, advancing: Sequence[int]) -> None:
+    """Too few left to play the stages after ``stage`` (entries left the event: a stage, its
+    knockout or its tables need 2): they are skipped, finished without a round, and the event
+    finishes (``docs/leaving.md``). The one entry left, if any, joins each of them, so it is
+    placed first; with none, the places are those of the entries that left."""
+    for later in stage.tournament.stages.filter(order__gt=stage.order).order_by("order"):
+        StageEntry.objects.bulk_create(
+            StageEntry(stage=later, entry_id=e, seed=i) for i, e in enumerate(advancing, 1)
+        )
+        Stage.objects.filter(pk=later.pk).update(status=Stage.Status.FINISHED)
+    _tournament_finish(stage.tournament)
 
 
 def _advancing(stage: Stage) -> list[int]:
@@ -171,6 +189,8 @@ def _advancing(stage: Stage) -> list[int]:
     active = set(active_stage_entries(stage))
     if stage.advance_mode == Stage.AdvanceMode.TOP_N:
         ranked = [StandingRow(int(r.entry), r.position) for r in rows if int(r.entry) in active]
+        if not ranked:
+            return []  # every entry left: nobody goes on (``_stages_skip``)
         return top_overall(ranked, min(stage.advance_count, len(ranked)))
     if stage.format == Stage.Format.ROUND_ROBIN:
         groups = snake_groups(selectors.stage_entry_ids(stage), stage.groups or 1)
