@@ -191,3 +191,60 @@ def test_a_knockout_too_few_are_left_for_does_not_stall_the_event(eager_jobs: No
         incident_rate=0.2,
     )
     assert "Invariants held" in output, output
+
+
+@pytest.mark.django_db
+def test_round_robin_groups_shrink_to_the_entries_left(bot_players: list[Player]) -> None:
+    # given a swiss round of six, the top four going on to two round-robin groups
+    tournament = make_tournament(
+        bot_players[:6],
+        stages=[
+            {"format": "swiss", "table_size": 2, "rounds": 1, "advance": {"top": 4}},
+            {"format": "round_robin", "table_size": 2, "groups": 2},
+        ],
+    )
+    services.tournament_start(tournament=tournament)
+    first_round = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=first_round.pk)
+    winners = []
+    for table in Table.objects.filter(round=first_round):
+        first, second = seated(table)
+        services.table_record_result(table=table, places=[first, second], fool=second)
+        winners.append(first)
+    # when all but two withdraw before the round is over (two groups of one could not play)
+    for entry in Entry.objects.filter(tournament=tournament).exclude(pk__in=winners[:2]):
+        services.entry_withdraw(entry=entry, reason="ушёл")
+    services.round_complete(round_id=first_round.pk)
+    # then the round robin is one group of the two: they play each other
+    second_round = Round.objects.get(stage__order=2, stage__tournament=tournament, number=1)
+    services.round_pair(round_id=second_round.pk)
+    (table,) = Table.objects.filter(round=second_round)
+    assert sorted(seated(table)) == sorted(winners[:2])
+
+
+@pytest.mark.django_db
+def test_a_knockout_table_plays_smaller_without_a_bye_that_left(bot_players: list[Player]) -> None:
+    # given a knockout of six at four-seat tables: two top seeds go straight to the final
+    tournament = make_tournament(
+        bot_players[:6],
+        stages=[{"format": "knockout", "table_size": 4, "advance_per_table": 1}],
+    )
+    services.tournament_start(tournament=tournament)
+    first_round = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=first_round.pk)
+    final = Table.objects.get(round__stage__tournament=tournament, round__number=2)
+    byes = [f["entry"] for f in final.feeds_from if "entry" in f]
+    assert len(byes) == 2
+    # when one top seed withdraws and the first round's tables finish
+    services.entry_withdraw(entry=Entry.objects.get(pk=byes[0]), reason="ушёл")
+    winners = []
+    for table in Table.objects.filter(round=first_round):
+        first, second = seated(table)
+        services.table_record_result(table=table, places=[first, second], fool=second)
+        winners.append(first)
+    # then the final is played by the three still in, its game dealt to three
+    final.refresh_from_db()
+    assert final.status == Table.Status.PLAYING and not final.is_bye
+    assert sorted(seated(final)) == sorted([byes[1], *winners])
+    (game,) = final.games.all()
+    assert len(game.players) == 3

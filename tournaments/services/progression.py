@@ -26,7 +26,6 @@ from tournaments.models import (
 )
 from tournaments.pairing import (
     StandingRow,
-    snake_groups,
     top_overall,
     top_per_group,
 )
@@ -36,7 +35,12 @@ from tournaments.services.failures import failure_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.placing import places_store
 from tournaments.services.plans import validate_plan
-from tournaments.services.rounds import GROUP_LABELS, active_stage_entries, round_robin_schedule
+from tournaments.services.rounds import (
+    GROUP_LABELS,
+    active_stage_entries,
+    round_robin_schedule,
+    stage_groups,
+)
 
 
 def _seed_order(entries: Sequence[Entry]) -> list[Entry]:
@@ -193,7 +197,7 @@ def _advancing(stage: Stage) -> list[int]:
             return []  # every entry left: nobody goes on (``_stages_skip``)
         return top_overall(ranked, min(stage.advance_count, len(ranked)))
     if stage.format == Stage.Format.ROUND_ROBIN:
-        groups = snake_groups(selectors.stage_entry_ids(stage), stage.groups or 1)
+        groups = stage_groups(stage)
         label = {e: GROUP_LABELS[i] for i, group in enumerate(groups) for e in group}
         seen: dict[str, int] = {}
         ranked = []

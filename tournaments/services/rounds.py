@@ -163,6 +163,13 @@ def _plan_swiss(round_: Round) -> PlannedRound:
     )
 
 
+def stage_groups(stage: Stage) -> list[list[int]]:
+    """A round-robin stage's groups: its seeded entries snake-dealt into its groups, fewer of
+    them when entries left before the stage began (a group needs 2: ``docs/leaving.md``)."""
+    seeded = selectors.stage_entry_ids(stage)
+    return snake_groups(seeded, max(1, min(stage.groups or 1, len(seeded) // 2)))
+
+
 def round_robin_schedule(stage: Stage) -> list[PlannedRound]:
     """The stage's whole round-robin schedule: snake-seeded groups, merged round by round.
 
@@ -171,7 +178,7 @@ def round_robin_schedule(stage: Stage) -> list[PlannedRound]:
     """
     seeded = selectors.stage_entry_ids(stage)
     names = selectors.entry_names(seeded)
-    groups = snake_groups(seeded, stage.groups or 1)
+    groups = stage_groups(stage)
     schedules = [
         round_robin(g, table_size=_entries_per_table(stage), rng=_stage_rng(stage, 0))
         for g in groups
