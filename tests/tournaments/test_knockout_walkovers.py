@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 
 from tests.builders import make_tournament
 from tournaments import services
@@ -43,7 +44,7 @@ def pool_paid_in_full(tournament: Tournament) -> None:
 
 
 @pytest.mark.django_db  # on_commit never fires here: the test runs the jobs' bodies itself
-def test_a_final_whose_bye_left_is_a_walkover(bot_players: list[Player]) -> None:
+def test_a_final_whose_bye_left_is_a_walkover(bot_players: list[Player], client: Client) -> None:
     # given a knockout of three at two-seat tables: the top seed goes straight to the final
     tournament = make_tournament(
         bot_players[:3],
@@ -72,6 +73,17 @@ def test_a_final_whose_bye_left_is_a_walkover(bot_players: list[Player]) -> None
     assert tournament.status == Tournament.Status.FINISHED
     assert places(tournament) == {winner: 1, loser: 2, top_seed: 3}
     pool_paid_in_full(tournament)
+    # and the bracket shows it: the API's node, and the page's picture in words
+    body = client.get(
+        f"/api/v1/tournaments/{tournament.slug}/stages/1/bracket/",
+        headers={"Accept-Language": "en"},
+    ).json()
+    node = next(n for n in body["nodes"] if n["id"] == final.pk)
+    assert node["walkover"] is True
+    assert [e["id"] for e in node["entries"]] == [winner]
+    assert [p["entry"]["id"] for p in node["result"]["places"]] == [winner]
+    page = client.get(f"/tournaments/{tournament.slug}/", headers={"Accept-Language": "en"})
+    assert page.status_code == 200 and "walkover" in page.content.decode()
 
 
 @pytest.mark.django_db
