@@ -9,6 +9,7 @@ from io import StringIO
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
 
@@ -260,3 +261,32 @@ def test_a_knockout_table_plays_smaller_without_a_bye_that_left(bot_players: lis
     assert sorted(seated(final)) == sorted([byes[1], *winners])
     (game,) = final.games.all()
     assert len(game.players) == 3
+
+
+@pytest.mark.django_db
+def test_a_correction_decides_a_walkover_again(bot_players: list[Player], referee: User) -> None:
+    # given the knockout of three whose final was a walkover after the top seed withdrew
+    tournament = make_tournament(
+        bot_players[:3],
+        stages=[{"format": "knockout", "table_size": 2, "advance_per_table": 1}],
+    )
+    tournament.referees.add(referee)
+    services.tournament_start(tournament=tournament)
+    first_round = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=first_round.pk)
+    final = Table.objects.get(round__stage__tournament=tournament, round__number=2)
+    top_seed = next(f["entry"] for f in final.feeds_from if "entry" in f)
+    services.entry_withdraw(entry=Entry.objects.get(pk=top_seed), reason="ушёл")
+    table = Table.objects.get(round=first_round)
+    a, b = seated(table)
+    services.table_record_result(table=table, places=[a, b], fool=b)
+    # when a referee corrects the first round's result (before the final's round is closed)
+    services.table_result_enter(
+        table=table, actor=referee, places=[b, a], fool=a, reason="протест", repair=True
+    )
+    # then the walkover goes to the new winner, once
+    final.refresh_from_db()
+    assert final.is_bye and final.status == Table.Status.FINISHED
+    assert seated(final) == [b]
+    (result,) = TableResult.objects.filter(table=final)
+    assert result.places == [b]
