@@ -190,7 +190,8 @@ def knockout_table_seat(table: Table, entry_ids: Sequence[int]) -> None:
     alone takes the table by a **walkover** (a bye table: no game, its result names it first,
     ``TableResult.Source.BYE``) and goes on; none leaves the table **void** (a bye table with
     no seat and no result) that feeds nobody. A walkover or a void table feeds the tables after
-    it at once and asks the round-completion job to look at its round."""
+    it at once and asks the round-completion job to look at its round. Called holding the
+    table's row, inside the transaction of what seats it."""
     still_in = set(
         Entry.objects.filter(pk__in=entry_ids, status__in=Entry.ACTIVE).values_list("pk", flat=True)
     )
@@ -215,7 +216,8 @@ def knockout_table_seat(table: Table, entry_ids: Sequence[int]) -> None:
         )
     feed_knockout(table)
     enqueue_on_commit("tournaments.round_complete", table.round_id)
-    announce_result(table, "table_finished")
+    # Not announced here: the caller's transaction announces last (the lock order of
+    # ``tournaments.services.feed``): the feeder's result, the round paired or the correction.
 
 
 def table_after_game(*, game_id: int) -> str:
