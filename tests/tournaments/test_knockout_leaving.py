@@ -25,7 +25,7 @@ def test_the_next_of_the_table_goes_on_for_a_winner_who_left(
         bot_players[:4],
         stages=[{"format": "knockout", "table_size": 2, "advance_per_table": 1}],
     )
-    tournament.referees.add(referee)
+    tournament.referees.add(referee)  # the referee of this event withdraws
     services.tournament_start(tournament=tournament)
     first_round = Round.objects.get(stage__tournament=tournament, number=1)
     services.round_pair(round_id=first_round.pk)
@@ -37,7 +37,7 @@ def test_the_next_of_the_table_goes_on_for_a_winner_who_left(
     if leaving == "withdraw":
         services.entry_withdraw(entry=entry, reason="ушёл", actor=referee)
     else:
-        services.entry_disqualify(entry=entry, reason="краплёные карты", actor=referee)
+        services.entry_disqualify(entry=entry, reason="краплёные карты")
     other_winner, other_loser = seated(two)
     services.table_record_result(table=two, places=[other_winner, other_loser], fool=other_loser)
     # then the final seats the runner-up of table 1 in its place

@@ -136,7 +136,17 @@ def _dependants(table: Table) -> list[Table]:
             % {"stage": stage}
         )
     if stage.format == Stage.Format.KNOCKOUT:
-        return [t for t in tables_fed_by(table) if t.status != Table.Status.WAITING]
+        # A walkover or void table (a bye table of the knockout) fed the tables after it at
+        # once: what they were seated with is built on this result too.
+        found: list[Table] = []
+        todo = [table]
+        while todo:
+            for fed in tables_fed_by(todo.pop()):
+                if fed.status != Table.Status.WAITING and fed not in found:
+                    found.append(fed)
+                    if fed.is_bye:
+                        todo.append(fed)
+        return found
     later = _later_round(table)
     if later is None or later.status == Round.Status.PENDING:
         return []
@@ -156,8 +166,14 @@ def _repair(table: Table, dependants: list[Table], actor: Any, reason: str) -> N
         for later_table in dependants:
             Game.objects.filter(table=later_table).delete()
             later_table.seats.all().delete()
+            if later_table.is_bye:  # a walkover or void table: decided again when seated
+                TableResult.objects.filter(table=later_table).delete()
+                Round.objects.filter(pk=later_table.round_id, status=Round.Status.FINISHED).update(
+                    status=Round.Status.PLAYING, finished_at=None
+                )
             later_table.status, later_table.series_state = Table.Status.WAITING, {}
-            later_table.save(update_fields=["status", "series_state"])
+            later_table.is_bye, later_table.finished_at = False, None
+            later_table.save(update_fields=["status", "series_state", "is_bye", "finished_at"])
         round_ = dependants[0].round
     else:
         round_ = dependants[0].round

@@ -47,7 +47,9 @@ def stage_final_order(stage: Stage) -> list[list[int]]:
     seen: set[int] = set()
     for round_ in stage.rounds.order_by("-number"):
         by_place: dict[int, list[int]] = {}
-        for table in round_.tables.filter(is_bye=False):
+        # A knockout's bye tables are its walkovers (the one entry left goes on: first there)
+        # and void tables (no result).
+        for table in round_.tables.all():
             result = selectors.effective_result(table)
             if result is None:
                 continue

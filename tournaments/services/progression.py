@@ -26,7 +26,6 @@ from tournaments.models import (
 )
 from tournaments.pairing import (
     StandingRow,
-    snake_groups,
     top_overall,
     top_per_group,
 )
@@ -36,7 +35,12 @@ from tournaments.services.failures import failure_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.placing import places_store
 from tournaments.services.plans import validate_plan
-from tournaments.services.rounds import GROUP_LABELS, active_stage_entries, round_robin_schedule
+from tournaments.services.rounds import (
+    GROUP_LABELS,
+    active_stage_entries,
+    round_robin_schedule,
+    stage_groups,
+)
 
 
 def _seed_order(entries: Sequence[Entry]) -> list[Entry]:
@@ -132,7 +136,9 @@ def _round_finish(round_: Round, stage: Stage) -> str:
     """After a finished round: pair the next one, or finish the stage (and the event); returns
     the feed's event."""
     later = stage.rounds.filter(number__gt=round_.number)
-    if stage.format == Stage.Format.KNOCKOUT:
+    if round_.explanation.get("skipped"):
+        pass  # too few entries left to play it (``rounds.round_pair``): the stage ends here
+    elif stage.format == Stage.Format.KNOCKOUT:
         if later.exists():
             return "round_finished"  # the bracket's later tables are seated by their feeders
     else:
@@ -159,8 +165,24 @@ def _stage_finish(stage: Stage) -> bool:
     Entry.objects.filter(tournament=stage.tournament, status__in=Entry.ACTIVE).exclude(
         pk__in=advancing
     ).update(status=Entry.Status.ELIMINATED, status_reason=f"did not advance from {stage}")
+    if len(advancing) < 2:
+        _stages_skip(stage, advancing)
+        return True
     _stage_begin(nxt, advancing)
     return False
+
+
+def _stages_skip(stage: Stage, advancing: Sequence[int]) -> None:
+    """Too few left to play the stages after ``stage`` (entries left the event: a stage, its
+    knockout or its tables need 2): they are skipped, finished without a round, and the event
+    finishes (``docs/leaving.md``). The one entry left, if any, joins each of them, so it is
+    placed first; with none, the places are those of the entries that left."""
+    for later in stage.tournament.stages.filter(order__gt=stage.order).order_by("order"):
+        StageEntry.objects.bulk_create(
+            StageEntry(stage=later, entry_id=e, seed=i) for i, e in enumerate(advancing, 1)
+        )
+        Stage.objects.filter(pk=later.pk).update(status=Stage.Status.FINISHED)
+    _tournament_finish(stage.tournament)
 
 
 def _advancing(stage: Stage) -> list[int]:
@@ -171,9 +193,11 @@ def _advancing(stage: Stage) -> list[int]:
     active = set(active_stage_entries(stage))
     if stage.advance_mode == Stage.AdvanceMode.TOP_N:
         ranked = [StandingRow(int(r.entry), r.position) for r in rows if int(r.entry) in active]
+        if not ranked:
+            return []  # every entry left: nobody goes on (``_stages_skip``)
         return top_overall(ranked, min(stage.advance_count, len(ranked)))
     if stage.format == Stage.Format.ROUND_ROBIN:
-        groups = snake_groups(selectors.stage_entry_ids(stage), stage.groups or 1)
+        groups = stage_groups(stage)
         label = {e: GROUP_LABELS[i] for i, group in enumerate(groups) for e in group}
         seen: dict[str, int] = {}
         ranked = []

@@ -29,7 +29,7 @@ from tournaments.models import (
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.services.feed import tournament_changed
-from tournaments.services.seating import seat_bot, series_deal, table_seat
+from tournaments.services.seating import seat_alone, seat_bot, series_deal, table_seat
 
 
 def check_result(
@@ -154,16 +154,18 @@ def tables_fed_by(table: Table) -> list[Table]:
 
 def _finishing_order(table: Table) -> list[int] | None:
     """The table's finishing order as its places feed the next round
-    (``selectors.feed_order``: an entry that left is not seated again)."""
+    (``selectors.feed_order``: an entry that left is not seated again); None while it plays. A
+    void table (everyone it was to seat had left) finished with nobody: it feeds nobody."""
     result = selectors.effective_result(table)
     if result is None:
-        return None
+        return [] if table.is_bye and table.status == Table.Status.FINISHED else None
     still_in = Entry.objects.filter(pk__in=result.places, status__in=Entry.ACTIVE)
     return selectors.feed_order(result.places, set(still_in.values_list("pk", flat=True)))
 
 
 def feed_knockout(table: Table) -> None:
-    """Seat every waiting table whose feeders have all finished (locks those tables)."""
+    """Seat every waiting table whose feeders have all finished (locks those tables), with the
+    entries still in (:func:`knockout_table_seat`)."""
     for candidate in tables_fed_by(table):
         waiting = Table.objects.select_for_update().get(pk=candidate.pk)
         if waiting.status != Table.Status.WAITING:
@@ -176,12 +178,46 @@ def feed_knockout(table: Table) -> None:
             order = _finishing_order(Table.objects.get(pk=feed["table"]))
             if order is None:
                 break
-            seats.append(order[feed["place"] - 1])
+            if feed["place"] <= len(order):
+                seats.append(order[feed["place"] - 1])
         else:
-            Round.objects.filter(pk=waiting.round_id, status=Round.Status.PENDING).update(
-                status=Round.Status.PLAYING, paired_at=timezone.now()
-            )
-            table_seat(waiting, seats)
+            knockout_table_seat(waiting, seats)
+
+
+def knockout_table_seat(table: Table, entry_ids: Sequence[int]) -> None:
+    """Seat a knockout table with those of ``entry_ids`` still in (``docs/leaving.md``: an entry
+    that left is not seated again). Two or more play, at a smaller table if some left; one left
+    alone takes the table by a **walkover** (a bye table: no game, its result names it first,
+    ``TableResult.Source.BYE``) and goes on; none leaves the table **void** (a bye table with
+    no seat and no result) that feeds nobody. A walkover or a void table feeds the tables after
+    it at once and asks the round-completion job to look at its round. Called holding the
+    table's row, inside the transaction of what seats it."""
+    still_in = set(
+        Entry.objects.filter(pk__in=entry_ids, status__in=Entry.ACTIVE).values_list("pk", flat=True)
+    )
+    seats = [e for e in entry_ids if e in still_in]
+    Round.objects.filter(pk=table.round_id, status=Round.Status.PENDING).update(
+        status=Round.Status.PLAYING, paired_at=timezone.now()
+    )
+    if len(seats) >= 2:
+        table_seat(table, seats)
+        return
+    table.is_bye = True
+    table.status = Table.Status.FINISHED
+    table.finished_at = timezone.now()
+    table.save(update_fields=["is_bye", "status", "finished_at"])
+    if seats:
+        seat_alone(table, seats[0])
+        TableResult.objects.create(
+            table=table,
+            places=seats,
+            source=TableResult.Source.BYE,
+            reason="walkover: the other entries of the table left the event",
+        )
+    feed_knockout(table)
+    enqueue_on_commit("tournaments.round_complete", table.round_id)
+    # Not announced here: the caller's transaction announces last (the lock order of
+    # ``tournaments.services.feed``): the feeder's result, the round paired or the correction.
 
 
 def table_after_game(*, game_id: int) -> str:

@@ -48,8 +48,9 @@ from tournaments.pairing import (
 from tournaments.permissions import can_referee
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
+from tournaments.services.results import knockout_table_seat
 from tournaments.services.seating import (
-    entry_team,
+    seat_alone,
     table_seat,
     table_series_start,
     table_started,
@@ -162,6 +163,13 @@ def _plan_swiss(round_: Round) -> PlannedRound:
     )
 
 
+def stage_groups(stage: Stage) -> list[list[int]]:
+    """A round-robin stage's groups: its seeded entries snake-dealt into its groups, fewer of
+    them when entries left before the stage began (a group needs 2: ``docs/leaving.md``)."""
+    seeded = selectors.stage_entry_ids(stage)
+    return snake_groups(seeded, max(1, min(stage.groups or 1, len(seeded) // 2)))
+
+
 def round_robin_schedule(stage: Stage) -> list[PlannedRound]:
     """The stage's whole round-robin schedule: snake-seeded groups, merged round by round.
 
@@ -170,7 +178,7 @@ def round_robin_schedule(stage: Stage) -> list[PlannedRound]:
     """
     seeded = selectors.stage_entry_ids(stage)
     names = selectors.entry_names(seeded)
-    groups = snake_groups(seeded, stage.groups or 1)
+    groups = stage_groups(stage)
     schedules = [
         round_robin(g, table_size=_entries_per_table(stage), rng=_stage_rng(stage, 0))
         for g in groups
@@ -247,10 +255,7 @@ def _plan_knockout_bracket(round_: Round) -> None:
                 table_seat(table, planned.entries)
             elif byes and len(byes) == len(planned.feeds_from):
                 # Fed by byes only: nothing to wait for (no feeder will finish to seat it).
-                Round.objects.filter(pk=table.round_id, status=Round.Status.PENDING).update(
-                    status=Round.Status.PLAYING, paired_at=timezone.now()
-                )
-                table_seat(table, byes)
+                knockout_table_seat(table, byes)
     for number, later in rounds.items():
         if number > 1:
             later.explanation = {"algorithm": "knockout", "waiting_for_feeders": True}
@@ -286,9 +291,7 @@ def _create_tables(round_: Round, planned: PlannedRound) -> None:
             score_group="bye",
             finished_at=timezone.now(),
         )
-        entry = Entry.objects.select_related("player", "team").get(pk=bye_entry)
-        player_id = entry.player_id or entry_team(entry).memberships.order_by("order")[0].player_id
-        Seat.objects.create(table=table, position=0, entry=entry, player_id=player_id)
+        seat_alone(table, bye_entry)
         TableResult.objects.create(table=table, places=[bye_entry], source=TableResult.Source.BYE)
 
 
@@ -312,9 +315,13 @@ def round_pair(*, round_id: int) -> Round:
                 % {"status": status_name(Tournament.Status, stage.tournament.status)}
             )
         try:
-            if stage.format == Stage.Format.KNOCKOUT:
-                if round_.number != 1:
-                    return round_  # later knockout rounds are seated by their feeders
+            if stage.format == Stage.Format.KNOCKOUT and round_.number != 1:
+                return round_  # later knockout rounds are seated by their feeders
+            if len(active_stage_entries(stage)) < 2:
+                # Entries left since the round was asked for: too few to play it. It finishes
+                # without a table, and so does its stage (``progression._round_finish``).
+                round_.explanation = {"algorithm": stage.format, "skipped": "too_few_entries"}
+            elif stage.format == Stage.Format.KNOCKOUT:
                 _plan_knockout_bracket(round_)
             else:
                 planned = (

@@ -67,6 +67,14 @@ def table_seat(table: Table, entry_ids: Sequence[int]) -> None:
     table_series_start(table=table)
 
 
+def seat_alone(table: Table, entry_id: int) -> Seat:
+    """Seat one entry alone at a bye (or a knockout's walkover) table: its player, or its
+    team's first member; no game is dealt."""
+    entry = Entry.objects.select_related("player", "team").get(pk=entry_id)
+    player_id = entry.player_id or entry_team(entry).memberships.order_by("order")[0].player_id
+    return Seat.objects.create(table=table, position=0, entry=entry, player_id=player_id)
+
+
 def table_series_start(*, table: Table) -> Game:
     """Start the table's series (its stage's format) and deal its first game.
 

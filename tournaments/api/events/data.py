@@ -566,6 +566,7 @@ def bracket(stage: Stage) -> Row:
                 "number": table.number,
                 "status": table.status,
                 "is_final": final,
+                "walkover": table.is_bye,
                 "entries": [entry_ref(e, names) for e in seated],
                 "byes": byes,
                 "result": None if result is None else result_body(result, names),

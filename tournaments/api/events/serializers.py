@@ -385,6 +385,10 @@ class BracketNodeSerializer(S):
     number = serializers.IntegerField()
     status = EnumField(Table.Status, "EventTableStatus")
     is_final = serializers.BooleanField()
+    walkover = serializers.BooleanField(
+        help_text="Not played: the one entry still in took it (its result names it first), "
+        "or none was left (void: no entry, no result). Entries that left are not seated."
+    )
     entries = EventEntryRefSerializer(many=True, help_text="Seated, by seat.")
     byes = EventEntryRefSerializer(many=True, help_text="Entries that come here straight.")
     result = TableResultPublicSerializer(allow_null=True)

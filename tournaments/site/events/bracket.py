@@ -247,7 +247,11 @@ def layout(
                 height=height,
                 title=gettext("Table %(number)s") % {"number": node["number"]},
                 status=str(node["status"]),
-                status_label=status_label(str(node["status"])),
+                status_label=(
+                    (gettext("walkover") if seated else gettext("void"))
+                    if node.get("walkover")
+                    else status_label(str(node["status"]))
+                ),
                 href=table_url(table) if seated else "",
                 rows=rows_of[table],
             )
