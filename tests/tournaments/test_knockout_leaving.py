@@ -37,7 +37,7 @@ def test_the_next_of_the_table_goes_on_for_a_winner_who_left(
     if leaving == "withdraw":
         services.entry_withdraw(entry=entry, reason="ушёл", actor=referee)
     else:
-        services.entry_disqualify(entry=entry, reason="краплёные карты")
+        services.entry_disqualify(entry=entry, reason="краплёные карты", actor=referee)
     other_winner, other_loser = seated(two)
     services.table_record_result(table=two, places=[other_winner, other_loser], fool=other_loser)
     # then the final seats the runner-up of table 1 in its place
