@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.contrib import admin
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.contrib.messages import get_messages
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
@@ -23,7 +23,7 @@ from django.urls import URLPattern, URLResolver, path, reverse
 from pytest_django import Settings
 
 from games.engine.rules import Rules
-from tests.factories import UserFactory
+from tests.factories import UserFactory, console_user
 from tournaments.console.forms import TournamentSettingsForm
 from tournaments.console.plan import PlanPreview, tournament_add_view
 from tournaments.console.rules_form import _CHOICES, ENGINE_CHOICES, PER_TABLE_OPTIONS, RulesForm
@@ -69,9 +69,7 @@ def _in_english(client: Client) -> None:
 
 
 def _member(group: str, username: str) -> User:
-    user = UserFactory.create(username=username, is_staff=True)
-    user.groups.add(Group.objects.get(name=group))
-    return user
+    return console_user(username, group)
 
 
 @pytest.fixture
