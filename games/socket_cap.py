@@ -43,6 +43,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 
+from durak_site.redisloop import LoopRedis
 from games.sockets import CLOSE_TOO_MANY, refuse_handshake, scope_language
 
 log = logging.getLogger(__name__)
@@ -168,10 +169,9 @@ class RedisCounter:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        # An asyncio client belongs to the event loop it was made on; so does a renewal task.
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, redis.asyncio.Redis] = (
-            weakref.WeakKeyDictionary()
-        )
+        # A handshake waits for Redis at most 1 s; then it is admitted uncounted.
+        self._redis = LoopRedis(url, timeout=1)
+        # A renewal task belongs to the event loop it was made on, as a client does.
         self._renewals: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
             weakref.WeakKeyDictionary()
         )
@@ -179,18 +179,7 @@ class RedisCounter:
         self._places: dict[str, tuple[str, ...]] = {}
 
     def _client(self) -> redis.asyncio.Redis:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            # A handshake waits for it at most this long; then it is admitted uncounted.
-            client = redis.asyncio.Redis.from_url(
-                self.url,
-                socket_timeout=1,
-                socket_connect_timeout=1,
-                max_connections=settings.REDIS_MAX_CONNECTIONS,
-            )
-            self._clients[loop] = client
-        return client
+        return self._redis.client()
 
     async def admit(self, token: str, limits: Sequence[tuple[str, int]]) -> str | None:
         keys = [key for key, _cap in limits]

@@ -25,17 +25,17 @@ process, no Redis) in this process's memory, bounded.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import threading
-import weakref
 from collections import OrderedDict
 from typing import Protocol
 
 import redis
 import redis.asyncio
 from django.conf import settings
+
+from durak_site.redisloop import LoopRedis
 
 #: How long a published version is trusted without a new publication (see the module's text).
 VERSION_SECONDS = 60
@@ -108,23 +108,10 @@ class RedisBoard:
         self.url = url
         self.sync = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
         self._publish = self.sync.register_script(_PUBLISH)
-        # An asyncio client belongs to the event loop it was made on.
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, redis.asyncio.Redis] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._redis = LoopRedis(url, timeout=0.25)
 
     def _client(self) -> redis.asyncio.Redis:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = redis.asyncio.Redis.from_url(
-                self.url,
-                socket_timeout=0.25,
-                socket_connect_timeout=0.25,
-                max_connections=settings.REDIS_MAX_CONNECTIONS,
-            )
-            self._clients[loop] = client
-        return client
+        return self._redis.client()
 
     def publish(self, slug: str, pk: int, version: int) -> None:
         self._publish(keys=[_version_key(slug)], args=[pk, version, VERSION_SECONDS])
