@@ -53,8 +53,7 @@ def test_a_finished_event_holds_and_each_broken_fact_is_named(
     Entry.objects.filter(pk=winner.pk).update(status=winner.status)
 
     # (one that did not win, whichever the bots' play made the winner)
-    late = Entry.objects.filter(tournament=tournament, final_place__gt=1).order_by("pk").first()
-    assert late is not None
+    late = Entry.objects.filter(tournament=tournament, final_place__gt=1).order_by("pk")[0]
     first = Entry.objects.get(tournament=tournament, final_place=1)
     Entry.objects.filter(pk=late.pk).update(status=Entry.Status.WITHDRAWN)
     Entry.objects.filter(pk=first.pk).update(final_place=None)
