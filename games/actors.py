@@ -1,0 +1,12 @@
+"""Who does something: the one type of the person behind a request, a socket or a console
+action, for every service, selector and permission that takes one (``actor``, ``user``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
+#: A signed-in user, or the anonymous visitor of a public page or socket.
+Actor: TypeAlias = "User | AnonymousUser"
