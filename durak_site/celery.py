@@ -10,8 +10,11 @@ import os
 
 from celery import Celery
 
+from durak_site import brokerfix
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
 
+brokerfix.apply()  # a worker survives losing Redis mid-job (see the module)
 app = Celery("durak_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

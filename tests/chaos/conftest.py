@@ -17,10 +17,11 @@ The suite runs in the PostgreSQL + Redis pass of the test command (or with ``DUR
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,30 @@ def processes(chaos_stack: Stack) -> Iterator[list[CeleryProcess]]:
     yield started
     for proc in started:
         proc.stop()
+
+
+#: The lines of a process's log worth showing when a test fails: what went wrong, what the
+#: reconciler sent, the broker's losses and the jobs that failed or took long.
+NOTEWORTHY = re.compile(
+    r"WARNING|ERROR|CRITICAL|Traceback|raised|reconcile: sent|succeeded in \d{2,}\.|expired"
+)
+LOG_LINES = 80  # per process log, the last ones
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test of the suite shows, beside its traceback, what its processes logged (the
+    work directory is gone when CI prints the failure): the noteworthy lines of each log."""
+    report = yield
+    stack = getattr(item, "funcargs", {}).get("chaos_stack")
+    if report.when == "call" and report.failed and isinstance(stack, Stack):
+        for log in sorted(stack.workdir.glob("*.log"), key=lambda path: path.stat().st_mtime):
+            lines = log.read_text(errors="replace").splitlines()
+            picked = [line[:300] for line in lines if NOTEWORTHY.search(line)][-LOG_LINES:]
+            report.sections.append((f"{log.name} ({len(lines)} lines)", "\n".join(picked)))
+    return report
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
