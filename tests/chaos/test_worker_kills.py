@@ -75,6 +75,11 @@ def running_jobs(stack: Stack) -> dict[Job, float]:
 
 
 AWARD_DONE = {
+    "tournaments.tournament_places_compute": (
+        "SELECT NOT EXISTS (SELECT 1 FROM tournaments_entry e WHERE e.tournament_id = %s"
+        " AND e.final_place IS NULL"
+        " AND EXISTS (SELECT 1 FROM tournaments_stageentry s WHERE s.entry_id = e.id))"
+    ),
     "tournaments.tournament_ranks_compute": (
         "SELECT ranks_computed_at IS NOT NULL FROM tournaments_tournament WHERE id = %s"
     ),
@@ -124,15 +129,20 @@ def due(stack: Stack, job: Job) -> bool:
 
 
 def progress(stack: Stack) -> tuple[int, ...]:
-    """A fingerprint of the tournament's progress: moves made, tables finished, rounds paired
-    and finished."""
-    ((moves, tables, paired, rounds),) = stack.sql(
+    """A fingerprint of the tournaments' progress: moves made, tables finished, rounds paired
+    and finished, and once the last round is over their awards (final places, final prize
+    pools, ranks, ratings): a kill in the awards phase changes none of the first four."""
+    ((moves, tables, paired, rounds, placed, pools, ranked, rated),) = stack.sql(
         "SELECT (SELECT count(*) FROM games_gameaction),"
         " (SELECT count(*) FROM tournaments_table WHERE status = 'finished'),"
         " (SELECT count(*) FROM tournaments_round WHERE status <> 'pending'),"
-        " (SELECT count(*) FROM tournaments_round WHERE status = 'finished')"
+        " (SELECT count(*) FROM tournaments_round WHERE status = 'finished'),"
+        " (SELECT count(*) FROM tournaments_entry WHERE final_place IS NOT NULL),"
+        " (SELECT count(*) FROM tournaments_prizepool WHERE final),"
+        " (SELECT count(*) FROM tournaments_tournament WHERE ranks_computed_at IS NOT NULL),"
+        " (SELECT count(*) FROM tournaments_tournament WHERE ratings_applied_at IS NOT NULL)"
     )
-    return int(moves), int(tables), int(paired), int(rounds)
+    return tuple(int(n) for n in (moves, tables, paired, rounds, placed, pools, ranked, rated))
 
 
 # --- the tests ---------------------------------------------------------------------------------
@@ -202,7 +212,11 @@ def test_a_worker_killed_at_random_moments_of_a_tournament_loses_nothing(
                 }
             )
             resumed.append(
-                wait_until(lambda b=before: progress(stack) != b, 60, "no progress after a kill")
+                wait_until(
+                    lambda b=before: progress(stack) != b or simulation.poll() is not None,
+                    60,
+                    "no progress after a kill",
+                )
             )
             # the interrupted work is done in time (followed while the next kills happen)
             for job, since in list(waiting.items()):
