@@ -30,10 +30,13 @@ again. Hence:
 **Leases.** So that the reconciler does not send a job again while the first one waits in the
 queue or runs, each job it may send (a task with ``base=Reconciled``) has a lease in the shared
 cache, named after the task and its arguments: *queued* when the reconciler sends it
-(:data:`QUEUED_LEASE`), *running* while a worker runs it (:data:`RUNNING_LEASE`, from whichever
-path the job came), removed when it succeeds, *failed* for :data:`FAILED_PAUSE` after an error
-(a job that fails every time runs once a minute, not at every tick). A worker killed mid-job
-leaves a running lease that expires within seconds, and the reconciler sends the job again.
+(:data:`QUEUED_LEASE`), *received* once a worker has taken its message (:data:`RUNNING_LEASE`: a
+worker killed between taking a message and starting it loses the message, not the work, for
+seconds rather than the queued lease), *running* while a worker runs it
+(:data:`RUNNING_LEASE`, from whichever path the job came), removed when it succeeds, *failed*
+for :data:`FAILED_PAUSE` after an error (a job that fails every time runs once a minute, not at
+every tick). A worker killed mid-job leaves a running lease that expires within seconds, and the
+reconciler sends the job again.
 Leases only save duplicate work: every job is idempotent, so two copies at once are safe.
 """
 
@@ -52,7 +55,7 @@ from typing import Any
 import kombu.exceptions
 import redis.exceptions
 from billiard.einfo import ExceptionInfo
-from celery import Task, states
+from celery import Task, signals, states
 from django.core.cache import cache
 from django.db import transaction
 
@@ -239,6 +242,17 @@ def _set_lease(key: str, state: str | None, seconds: int) -> None:
             cache.set(key, state, seconds)
     except Exception:
         log.warning("lease %s: the cache failed", key, exc_info=True)
+
+
+def _on_received(request: Any, **_: Any) -> None:
+    """A worker took the message of a job the reconciler may send: its *queued* lease (two
+    minutes, for a long queue) becomes a short *received* one, which the job's start renews as
+    *running*. Delayed messages (a move clock, a webhook retry) are held until due: left alone."""
+    if request.eta is None and isinstance(app.tasks.get(request.task_name), Reconciled):
+        _set_lease(lease_key(request.task_name, request.args), "received", RUNNING_LEASE)
+
+
+signals.task_received.connect(_on_received, weak=False)
 
 
 class Reconciled(Task):  # type: ignore[type-arg]

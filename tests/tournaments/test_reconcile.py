@@ -9,6 +9,7 @@ job that is queued or running; the waiting commands name what did not finish.
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from types import SimpleNamespace
@@ -241,6 +242,20 @@ def test_a_job_sent_is_not_sent_again_while_queued_and_a_failed_one_waits(
         assert jobs.enqueue_due([due]) == []
     assert sent == [("tournaments.round_pair", due.args)]
     assert cache.get(due.lease) == "queued"
+    # a worker that takes the message shortens the lease (killed before the job starts, it
+    # would hold the work for seconds, not the queued lease's two minutes); a delayed message
+    # (held until due) leaves it
+    received = SimpleNamespace(task_name=due.task, args=list(due.args), eta=None)
+    delayed = SimpleNamespace(task_name=due.task, args=list(due.args), eta=timezone.now())
+    jobs.signals.task_received.send(sender=None, request=delayed)
+    assert cache.get(due.lease) == "queued"
+    with monkeypatch.context() as short:
+        short.setattr(jobs, "RUNNING_LEASE", 1)
+        jobs.signals.task_received.send(sender=None, request=received)
+    assert cache.get(due.lease) == "received"
+    time.sleep(1.2)
+    assert cache.get(due.lease) is None  # the next tick may send it again
+    cache.set(due.lease, "queued", jobs.QUEUED_LEASE)
     # a job that fails in a worker (which logs the error) leaves a "failed" lease: it is sent
     # again only after a pause
     with monkeypatch.context() as broken:
