@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from celery.signals import task_received
 from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.db import transaction
@@ -247,11 +248,11 @@ def test_a_job_sent_is_not_sent_again_while_queued_and_a_failed_one_waits(
     # (held until due) leaves it
     received = SimpleNamespace(task_name=due.task, args=list(due.args), eta=None)
     delayed = SimpleNamespace(task_name=due.task, args=list(due.args), eta=timezone.now())
-    jobs.signals.task_received.send(sender=None, request=delayed)
+    task_received.send(sender=None, request=delayed)
     assert cache.get(due.lease) == "queued"
     with monkeypatch.context() as short:
         short.setattr(jobs, "RUNNING_LEASE", 1)
-        jobs.signals.task_received.send(sender=None, request=received)
+        task_received.send(sender=None, request=received)
     assert cache.get(due.lease) == "received"
     time.sleep(1.2)
     assert cache.get(due.lease) is None  # the next tick may send it again
