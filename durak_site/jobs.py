@@ -70,8 +70,12 @@ BROKER_PAUSE = 5.0
 #: sent is usually on its way (in the queue, or running). Also the longest a lost job's work
 #: waits before the reconciler sends it again, plus one tick.
 GRACE = timedelta(seconds=10)
-#: Seconds a job the reconciler sent may wait in the queue before it is taken for lost.
-QUEUED_LEASE = 120
+#: Seconds a job the reconciler sent may wait in the queue before it is taken for lost. A
+#: message can vanish without a worker ever reporting it (a worker killed in the instant between
+#: taking it from Redis and recording it as unacknowledged): this bounds how long its work waits.
+#: A job still queued behind a long queue after this is sent a second time; the copy that runs
+#: later finds its work done.
+QUEUED_LEASE = 30
 #: Seconds a running job keeps its lease: after a worker is killed mid-job, its work is sent
 #: again within this (plus a tick). A job that runs longer may be sent a second time, which
 #: waits on the first one's row lock and then finds nothing to do.
