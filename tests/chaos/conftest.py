@@ -120,11 +120,12 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A failed test of the suite shows, beside its traceback, what its processes logged (the
-    work directory is gone when CI prints the failure): the noteworthy lines of each log."""
+    work directory is gone when CI prints the failure): the noteworthy lines of each log it wrote."""
     report = yield
     stack = getattr(item, "funcargs", {}).get("chaos_stack")
     if report.when == "call" and report.failed and isinstance(stack, Stack):
-        for log in sorted(stack.workdir.glob("*.log"), key=lambda path: path.stat().st_mtime):
+        logs = [log for log in stack.workdir.glob("*.log") if log.stat().st_mtime >= call.start]
+        for log in sorted(logs, key=lambda path: path.stat().st_mtime):
             lines = log.read_text(errors="replace").splitlines()
             picked = [line[:300] for line in lines if NOTEWORTHY.search(line)][-LOG_LINES:]
             report.sections.append((f"{log.name} ({len(lines)} lines)", "\n".join(picked)))
