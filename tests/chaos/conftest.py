@@ -120,7 +120,8 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A failed test of the suite shows, beside its traceback, what its processes logged (the
-    work directory is gone when CI prints the failure): the noteworthy lines of each log it wrote."""
+    work directory is gone when CI prints the failure): the noteworthy lines of each log it
+    wrote."""
     report = yield
     stack = getattr(item, "funcargs", {}).get("chaos_stack")
     if report.when == "call" and report.failed and isinstance(stack, Stack):
