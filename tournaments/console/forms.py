@@ -27,8 +27,8 @@ from tournaments.console.widgets import number_input
 from tournaments.errors import ConfigurationError
 from tournaments.models import League, Tournament
 from tournaments.permissions import managed_leagues
+from tournaments.plan_options import CURRENCIES
 from tournaments.plan_schema import error_message
-from tournaments.scoring.prizes import ISO_4217_EXPONENTS
 
 __all__ = ["PlanForms", "TournamentSettingsForm"]
 
@@ -108,7 +108,7 @@ class TournamentSettingsForm(forms.Form):
         label=_("Currency"),
         required=False,
         initial="RUB",
-        choices=[(code, code) for code in sorted(ISO_4217_EXPONENTS)],
+        choices=[(code, code) for code in CURRENCIES],
     )
     entry_fee = forms.DecimalField(
         label=_("Entry fee"), required=False, initial=0, widget=number_input("8em", step="any")
