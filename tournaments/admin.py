@@ -53,7 +53,6 @@ from tournaments.console.admin_base import (
     adopt,
     all_fields,
     choosing,
-    form_error,
 )
 from tournaments.console.live import live_tables_view
 from tournaments.console.plan import tournament_add_view
@@ -70,6 +69,7 @@ from tournaments.console.registration import (
     registration_closed,
     tournament_import_players_view,
 )
+from tournaments.form_errors import form_error
 from tournaments.models import AuditEvent, Entry, League, Round, Tournament
 from tournaments.permissions import (
     REFEREE,

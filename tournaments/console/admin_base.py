@@ -18,10 +18,9 @@ rolls the page's transaction back and comes back as an error message, never as a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
-from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_permission_codename
 from django.core.exceptions import PermissionDenied
@@ -66,20 +65,6 @@ def adopt(obj: Model, saved: Model) -> None:
         setattr(obj, field.attname, getattr(saved, field.attname))
     obj._state.adding = False
     obj._state.db = saved._state.db
-
-
-def form_error(form: forms.BaseForm, exc: ServiceError) -> None:
-    """A service's refusal on the form: each message on the field it names when the form has
-    that field, the rest (and a refusal naming no field) above the form."""
-    placed = False
-    if isinstance(exc.fields, Mapping):
-        for name, detail in exc.fields.items():
-            if name in form.fields and name not in form.errors:
-                for message in detail if isinstance(detail, list) else [detail]:
-                    form.add_error(name, str(message))
-                placed = True
-    if not placed:
-        form.add_error(None, exc.message)
 
 
 def choosing(request: HttpRequest) -> bool:

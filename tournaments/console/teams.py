@@ -22,7 +22,8 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
-from tournaments.console.admin_base import ConsoleAdmin, adopt, choosing, form_error
+from tournaments.console.admin_base import ConsoleAdmin, adopt, choosing
+from tournaments.form_errors import form_error
 from tournaments.models import Player, Team, TeamMember
 from tournaments.permissions import can_change_team, is_console_user, is_organiser, teams_for
 from tournaments.services.people import (
