@@ -4,16 +4,15 @@ from django.contrib.staticfiles.urls import staticfiles_urlpatterns
 from django.urls import include, path
 
 from durak_site.health import healthz
-from tournaments import views as tournament_views
 
 urlpatterns = [
-    path("", tournament_views.home, name="home"),
+    path("", include("tournaments.site.home.urls")),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("tournaments.api.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("games.urls")),
-    path("", include("tournaments.urls")),
+    path("", include("tournaments.site.tables.urls")),
     path("", include("tournaments.site.accounts.urls")),
     path("", include("tournaments.site.events.urls")),
     path("", include("tournaments.site.people.urls")),

@@ -23,6 +23,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ParamSpec
 
 from channels.consumer import get_handler_name
@@ -76,6 +77,68 @@ class TokenBucket:
 
 class BadRequest(Exception):
     pass
+
+
+# --- a frame from the client -------------------------------------------------------------------
+
+ClientId = str | int | None
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A frame as received: its size in bytes; the JSON it holds (None: binary, too large to
+    read, or not JSON); why a text that parses is still no message (``refused``); and the
+    client's id of the message, if it names one (to answer a refusal under it)."""
+
+    size: int
+    text: bool
+    message: Any = None
+    refused: str | None = None
+    client_id: ClientId = None
+
+
+def frame_size(text_data: str | None, bytes_data: bytes | None) -> int:
+    """A frame's size in bytes (a text's as UTF-8, a lone surrogate included)."""
+    if text_data is not None:
+        return len(text_data.encode("utf-8", "surrogatepass"))
+    return len(bytes_data or b"")
+
+
+def read_frame(text_data: str | None, bytes_data: bytes | None) -> Frame:
+    """Measure a frame and, when it is text within the size, parse it within the nesting limit."""
+    size = frame_size(text_data, bytes_data)
+    if size > MAX_MESSAGE_BYTES or text_data is None:
+        return Frame(size, text=text_data is not None)
+    message: Any = None
+    refused: str | None = None
+    try:
+        message = parse_json(text_data)
+    except TooDeep:
+        refused = gettext("a message nests at most %(depth)s levels") % {"depth": MAX_DEPTH}
+    except BadText:
+        refused = gettext("a message's text holds no NUL and no half surrogate pair")
+    except ValueError:
+        message = None
+    return Frame(size, text=True, message=message, refused=refused, client_id=client_id_of(message))
+
+
+def client_id_of(message: Any) -> ClientId:
+    """The ``id`` a message names, if it is a string or a number (not a boolean)."""
+    client_id = message.get("id") if isinstance(message, dict) else None
+    if not isinstance(client_id, str | int) or isinstance(client_id, bool):
+        return None
+    return client_id
+
+
+def message_of(frame: Frame) -> dict[str, Any]:
+    """The message a frame holds, or ``BadRequest`` saying why it holds none."""
+    if not frame.text:
+        raise BadRequest(gettext("messages are JSON text"))
+    if frame.refused is not None:
+        raise BadRequest(frame.refused)
+    if not isinstance(frame.message, dict):
+        raise BadRequest(gettext("a message is a JSON object"))
+    return frame.message
 
 
 def _table_act(**kwargs: Any) -> tuple[Any, Exception | None, broadcast.Pending]:
@@ -247,72 +310,65 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self.on_frame(text_data, bytes_data)
 
     async def on_frame(self, text_data: str | None, bytes_data: bytes | None) -> None:
-        size = len(
-            text_data.encode("utf-8", "surrogatepass")
-            if text_data is not None
-            else bytes_data or b""
-        )
+        """One frame from the client: counted against the rate, measured, parsed, then done;
+        whatever goes wrong is answered with an error frame and the socket goes on."""
         allowed = self.bucket.take()
-        message: Any = None
-        refused: str | None = None  # why a text that parses is still no message
-        if size <= MAX_MESSAGE_BYTES and text_data is not None:
-            try:
-                message = parse_json(text_data)
-            except TooDeep:
-                refused = gettext("a message nests at most %(depth)s levels") % {"depth": MAX_DEPTH}
-            except BadText:
-                refused = gettext("a message's text holds no NUL and no half surrogate pair")
-            except ValueError:
-                message = None
-        client_id = message.get("id") if isinstance(message, dict) else None
-        if not isinstance(client_id, str | int) or isinstance(client_id, bool):
-            client_id = None
+        frame = read_frame(text_data, bytes_data)
+        if await self.refuse_frame(frame, allowed=allowed):
+            return
+        try:
+            await self.on_message(message_of(frame))
+        except Exception as exc:
+            await self.answer_failure(frame.client_id, exc)
+
+    async def refuse_frame(self, frame: Frame, *, allowed: bool) -> bool:
+        """Refuse a frame over the rate (answered under its id, when it has one) or over the
+        size (never parsed, so no id): whether it was refused."""
         if not allowed:
             await self.send_error(
-                client_id, "rate_limited", gettext("too many messages: slow down")
+                frame.client_id, "rate_limited", gettext("too many messages: slow down")
             )
-            return
-        if size > MAX_MESSAGE_BYTES:
+            return True
+        if frame.size > MAX_MESSAGE_BYTES:
             await self.send_error(
                 None,
                 "too_large",
                 gettext("a message is at most %(size)s bytes") % {"size": MAX_MESSAGE_BYTES},
             )
-            return
-        try:
-            if text_data is None:
-                raise BadRequest(gettext("messages are JSON text"))
-            if refused is not None:
-                raise BadRequest(refused)
-            if not isinstance(message, dict):
-                raise BadRequest(gettext("a message is a JSON object"))
-            kind = message.get("type")
-            if kind == "action":
-                await self.on_action(message)
-            elif kind == "sync":
-                await self.send_current()
-            elif kind == "referee":
-                await self.on_referee(message)
-            else:
-                raise BadRequest(
-                    gettext("unknown message type '%(type)s' (action, sync, referee)")
-                    % {"type": kind}
-                )
-        except BadRequest as exc:
+            return True
+        return False
+
+    async def on_message(self, message: dict[str, Any]) -> None:
+        """Do what a message asks, by its ``type``."""
+        kind = message.get("type")
+        if kind == "action":
+            await self.on_action(message)
+        elif kind == "sync":
+            await self.send_current()
+        elif kind == "referee":
+            await self.on_referee(message)
+        else:
+            raise BadRequest(
+                gettext("unknown message type '%(type)s' (action, sync, referee)") % {"type": kind}
+            )
+
+    async def answer_failure(self, client_id: ClientId, exc: Exception) -> None:
+        """A message that failed, answered with the error frame of its kind (``exc``)."""
+        if isinstance(exc, BadRequest):
             await self.send_error(client_id, "bad_request", str(exc))
-        except ServiceError as exc:
+        elif isinstance(exc, ServiceError):
             await self.send_error(client_id, exc.code, exc.message)
             if exc.code == "stale_version":
                 await self.send_current()
-        except DATABASE_DOWN as exc:
+        elif isinstance(exc, DATABASE_DOWN):
             # Nothing was done (the transaction did not commit, or the action is in the log
             # under its client id): the same message sent again is safe, and works once the
             # database is back.
             log.warning("table %s: the database is unavailable (%s)", self.table_id, exc)
             unavailable = Unavailable()
             await self.send_error(client_id, unavailable.code, unavailable.message)
-        except Exception:
-            log.exception("table %s: a message failed", self.table_id)
+        else:
+            log.error("table %s: a message failed", self.table_id, exc_info=exc)
             await self.send_error(
                 client_id, "internal", gettext("the server could not handle that")
             )

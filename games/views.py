@@ -2,7 +2,7 @@
 fairness check.
 
 Thin: check who may see it (``games.selectors``), call one read or service, answer. The live
-table page is the tournaments app's (``tournaments.views.table_page``).
+table page is the tournaments app's (``tournaments.site.tables.views.table_page``).
 """
 
 from __future__ import annotations

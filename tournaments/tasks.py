@@ -23,8 +23,7 @@ from celery import shared_task
 from durak_site.jobs import Reconciled
 from tournaments import reconcile as reconciler
 from tournaments import services
-from tournaments.api import idempotency
-from tournaments.services import failures, webhooks
+from tournaments.services import failures, idempotency, webhooks
 
 
 @shared_task(name="tournaments.round_pair", base=Reconciled)
@@ -89,4 +88,4 @@ def webhooks_sweep() -> int:
 @shared_task(name="tournaments.idempotency_expire")
 def idempotency_expire() -> int:
     """Daily (beat): forget the API's stored answers to writes older than a day."""
-    return idempotency.expire_answers()
+    return idempotency.idempotency_expire()

@@ -89,7 +89,7 @@ async def test_a_browsers_socket_whose_session_cannot_be_read_is_told_to_try_aga
     ("path", "target"),
     [
         ("/api/v1/tournaments/", "tournaments.api.events.views.TournamentListView.get_queryset"),
-        ("/tables/1/", "tournaments.views.table_access"),
+        ("/tables/1/", "tournaments.site.tables.views.table_access"),
     ],
 )
 def test_a_request_while_the_database_is_down_answers_503_with_a_code(

@@ -26,10 +26,11 @@ from games.engine.rules import Rules
 from tests.factories import UserFactory, console_user
 from tournaments.console.forms import TournamentSettingsForm
 from tournaments.console.plan import PlanPreview, tournament_add_view
-from tournaments.console.rules_form import _CHOICES, ENGINE_CHOICES, PER_TABLE_OPTIONS, RulesForm
+from tournaments.console.rules_form import RulesForm
 from tournaments.console.stage_forms import StageForm
 from tournaments.models import AuditEvent, League, Stage, Tournament
 from tournaments.permissions import ORGANISER, REFEREE
+from tournaments.plan_options import ENGINE_CHOICES, PER_TABLE_OPTIONS, RULE_CHOICES
 
 if TYPE_CHECKING:  # the test client's response type exists in the stubs only
     from django.test.client import _MonkeyPatchedWSGIResponse as Response
@@ -258,7 +259,7 @@ def test_every_engine_option_has_a_field() -> None:
     ]
     assert sorted(laid_out) == sorted(names)
     for option, values in ENGINE_CHOICES.items():
-        assert [value for value, _label in _CHOICES[option]] == list(values)
+        assert [value for value, _label in RULE_CHOICES[option]] == list(values)
 
 
 # --- refusals on their fields ------------------------------------------------------------------

@@ -30,12 +30,10 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable
-from datetime import datetime, timedelta
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from django.db import IntegrityError, transaction
 from django.http import QueryDict
-from django.utils import timezone
 from django.utils.translation import gettext
 from rest_framework import status
 from rest_framework.renderers import JSONRenderer
@@ -171,21 +169,4 @@ def idempotent(handler: Handler[V, P]) -> Handler[V, P]:
             claim.save(update_fields=["status_code", "response"])
             return response
 
-    wrapper.idempotent = True  # type: ignore[attr-defined]
     return wrapper
-
-
-def is_idempotent(handler: Any) -> bool:
-    """Whether ``handler`` is wrapped by :func:`idempotent` (a test checks every write view)."""
-    return bool(getattr(handler, "idempotent", False))
-
-
-#: How long an answer is kept for a replay: a client retries within minutes, not days.
-KEEP = timedelta(days=1)
-
-
-def expire_answers(*, now: datetime | None = None) -> int:
-    """Forget the stored answers older than :data:`KEEP` (the daily job); returns how many."""
-    before = (now or timezone.now()) - KEEP
-    deleted, _ = IdempotentRequest.objects.filter(created_at__lt=before).delete()
-    return deleted

@@ -18,10 +18,9 @@ rolls the page's transaction back and comes back as an error message, never as a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
-from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_permission_codename
 from django.core.exceptions import PermissionDenied
@@ -31,6 +30,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
+from games.actors import Actor
 from tournaments.models import Tournament
 from tournaments.permissions import (
     can_view,
@@ -68,20 +68,6 @@ def adopt(obj: Model, saved: Model) -> None:
     obj._state.db = saved._state.db
 
 
-def form_error(form: forms.BaseForm, exc: ServiceError) -> None:
-    """A service's refusal on the form: each message on the field it names when the form has
-    that field, the rest (and a refusal naming no field) above the form."""
-    placed = False
-    if isinstance(exc.fields, Mapping):
-        for name, detail in exc.fields.items():
-            if name in form.fields and name not in form.errors:
-                for message in detail if isinstance(detail, list) else [detail]:
-                    form.add_error(name, str(message))
-                placed = True
-    if not placed:
-        form.add_error(None, exc.message)
-
-
 def choosing(request: HttpRequest) -> bool:
     """The request is the admin's autocomplete (a form's search for a row to choose, e.g. a
     player to register), not a page of the rows themselves."""
@@ -100,7 +86,7 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
 
     # --- scope -------------------------------------------------------------------------------
 
-    def scope(self, user: Any, queryset: QuerySet[_M]) -> QuerySet[_M]:
+    def scope(self, user: Actor, queryset: QuerySet[_M]) -> QuerySet[_M]:
         """The rows of ``queryset`` a non-superuser console user sees."""
         return queryset.filter(**{f"{self.tournament_path}__in": tournaments_for(user)})
 
@@ -109,7 +95,7 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
         tournament = follow(obj, self.tournament_path)
         return tournament if isinstance(tournament, Tournament) else None
 
-    def may_view(self, user: Any, obj: _M) -> bool:
+    def may_view(self, user: Actor, obj: _M) -> bool:
         """Whether a non-superuser console user may see ``obj``."""
         tournament = self.tournament_of(obj)
         return tournament is not None and can_view(user, tournament)

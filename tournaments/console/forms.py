@@ -21,14 +21,15 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from rest_framework.settings import api_settings
 
+from games.actors import Actor
 from tournaments.console.rules_form import RulesForm
 from tournaments.console.stage_forms import BaseStageFormSet, StageForm, StageFormSet
 from tournaments.console.widgets import number_input
 from tournaments.errors import ConfigurationError
 from tournaments.models import League, Tournament
 from tournaments.permissions import managed_leagues
+from tournaments.plan_options import CURRENCIES
 from tournaments.plan_schema import error_message
-from tournaments.scoring.prizes import ISO_4217_EXPONENTS
 
 __all__ = ["PlanForms", "TournamentSettingsForm"]
 
@@ -108,7 +109,7 @@ class TournamentSettingsForm(forms.Form):
         label=_("Currency"),
         required=False,
         initial="RUB",
-        choices=[(code, code) for code in sorted(ISO_4217_EXPONENTS)],
+        choices=[(code, code) for code in CURRENCIES],
     )
     entry_fee = forms.DecimalField(
         label=_("Entry fee"), required=False, initial=0, widget=number_input("8em", step="any")
@@ -200,7 +201,7 @@ class TournamentSettingsForm(forms.Form):
         (None, {"fields": ["expected_entries"]}),
     ]
 
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: Actor, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         league = self.fields["league"]
         assert isinstance(league, forms.ModelChoiceField)
@@ -244,7 +245,7 @@ class PlanForms:
     """
 
     def __init__(
-        self, data: Mapping[str, Any] | None, *, user: Any, previewing: bool = False
+        self, data: Mapping[str, Any] | None, *, user: Actor, previewing: bool = False
     ) -> None:
         self.previewing = previewing
         self.settings = TournamentSettingsForm(data, user=user)

@@ -11,11 +11,9 @@ expected number of entries too, and stores nothing.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from django.contrib import admin, messages
@@ -27,27 +25,17 @@ from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from tournaments import adapters
 from tournaments.console.forms import PlanForms
 from tournaments.console.stage_forms import StageForm
 from tournaments.errors import ConfigurationError
 from tournaments.models import AuditEvent, Stage, Tournament
-from tournaments.pairing import (
-    ConfigError,
-    PairingError,
-    balanced_table_sizes,
-    build_bracket,
-    round_robin,
-    snake_groups,
-)
 from tournaments.permissions import is_organiser
 from tournaments.plan_schema import (
     TournamentPlanSerializer,
     error_fields,
     error_message,
 )
-from tournaments.scoring.errors import ScoringError
-from tournaments.scoring.prizes import Payment, compute_prizes
+from tournaments.selectors import previews
 from tournaments.services.audit import audit_record
 from tournaments.services.plans import plan_rows, tournament_create, validate_plan
 
@@ -55,9 +43,6 @@ __all__ = ["PlanPreview", "plan_preview", "tournament_add_view"]
 
 TEMPLATE = "admin/tournaments/tournament/plan_form.html"
 PREVIEW, SAVE = "_preview", "_save"
-# Round-robin groups up to this size get their schedule built for the preview (32: 0.1 s);
-# larger ones show the fewest rounds any schedule needs.
-SCHEDULED_GROUP = 32
 
 
 def tournament_add_view(
@@ -89,10 +74,8 @@ def tournament_add_view(
         try:
             preview = plan_preview(plan, expected)
         except ConfigurationError as exc:
+            # (an entry fee the pool cannot pay, 10.005 roubles, is refused on its field)
             forms.refuse(exc)
-        except ScoringError as exc:
-            # The pool takes whole minor units: an entry fee of 10.005 roubles cannot be paid.
-            forms.refuse_field("entry_fee", str(exc))
         return _render(model_admin, request, forms, preview)
     try:
         tournament = _create(request, plan)
@@ -183,7 +166,7 @@ def _render(
 
 @dataclass(frozen=True)
 class RoundLine:
-    """The tables of one round (or of every round, for a swiss stage)."""
+    """The tables of one round (or of every round, for a swiss stage), in words."""
 
     label: str
     tables: int
@@ -203,47 +186,27 @@ class StagePreview:
 
 
 @dataclass(frozen=True)
-class PayoutLine:
-    place: int
-    percent: Decimal
-    amount: Decimal
-
-
-@dataclass(frozen=True)
-class PayoutPreview:
-    currency: str
-    entries: int
-    gross: Decimal
-    rake: Decimal
-    topup: Decimal
-    total: Decimal
-    places: list[PayoutLine]
-
-
-@dataclass(frozen=True)
 class PlanPreview:
     entries: int
     stages: list[StagePreview] = field(default_factory=list)
-    payouts: PayoutPreview | None = None
+    payouts: previews.PayoutPreview | None = None
 
 
 def plan_preview(plan: dict[str, Any], entries: int) -> PlanPreview:
     """What the plan does with ``entries`` entries: the tables of each stage's rounds, how many
-    go on, and the provisional payouts by place. Raises ``ConfigurationError`` as
-    ``tournament_create`` would (for the max entries, then for ``entries``); stores nothing.
+    go on, and the provisional payouts by place (``selectors.previews``), in words. Raises
+    ``ConfigurationError`` as ``tournament_create`` would (for the max entries, then for
+    ``entries``), and for an entry fee the pool cannot take; stores nothing.
     """
     tournament, stages = _unsaved(plan)
     validate_plan(tournament, stages, tournament.max_entries)
     validate_plan(tournament, stages, entries)
-    shown: list[StagePreview] = []
-    count: int | None = entries
-    for stage in stages:
-        if count is None:
-            break
-        preview = _stage_preview(tournament, stage, count)
-        shown.append(preview)
-        count = preview.advancing
-    return PlanPreview(entries=entries, stages=shown, payouts=_payouts(tournament, entries))
+    teams = tournament.team_size > 1
+    shown = [
+        _stage_words(s, teams=teams) for s in previews.plan_seating(tournament, stages, entries)
+    ]
+    payouts = previews.payout_preview(tournament, entries)
+    return PlanPreview(entries=entries, stages=shown, payouts=payouts)
 
 
 def _unsaved(plan: dict[str, Any]) -> tuple[Tournament, list[Stage]]:
@@ -271,16 +234,19 @@ def _sizes(sizes: Sequence[int], *, teams: bool) -> str:
     return ", ".join(parts)
 
 
-def _seated(n: int, per_table: int) -> tuple[list[int], int]:
-    """Table sizes and byes for ``n`` entries (a bye only when 2-seat tables meet an odd n)."""
-    byes = 1 if n == 1 or (per_table == 2 and n % 2) else 0
-    return balanced_table_sizes(n - byes, per_table), byes
+def _round_label(line: previews.RoundSeating) -> str:
+    if line.kind == "final":
+        return gettext("Final")
+    if line.kind == "round":
+        return gettext("Round %(number)d") % {"number": line.number}
+    if line.groups:
+        return ngettext(
+            "Every round (%(groups)d group)", "Every round (%(groups)d groups)", line.groups
+        ) % {"groups": line.groups}
+    return gettext("Every round")
 
 
-def _stage_preview(tournament: Tournament, stage: Stage, n: int) -> StagePreview:
-    teams = tournament.team_size > 1
-    # Entries per table: players, or two teams at a team table.
-    per_table = 2 if teams else stage.table_size
+def _stage_words(stage: previews.StageSeating, *, teams: bool) -> StagePreview:
     fmt = {
         Stage.Format.SWISS: gettext("Swiss"),
         Stage.Format.ROUND_ROBIN: gettext("Round robin"),
@@ -291,111 +257,14 @@ def _stage_preview(tournament: Tournament, stage: Stage, n: int) -> StagePreview
         "name": stage.name
         or gettext("%(format)s, %(seats)d seats") % {"format": fmt, "seats": stage.table_size},
     }
-    try:
-        if stage.format == Stage.Format.SWISS:
-            rounds, lines, advancing = _swiss(stage, n, per_table, teams=teams)
-        elif stage.format == Stage.Format.ROUND_ROBIN:
-            rounds, lines, advancing = _round_robin(tournament, stage, n, per_table, teams=teams)
-        else:
-            rounds, lines, advancing = _knockout(stage, n, per_table, teams=teams)
-    except (PairingError, ConfigError) as exc:
-        return StagePreview(stage.order, title, n, "", [], None, problem=str(exc))
-    return StagePreview(stage.order, title, n, rounds, lines, advancing)
-
-
-def _advancing(stage: Stage, per_table_sizes: Sequence[int], groups: int) -> int | None:
-    if stage.advance_mode == Stage.AdvanceMode.TOP_N:
-        return stage.advance_count
-    if stage.advance_mode == Stage.AdvanceMode.TOP_K_PER_TABLE:
-        if stage.format == Stage.Format.ROUND_ROBIN:
-            return stage.advance_count * groups
-        return sum(min(stage.advance_count, size) for size in per_table_sizes)
-    return None
-
-
-def _swiss(
-    stage: Stage, n: int, per_table: int, *, teams: bool
-) -> tuple[str, list[RoundLine], int | None]:
-    sizes, byes = _seated(n, per_table)
-    count = stage.rounds_planned or 0
-    rounds = ngettext("%(n)d round", "%(n)d rounds", count) % {"n": count}
-    line = RoundLine(gettext("Every round"), len(sizes), _sizes(sizes, teams=teams), byes)
-    return rounds, [line], _advancing(stage, sizes, 1)
-
-
-def _round_robin(
-    tournament: Tournament, stage: Stage, n: int, per_table: int, *, teams: bool
-) -> tuple[str, list[RoundLine], int | None]:
-    groups = snake_groups(list(range(n)), stage.groups or 1)
-    sizes: list[int] = []
-    byes = 0
-    exact, fewest = 0, 0
-    schedules: dict[int, int] = {}
-    for group in groups:
-        seated, bye = _seated(len(group), per_table)
-        sizes += seated
-        byes += bye
-        fewest = max(fewest, -(-(len(group) - 1) // (per_table - 1)))
-        if per_table == 2:
-            # The circle method: every pair once, a bye a round for an odd group.
-            schedules[len(group)] = len(group) - 1 + len(group) % 2
-        elif len(group) not in schedules and len(group) <= SCHEDULED_GROUP:
-            rng = random.Random(f"{tournament.seed}:{stage.order}:0")
-            schedules[len(group)] = round_robin(group, table_size=per_table, rng=rng).round_count
-        exact = max(exact, schedules.get(len(group), 0))
-    if len(schedules) == len({len(g) for g in groups}):
-        rounds = ngettext("%(n)d round", "%(n)d rounds", exact) % {"n": exact}
+    if stage.problem:
+        return StagePreview(stage.order, title, stage.entries, "", [], None, problem=stage.problem)
+    if stage.rounds_exact:
+        rounds = ngettext("%(n)d round", "%(n)d rounds", stage.rounds) % {"n": stage.rounds}
     else:
-        rounds = gettext("at least %(n)d rounds") % {"n": fewest}
-    label = ngettext(
-        "Every round (%(groups)d group)", "Every round (%(groups)d groups)", len(groups)
-    ) % {"groups": len(groups)}
-    line = RoundLine(label, len(sizes), _sizes(sizes, teams=teams), byes)
-    return rounds, [line], _advancing(stage, sizes, len(groups))
-
-
-def _knockout(
-    stage: Stage, n: int, per_table: int, *, teams: bool
-) -> tuple[str, list[RoundLine], int | None]:
-    bracket = build_bracket(
-        list(range(1, n + 1)), table_size=per_table, advance=stage.knockout_advance or 1
-    )
-    lines = []
-    last = len(bracket.rounds)
-    for number, tables in enumerate(bracket.rounds, start=1):
-        label = (
-            gettext("Final") if number == last else gettext("Round %(number)d") % {"number": number}
-        )
-        byes = len(bracket.byes) if number == 1 else 0
-        lines.append(
-            RoundLine(label, len(tables), _sizes([t.seats for t in tables], teams=teams), byes)
-        )
-    rounds = ngettext("%(n)d round", "%(n)d rounds", last) % {"n": last}
-    return rounds, lines, None
-
-
-def _payouts(tournament: Tournament, entries: int) -> PayoutPreview:
-    report = compute_prizes(
-        adapters.pool_rules(tournament),
-        [Payment("entry", Decimal(tournament.entry_fee))] * entries,
-        field_size=entries,
-        structure=adapters.payout_structure(tournament, entries),
-    )
-    pool = report.pool
-    shares = report.structure.percentages
-    places = []
-    for line in report.by_place:
-        if pool.total:
-            percent = (line.amount * 100 / pool.total).quantize(Decimal("0.01"))
-        else:
-            percent = shares[line.place - 1]
-        places.append(PayoutLine(line.place, percent, line.amount))
-    return PayoutPreview(
-        currency=pool.currency.code,
-        entries=entries,
-        gross=pool.gross,
-        rake=pool.rake,
-        topup=pool.topup,
-        total=pool.total,
-        places=places,
-    )
+        rounds = gettext("at least %(n)d rounds") % {"n": stage.rounds}
+    lines = [
+        RoundLine(_round_label(line), line.tables, _sizes(line.sizes, teams=teams), line.byes)
+        for line in stage.lines
+    ]
+    return StagePreview(stage.order, title, stage.entries, rounds, lines, stage.advancing)

@@ -27,7 +27,7 @@ from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
 from tournaments.console import csv_import
-from tournaments.console.admin_base import form_error
+from tournaments.form_errors import form_error
 from tournaments.models import Entry, Player, Team, Tournament
 from tournaments.permissions import can_manage, managed_tournaments
 from tournaments.services.people import player_create

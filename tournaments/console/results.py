@@ -25,7 +25,8 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from games.engine.cards import RANKS
 from tournaments import selectors
-from tournaments.console.admin_base import console_page, form_error
+from tournaments.console.admin_base import console_page
+from tournaments.form_errors import form_error
 from tournaments.models import Seat, Table, TableResult
 from tournaments.permissions import can_referee
 from tournaments.services.corrections import (

@@ -16,7 +16,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
-from tournaments.console.admin_base import console_page, form_error
+from tournaments.console.admin_base import console_page
+from tournaments.form_errors import form_error
 from tournaments.models import Round, Seat, Table
 from tournaments.permissions import can_referee
 from tournaments.services.rounds import seats_swap

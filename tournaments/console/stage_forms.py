@@ -12,8 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from tournaments.console.widgets import number_input
 from tournaments.models import Stage
-from tournaments.scoring.points import TIE_BREAKS
-from tournaments.wording import TIE_BREAK_LABELS
+from tournaments.plan_options import TIE_BREAK_CHOICES
 
 __all__ = ["MAX_STAGES", "BaseStageFormSet", "StageForm", "StageFormSet"]
 
@@ -102,7 +101,7 @@ class StageForm(forms.Form):
     tiebreaks = forms.MultipleChoiceField(
         label=_("Tie-breaks"),
         required=False,
-        choices=[(name, TIE_BREAK_LABELS.get(name, name)) for name in TIE_BREAKS],
+        choices=TIE_BREAK_CHOICES,
         widget=forms.CheckboxSelectMultiple,
         help_text=_(
             "Ties are broken in this order (Buchholz: the opponents' points); "

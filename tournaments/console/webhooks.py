@@ -23,7 +23,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
-from tournaments.console.admin_base import ConsoleAdmin, adopt, all_fields, form_error
+from tournaments.console.admin_base import ConsoleAdmin, adopt, all_fields
+from tournaments.form_errors import form_error
 from tournaments.models import Webhook, WebhookDelivery
 from tournaments.permissions import (
     can_manage,

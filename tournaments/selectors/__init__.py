@@ -282,11 +282,6 @@ def tournament_visible_to(tournament: Tournament, user: Any) -> bool:
     return tournaments_visible_to(user).filter(pk=tournament.pk).exists()
 
 
-def current_stage(tournament: Tournament) -> Stage | None:
-    """The running stage, else the last one that has started, else the first."""
-    return current_of(list(tournament.stages.order_by("order")))
-
-
 def current_of(stages: Sequence[Stage]) -> Stage | None:
     """Of ``stages`` (in order): the running one, else the last that has started, else the
     first."""

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from durak_site.errors import ServiceError
 from tournaments import selectors
-from tournaments.console.admin_base import form_error
+from tournaments.form_errors import form_error
 from tournaments.models import Entry, Player
 from tournaments.services.people import (
     player_check_in,

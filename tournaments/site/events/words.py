@@ -1,23 +1,22 @@
 """An event's plan and money in words, for the public pages: the rules of the game, each
 stage's format, what is played at a table, who advances, the scoring, and the money.
 
-The wording of the rules' options is the console's own (``console.rules_form.RulesForm``: one
-field per engine option, with its label and its choices), so the organiser's form and the public
+The wording of the rules' options is the domain's (``tournaments.plan_options``: each engine
+option's label and choices), which the organiser's form offers too, so the console and the public
 page say the same thing; the tie-breaks' names are the stage form's (``TIE_BREAK_LABELS``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
-from django import forms
 from django.utils.translation import gettext, ngettext
 
-from tournaments.console.rules_form import TRANSFER_OPTIONS, RulesForm, rule_options
 from tournaments.models import Stage
+from tournaments.plan_options import RULE_CHOICES, TRANSFER_OPTIONS, rule_label, rule_options
 from tournaments.wording import TIE_BREAK_LABELS, money, points_text
 
 
@@ -37,7 +36,6 @@ def rule_lines(rules: Mapping[str, Any]) -> list[Line]:
     """Every option of the game an organiser sets (``rules``: those that differ from the
     engine's defaults), in words: the whole rule set, defaults included, so a player reads what
     is played; the transfer options only for transfer durak."""
-    form = RulesForm()
     options = rule_options()
     defaults = {option.name: option.default for option in options}
     variant = str(rules.get("variant", defaults["variant"]))
@@ -45,17 +43,15 @@ def rule_lines(rules: Mapping[str, Any]) -> list[Line]:
     for option in options:
         if option.name in TRANSFER_OPTIONS and variant != "transfer":
             continue
-        field = form.fields[option.name]
         value = rules.get(option.name, option.default)
-        if isinstance(field, forms.ChoiceField):
-            choices = cast(Iterable[tuple[Any, Any]], field.choices)
-            labels = {str(key): str(label) for key, label in choices}
+        if option.name in RULE_CHOICES:
+            labels = {str(key): str(label) for key, label in RULE_CHOICES[option.name]}
             text = labels.get(str(value), str(value))
         elif isinstance(value, bool):
             text = _yes_no(value)
         else:
             text = str(value)
-        lines.append(Line(str(field.label), text))
+        lines.append(Line(str(rule_label(option.name)), text))
     return lines
 
 

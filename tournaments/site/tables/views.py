@@ -1,4 +1,4 @@
-"""Server-rendered tournament pages (reads through ``tournaments.selectors``)."""
+"""The live table's page (reads through ``games.selectors`` and ``tournaments.selectors``)."""
 
 from __future__ import annotations
 
@@ -9,20 +9,6 @@ from django.views.decorators.http import require_safe
 from games.errors import Forbidden, NotFound
 from games.selectors import table_access
 from tournaments import selectors
-from tournaments.site.people.pages import league_list
-
-#: How many league seasons the front page lists (all of them are on ``/leagues/``).
-HOME_LEAGUES = 6
-
-
-@require_safe
-def home(request: HttpRequest) -> HttpResponse:
-    """The front page: public tournaments, running ones first, and the newest league seasons."""
-    context = {
-        "groups": selectors.public_tournaments(),
-        "leagues": league_list(request.user, limit=HOME_LEAGUES),
-    }
-    return render(request, "site/home.html", context)
 
 
 @require_safe

@@ -1,0 +1,2 @@
+"""Public pages: the front page (public tournaments, running ones first, and the newest league
+seasons)."""

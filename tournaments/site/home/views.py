@@ -1,0 +1,23 @@
+"""The front page (reads through ``tournaments.selectors`` and the site's league list)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from tournaments import selectors
+from tournaments.site.people.pages import league_list
+
+#: How many league seasons the front page lists (all of them are on ``/leagues/``).
+HOME_LEAGUES = 6
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    """The front page: public tournaments, running ones first, and the newest league seasons."""
+    context = {
+        "groups": selectors.public_tournaments(),
+        "leagues": league_list(request.user, limit=HOME_LEAGUES),
+    }
+    return render(request, "site/home.html", context)
