@@ -30,7 +30,7 @@ from games.auth import refused_credentials
 from games.sockets import CLOSE_NOT_FOUND, refuse, scope_language
 from tournaments import selectors
 from tournaments.models import Tournament
-from tournaments.services.feed import feed_group
+from tournaments.notifications.sockets import feed_group
 
 
 def _visible_id(slug: str, user: Any) -> int | None:
