@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -30,9 +31,9 @@ from tests.builders import make_tournament
 from tests.factories import PlayerFactory
 from tournaments import services
 from tournaments.errors import ConfigurationError
-from tournaments.models import Tournament, Webhook, WebhookDelivery
+from tournaments.models import AuditEvent, Tournament, Webhook, WebhookDelivery
 from tournaments.services.webhooks import delivery as outbox
-from tournaments.services.webhooks import management, signing
+from tournaments.services.webhooks import management, signing, transport
 from tournaments.services.webhooks.delivery import event_id
 
 pytestmark = pytest.mark.django_db
@@ -282,6 +283,82 @@ def test_a_private_address_is_refused_unless_allowed(
     assert receiver.requests == []
 
 
+def resolving(monkeypatch: pytest.MonkeyPatch, name: str, *answers: str) -> list[tuple[str, ...]]:
+    """Resolve ``name`` to ``answers[0]``, then to ``answers[1]`` (a DNS rebinding); other names
+    as usual. Returns the lookups of ``name`` made."""
+    real = socket.getaddrinfo
+    lookups: list[tuple[str, ...]] = []
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != name:
+            return real(host, port, *args, **kwargs)
+        address = answers[min(len(lookups), len(answers) - 1)]
+        lookups.append((host, address))
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return lookups
+
+
+def test_a_delivery_goes_to_the_checked_address_even_if_the_name_resolves_again_elsewhere(
+    hook: Webhook, tournament: Tournament, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a name that resolves to the receiver once, then to another address (nothing there)
+    port = receiver.url.split(":")[2].split("/")[0]
+    Webhook.objects.filter(pk=hook.pk).update(url=receiver.url.replace("127.0.0.1", "hook.test"))
+    lookups = resolving(monkeypatch, "hook.test", "127.0.0.1", "127.0.0.2")
+    # when the delivery is made
+    assert outbox.webhook_deliver(delivery_id=an_event(tournament).pk) == "delivered"
+    # then the name was resolved once, the checked address got the request, and the request
+    # still names the URL's host
+    assert lookups == [("hook.test", "127.0.0.1")]
+    (got,) = receiver.requests
+    assert got.headers["Host"] == f"hook.test:{port}"
+    assert signing.verify_signature(hook.secret, got.headers, got.body)
+
+
+def test_a_tls_delivery_names_the_host_while_connecting_to_the_checked_address(
+    monkeypatch: pytest.MonkeyPatch, private_allowed: None
+) -> None:
+    # given a name resolved to a local listener that records the TLS handshake's first bytes
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(5)
+    port = listener.getsockname()[1]
+    hello: list[bytes] = []
+
+    def accept() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.settimeout(5)
+            hello.append(conn.recv(4096))
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    lookups = resolving(monkeypatch, "hook.test", "127.0.0.1", "127.0.0.2")
+    try:
+        # when a delivery is posted over https to that name
+        answer = transport.post(f"https://hook.test:{port}/hook", b"{}", {})
+    finally:
+        thread.join(timeout=5)
+        listener.close()
+    # then the checked address got the handshake, which names the URL's host (SNI), and the
+    # attempt failed (no TLS server there) rather than going anywhere else
+    assert lookups == [("hook.test", "127.0.0.1")]
+    assert hello and b"hook.test" in hello[0]
+    assert answer.status is None and answer.error
+
+
+def test_a_name_resolving_to_a_non_public_address_is_refused(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.WEBHOOKS_ALLOW_PRIVATE = False
+    for address in ("10.1.2.3", "169.254.169.254", "127.0.0.1", "::1", "fe80::1", "224.0.0.1"):
+        assert not transport.is_public(address)
+    resolving(monkeypatch, "hook.test", "169.254.169.254")
+    answer = transport.post("http://hook.test/hook", b"{}", {})
+    assert answer.status is None and "non-public address" in answer.error
+
+
 def test_a_webhook_gets_only_the_events_it_chose(
     tournament: Tournament, owner: User, receiver: Receiver, private_allowed: None
 ) -> None:
@@ -302,6 +379,33 @@ def test_only_the_organiser_adds_a_webhook(
     tournament.referees.set([event_referee])
     with pytest.raises(Forbidden):
         management.webhook_create(tournament=tournament, url=receiver.url, actor=event_referee)
+
+
+def test_adding_and_changing_a_webhook_is_audited_without_its_secret(
+    tournament: Tournament,
+    owner: User,
+    event_referee: User,
+    receiver: Receiver,
+    private_allowed: None,
+) -> None:
+    hook = management.webhook_create(tournament=tournament, url=receiver.url, actor=owner)
+    # a referee may not change it
+    tournament.referees.set([event_referee])
+    with pytest.raises(Forbidden):
+        management.webhook_update(webhook=hook, actor=event_referee, is_active=False)
+    # the organiser switches it off, then sends the same values again (nothing changes)
+    management.webhook_update(webhook=hook, actor=owner, url=hook.url, is_active=False)
+    management.webhook_update(webhook=hook, actor=owner, url=hook.url, is_active=False)
+    rows = AuditEvent.objects.filter(target_type="webhook", target_id=hook.pk).order_by("pk")
+    assert [(r.action, r.actor, r.tournament_id) for r in rows] == [
+        (AuditEvent.Action.TOURNAMENT_EDIT, owner, tournament.pk)
+    ] * 2
+    added, changed = rows
+    assert added.after == {"url": receiver.url, "events": [], "is_active": True}
+    assert (changed.before, changed.after) == ({"is_active": True}, {"is_active": False})
+    assert all(hook.secret not in str((r.before, r.after)) for r in rows)
+    hook.refresh_from_db()
+    assert not hook.is_active
 
 
 def test_a_claimed_delivery_is_not_claimed_again(hook: Webhook, tournament: Tournament) -> None:
