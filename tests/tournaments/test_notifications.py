@@ -52,11 +52,11 @@ def tournament() -> Tournament:
 @pytest.fixture
 def recorder(tournament: Tournament) -> Iterator[Recorder]:
     """Registered once the tournament is made (its own announcements are not recorded)."""
-    before = notifications.listeners()
     listener = Recorder()
     notifications.register(listener)
     yield listener
-    notifications._listeners[:] = before
+    notifications.unregister(Recorder.name)
+    notifications.unregister(Broken.name)
 
 
 def test_the_start_up_channels_are_registered_in_order() -> None:
@@ -90,7 +90,9 @@ def test_a_rolled_back_change_is_never_sent(recorder: Recorder, tournament: Tour
 def test_a_failing_channel_does_not_stop_the_others(
     recorder: Recorder, tournament: Tournament, django_capture_on_commit_callbacks: Any
 ) -> None:
-    notifications._listeners.insert(0, Broken())
+    notifications.unregister(Recorder.name)
+    notifications.register(Broken())
+    notifications.register(recorder)  # after the broken one
     with django_capture_on_commit_callbacks(execute=True):
         tournament_changed(tournament_id=tournament.pk, event="round_paired")
     assert len(recorder.sent) == 1
@@ -133,6 +135,27 @@ def test_a_change_outside_a_transaction_is_refused_before_it_writes() -> None:
     with pytest.raises(notifications.OutsideTransaction):
         tournament_changed(tournament_id=tournament.pk, event="round_paired")
     assert Tournament.objects.get(pk=tournament.pk).version == tournament.version
+
+
+def test_a_channel_hears_only_the_events_it_wants(
+    recorder: Recorder, tournament: Tournament
+) -> None:
+    class Finals(Recorder):
+        name = "finals"
+
+        def wants(self, event: str) -> bool:
+            return event == "tournament_finished"
+
+    finals = notifications.register(Finals())
+    try:
+        with transaction.atomic():
+            tournament_changed(tournament_id=tournament.pk, event="round_paired")
+            tournament_changed(tournament_id=tournament.pk, event="tournament_finished")
+    finally:
+        notifications.unregister(Finals.name)
+    assert isinstance(finals, Finals)
+    assert finals.staged == [("tournament_finished", True)]
+    assert [event for event, _ in recorder.staged] == ["round_paired", "tournament_finished"]
 
 
 def test_a_listener_needs_a_name() -> None:

@@ -12,7 +12,8 @@ it twice:
   A channel that fails there is logged; the change has committed, and the other channels still
   get it.
 
-Listeners run in the order they were registered, in both steps. ``TournamentsConfig.ready()``
+A listener hears of the events it :meth:`Listener.wants` (all, unless it says otherwise), in the
+order the listeners were registered, in both steps. ``TournamentsConfig.ready()``
 registers the channels at start-up (``tournaments.notifications.sockets``, ``.versions``,
 ``.webhooks``); a new channel (e-mail, push, a messenger bot) is one more listener module and one
 more line there, never an edit of the feed.
@@ -78,6 +79,11 @@ class Listener:
     #: The channel's name (the log's; :func:`register` keeps one listener of a name).
     name: ClassVar[str] = ""
 
+    def wants(self, event: str) -> bool:
+        """Whether this channel hears of ``event`` at all (every event, unless overridden: an
+        e-mail channel might want only ``tournament_finished``)."""
+        return True
+
     def stage(self, change: Change) -> None:
         """Inside the change's transaction: write what commits or rolls back with it."""
 
@@ -101,6 +107,11 @@ def register(listener: Listener) -> Listener:
     return listener
 
 
+def unregister(name: str) -> None:
+    """Remove the listener called ``name``, if any (a test's own channel)."""
+    _listeners[:] = [known for known in _listeners if known.name != name]
+
+
 def listeners() -> tuple[Listener, ...]:
     """The registered listeners, in their order."""
     return tuple(_listeners)
@@ -122,7 +133,9 @@ def publish(change: Change) -> None:
     listeners' order, before whatever a stage asks for on commit (the webhooks' delivery jobs):
     a reader sees the change on its socket before a receiver is called about it."""
     require_transaction()
-    chosen = tuple(_listeners)
+    chosen = tuple(listener for listener in _listeners if listener.wants(change.event))
+    if not chosen:
+        return
     transaction.on_commit(partial(_send, chosen, change))
     for listener in chosen:
         listener.stage(change)
