@@ -74,7 +74,8 @@ class TournamentFeedConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def tournament_event(self, message: dict[str, Any]) -> None:
-        """Group message from ``tournaments.services.feed``."""
+        """Group message from ``tournaments.notifications.sockets`` (a change announced by
+        ``tournaments.services.feed``)."""
         event = message["message"]
         if event["version"] <= self.version:
             return
