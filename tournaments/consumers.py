@@ -30,7 +30,7 @@ from games.auth import refused_credentials
 from games.sockets import CLOSE_NOT_FOUND, refuse, scope_language
 from tournaments import selectors
 from tournaments.models import Tournament
-from tournaments.services.feed import feed_group
+from tournaments.notifications.sockets import feed_group
 
 
 def _visible_id(slug: str, user: Any) -> int | None:
@@ -74,7 +74,8 @@ class TournamentFeedConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def tournament_event(self, message: dict[str, Any]) -> None:
-        """Group message from ``tournaments.services.feed``."""
+        """Group message from ``tournaments.notifications.sockets`` (a change announced by
+        ``tournaments.services.feed``)."""
         event = message["message"]
         if event["version"] <= self.version:
             return

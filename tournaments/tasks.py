@@ -23,7 +23,8 @@ from celery import shared_task
 from durak_site.jobs import Reconciled
 from tournaments import reconcile as reconciler
 from tournaments import services
-from tournaments.services import failures, idempotency, webhooks
+from tournaments.services import failures, idempotency
+from tournaments.services.webhooks import delivery as webhook_delivery
 
 
 @shared_task(name="tournaments.round_pair", base=Reconciled)
@@ -75,14 +76,14 @@ def reconcile() -> int:
 @shared_task(name="tournaments.webhook_deliver")
 def webhook_deliver(delivery_id: int) -> str:
     """One attempt at a webhook delivery; a failure schedules the next one itself (backoff in
-    ``tournaments.services.webhooks``), so no Celery retry here either."""
-    return webhooks.webhook_deliver(delivery_id=delivery_id)
+    ``tournaments.services.webhooks.delivery``), so no Celery retry here either."""
+    return webhook_delivery.webhook_deliver(delivery_id=delivery_id)
 
 
 @shared_task(name="tournaments.webhooks_sweep")
 def webhooks_sweep() -> int:
     """Safety net (beat): ask again for overdue webhook deliveries whose job was lost."""
-    return webhooks.webhooks_sweep()
+    return webhook_delivery.webhooks_sweep()
 
 
 @shared_task(name="tournaments.idempotency_expire")

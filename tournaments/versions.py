@@ -164,9 +164,9 @@ def board() -> Board:
 
 
 def publish(*, slug: str, pk: int, version: int) -> None:
-    """Publish a committed version (``transaction.on_commit`` of ``tournament_changed``). A board
-    that cannot be written is logged: answers then stay stale for at most
-    :data:`VERSION_SECONDS` (see the module's text)."""
+    """Publish a committed version (after the commit of ``tournament_changed``: the
+    ``tournaments.notifications.versions`` listener). A board that cannot be written is logged:
+    answers then stay stale for at most :data:`VERSION_SECONDS` (see the module's text)."""
     try:
         board().publish(slug, pk, version)
     except Exception:

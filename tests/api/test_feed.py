@@ -25,7 +25,8 @@ from tests.factories import PlayerFactory
 from tests.sockets import refusal
 from tournaments import services
 from tournaments.models import Table, TableResult, Tournament, Webhook, WebhookDelivery
-from tournaments.services.feed import event_id, tournament_changed
+from tournaments.services.feed import tournament_changed
+from tournaments.services.webhooks.delivery import event_id
 
 ORIGIN = "http://testserver"
 

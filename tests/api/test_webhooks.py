@@ -2,7 +2,7 @@
 the Standard Webhooks rules, retried with backoff under the same id, switched off by 410, never
 sent to a private address unless allowed; the console's pages; a real worker delivering.
 
-The delivery job is driven directly here (``webhooks.webhook_deliver``), one call per attempt,
+The delivery job is driven directly here (``outbox.webhook_deliver``), one call per attempt,
 with the backoff's wait skipped by moving ``next_attempt_at`` into the past.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -30,9 +31,10 @@ from tests.builders import make_tournament
 from tests.factories import PlayerFactory
 from tournaments import services
 from tournaments.errors import ConfigurationError
-from tournaments.models import Tournament, Webhook, WebhookDelivery
-from tournaments.services import webhooks
-from tournaments.services.feed import event_id
+from tournaments.models import AuditEvent, Tournament, Webhook, WebhookDelivery
+from tournaments.services.webhooks import delivery as outbox
+from tournaments.services.webhooks import management, signing, transport
+from tournaments.services.webhooks.delivery import event_id
 
 pytestmark = pytest.mark.django_db
 
@@ -116,7 +118,7 @@ def tournament(owner: User) -> Tournament:
 
 @pytest.fixture
 def hook(tournament: Tournament, owner: User, receiver: Receiver, private_allowed: None) -> Webhook:
-    return webhooks.webhook_create(tournament=tournament, url=receiver.url, actor=owner)
+    return management.webhook_create(tournament=tournament, url=receiver.url, actor=owner)
 
 
 def an_event(tournament: Tournament) -> WebhookDelivery:
@@ -143,7 +145,7 @@ def test_a_delivery_is_signed_with_the_secret_and_carries_the_event(
     tournament.refresh_from_db()
     assert (delivery.event, delivery.status, delivery.attempts) == ("entries_changed", "pending", 0)
     # when the job delivers it
-    assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "delivered"
+    assert outbox.webhook_deliver(delivery_id=delivery.pk) == "delivered"
     # then the receiver got one signed POST of the event, with a recent timestamp
     (got,) = receiver.requests
     headers = {name.lower(): value for name, value in got.headers.items()}
@@ -151,7 +153,7 @@ def test_a_delivery_is_signed_with_the_secret_and_carries_the_event(
     assert abs(int(headers["webhook-timestamp"]) - time.time()) < 30
     assert headers["webhook-signature"].startswith("v1,")
     assert headers["content-type"] == "application/json"
-    assert webhooks.verify_signature(hook.secret, got.headers, got.body)
+    assert signing.verify_signature(hook.secret, got.headers, got.body)
     body = json.loads(got.body)
     assert body == {
         "event": "entries_changed",
@@ -164,26 +166,26 @@ def test_a_delivery_is_signed_with_the_secret_and_carries_the_event(
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("delivered", 1, 200)
     assert delivery.delivered_at is not None and delivery.next_attempt_at is None
     # and a second run of the job sends nothing
-    assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "not due"
+    assert outbox.webhook_deliver(delivery_id=delivery.pk) == "not due"
     assert len(receiver.requests) == 1
 
 
 def test_a_signature_fails_for_another_body_secret_or_an_old_timestamp(
     hook: Webhook, tournament: Tournament, receiver: Receiver
 ) -> None:
-    webhooks.webhook_deliver(delivery_id=an_event(tournament).pk)
+    outbox.webhook_deliver(delivery_id=an_event(tournament).pk)
     (got,) = receiver.requests
-    assert webhooks.verify_signature(hook.secret, got.headers, got.body)
-    assert not webhooks.verify_signature(hook.secret, got.headers, got.body + b" ")
-    assert not webhooks.verify_signature(webhooks.new_secret(), got.headers, got.body)
+    assert signing.verify_signature(hook.secret, got.headers, got.body)
+    assert not signing.verify_signature(hook.secret, got.headers, got.body + b" ")
+    assert not signing.verify_signature(signing.new_secret(), got.headers, got.body)
     stamp = int(got.headers["webhook-timestamp"])
-    assert not webhooks.verify_signature(hook.secret, got.headers, got.body, now=stamp + 301)
-    assert webhooks.verify_signature(hook.secret, got.headers, got.body, now=stamp + 299)
+    assert not signing.verify_signature(hook.secret, got.headers, got.body, now=stamp + 301)
+    assert signing.verify_signature(hook.secret, got.headers, got.body, now=stamp + 299)
     # a rotated secret: one of the listed signatures matches
     rotated = {name.title(): value for name, value in got.headers.items()}  # any case
     rotated["Webhook-Signature"] = "v1,bm90IGl0 " + got.headers["webhook-signature"]
-    assert webhooks.verify_signature(hook.secret, rotated, got.body)
-    assert not webhooks.verify_signature(hook.secret, {}, got.body)
+    assert signing.verify_signature(hook.secret, rotated, got.body)
+    assert not signing.verify_signature(hook.secret, {}, got.body)
 
 
 def test_a_receiver_failing_twice_gets_the_event_on_the_third_attempt(
@@ -194,30 +196,30 @@ def test_a_receiver_failing_twice_gets_the_event_on_the_third_attempt(
     delivery = an_event(tournament)
     # when the first attempt fails, it is tried again after about 10 s, not before
     started = timezone.now()
-    assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "retry"
+    assert outbox.webhook_deliver(delivery_id=delivery.pk) == "retry"
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("pending", 1, 500)
     assert delivery.last_error == "HTTP 500"
     assert delivery.next_attempt_at is not None
     wait = (delivery.next_attempt_at - started).total_seconds()
     assert 10 * 0.8 - 1 <= wait <= 10 * 1.2 + 1
-    assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "not due"
+    assert outbox.webhook_deliver(delivery_id=delivery.pk) == "not due"
     assert len(receiver.requests) == 1
     # the second fails too, and waits longer
     due_now(delivery)
-    assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "retry"
+    assert outbox.webhook_deliver(delivery_id=delivery.pk) == "retry"
     delivery.refresh_from_db()
     assert delivery.attempts == 2 and delivery.next_attempt_at is not None
     assert (delivery.next_attempt_at - timezone.now()).total_seconds() > 20
     # then the third gets through
     due_now(delivery)
-    assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "delivered"
+    assert outbox.webhook_deliver(delivery_id=delivery.pk) == "delivered"
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_error) == ("delivered", 3, "")
     # with the same id every time, each attempt signed afresh
     ids = {r.headers["webhook-id"] for r in receiver.requests}
     assert ids == {delivery.event_id} and len(receiver.requests) == 3
-    assert all(webhooks.verify_signature(hook.secret, r.headers, r.body) for r in receiver.requests)
+    assert all(signing.verify_signature(hook.secret, r.headers, r.body) for r in receiver.requests)
 
 
 def test_a_delivery_fails_for_good_after_its_last_attempt(
@@ -225,18 +227,18 @@ def test_a_delivery_fails_for_good_after_its_last_attempt(
 ) -> None:
     receiver.fail = 100
     delivery = an_event(tournament)
-    for _ in range(webhooks.MAX_ATTEMPTS - 1):
-        assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "retry"
+    for _ in range(outbox.MAX_ATTEMPTS - 1):
+        assert outbox.webhook_deliver(delivery_id=delivery.pk) == "retry"
         due_now(delivery)
-    assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "failed"
+    assert outbox.webhook_deliver(delivery_id=delivery.pk) == "failed"
     delivery.refresh_from_db()
-    assert (delivery.status, delivery.attempts) == ("failed", webhooks.MAX_ATTEMPTS)
+    assert (delivery.status, delivery.attempts) == ("failed", outbox.MAX_ATTEMPTS)
     assert delivery.next_attempt_at is None
-    assert len(receiver.requests) == webhooks.MAX_ATTEMPTS
+    assert len(receiver.requests) == outbox.MAX_ATTEMPTS
 
 
 def test_the_backoff_grows_with_jitter_and_stays_under_the_brokers_redelivery() -> None:
-    pauses = [webhooks.backoff(n) for n in range(1, webhooks.MAX_ATTEMPTS)]
+    pauses = [outbox.backoff(n) for n in range(1, outbox.MAX_ATTEMPTS)]
     assert pauses == sorted(pauses)
     assert 8 <= pauses[0] <= 12 and max(pauses) < 3600
 
@@ -246,7 +248,7 @@ def test_410_switches_the_webhook_off(
 ) -> None:
     receiver.status = 410
     delivery = an_event(tournament)
-    assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "gone"
+    assert outbox.webhook_deliver(delivery_id=delivery.pk) == "gone"
     hook.refresh_from_db()
     delivery.refresh_from_db()
     assert not hook.is_active
@@ -270,27 +272,105 @@ def test_a_private_address_is_refused_unless_allowed(
         "http://10.0.0.7/",
     ):
         with pytest.raises(ConfigurationError, match="public addresses only"):
-            webhooks.webhook_create(tournament=tournament, url=url, actor=owner)
+            management.webhook_create(tournament=tournament, url=url, actor=owner)
     # and a delivery to a name that resolves to one is not sent
     Webhook.objects.filter(pk=hook.pk).update(url=receiver.url.replace("127.0.0.1", "localhost"))
     delivery = an_event(tournament)
-    assert webhooks.webhook_deliver(delivery_id=delivery.pk) == "retry"
+    assert outbox.webhook_deliver(delivery_id=delivery.pk) == "retry"
     delivery.refresh_from_db()
     assert delivery.last_status_code is None
     assert "non-public address" in delivery.last_error
     assert receiver.requests == []
 
 
+def resolving(monkeypatch: pytest.MonkeyPatch, name: str, *answers: str) -> list[tuple[str, ...]]:
+    """Resolve ``name`` to ``answers[0]``, then to ``answers[1]`` (a DNS rebinding); other names
+    as usual. Returns the lookups of ``name`` made."""
+    real = socket.getaddrinfo
+    lookups: list[tuple[str, ...]] = []
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != name:
+            return real(host, port, *args, **kwargs)
+        address = answers[min(len(lookups), len(answers) - 1)]
+        lookups.append((host, address))
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return lookups
+
+
+def test_a_delivery_goes_to_the_checked_address_even_if_the_name_resolves_again_elsewhere(
+    hook: Webhook, tournament: Tournament, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a name that resolves to the receiver once, then to another address (nothing there)
+    port = receiver.url.split(":")[2].split("/")[0]
+    Webhook.objects.filter(pk=hook.pk).update(url=receiver.url.replace("127.0.0.1", "hook.test"))
+    lookups = resolving(monkeypatch, "hook.test", "127.0.0.1", "127.0.0.2")
+    # when the delivery is made
+    assert outbox.webhook_deliver(delivery_id=an_event(tournament).pk) == "delivered"
+    # then the name was resolved once, the checked address got the request, and the request
+    # still names the URL's host
+    assert lookups == [("hook.test", "127.0.0.1")]
+    (got,) = receiver.requests
+    assert got.headers["Host"] == f"hook.test:{port}"
+    assert signing.verify_signature(hook.secret, got.headers, got.body)
+
+
+def test_a_tls_delivery_names_the_host_while_connecting_to_the_checked_address(
+    monkeypatch: pytest.MonkeyPatch, private_allowed: None
+) -> None:
+    # given a name resolved to a local listener that records the TLS handshake's first bytes
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(5)
+    port = listener.getsockname()[1]
+    hello: list[bytes] = []
+
+    def accept() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.settimeout(5)
+            hello.append(conn.recv(4096))
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    lookups = resolving(monkeypatch, "hook.test", "127.0.0.1", "127.0.0.2")
+    try:
+        # when a delivery is posted over https to that name
+        answer = transport.post(f"https://hook.test:{port}/hook", b"{}", {})
+    finally:
+        thread.join(timeout=5)
+        listener.close()
+    # then the checked address got the handshake, which names the URL's host (SNI), and the
+    # attempt failed (no TLS server there) rather than going anywhere else
+    assert lookups == [("hook.test", "127.0.0.1")]
+    assert hello and b"hook.test" in hello[0]
+    assert answer.status is None and answer.error
+
+
+def test_a_name_resolving_to_a_non_public_address_is_refused(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.WEBHOOKS_ALLOW_PRIVATE = False
+    for address in ("10.1.2.3", "169.254.169.254", "127.0.0.1", "::1", "fe80::1", "224.0.0.1"):
+        assert not transport.is_public(address)
+    resolving(monkeypatch, "hook.test", "169.254.169.254")
+    answer = transport.post("http://hook.test/hook", b"{}", {})
+    assert answer.status is None and "non-public address" in answer.error
+
+
 def test_a_webhook_gets_only_the_events_it_chose(
     tournament: Tournament, owner: User, receiver: Receiver, private_allowed: None
 ) -> None:
-    webhooks.webhook_create(
+    management.webhook_create(
         tournament=tournament, url=receiver.url, events=["round_paired"], actor=owner
     )
     services.entry_register(tournament=tournament, player=PlayerFactory.create())
     assert not WebhookDelivery.objects.exists()
     with pytest.raises(ConfigurationError, match="unknown events"):
-        webhooks.webhook_create(tournament=tournament, url=receiver.url, events=["x"], actor=owner)
+        management.webhook_create(
+            tournament=tournament, url=receiver.url, events=["x"], actor=owner
+        )
 
 
 def test_only_the_organiser_adds_a_webhook(
@@ -298,14 +378,41 @@ def test_only_the_organiser_adds_a_webhook(
 ) -> None:
     tournament.referees.set([event_referee])
     with pytest.raises(Forbidden):
-        webhooks.webhook_create(tournament=tournament, url=receiver.url, actor=event_referee)
+        management.webhook_create(tournament=tournament, url=receiver.url, actor=event_referee)
+
+
+def test_adding_and_changing_a_webhook_is_audited_without_its_secret(
+    tournament: Tournament,
+    owner: User,
+    event_referee: User,
+    receiver: Receiver,
+    private_allowed: None,
+) -> None:
+    hook = management.webhook_create(tournament=tournament, url=receiver.url, actor=owner)
+    # a referee may not change it
+    tournament.referees.set([event_referee])
+    with pytest.raises(Forbidden):
+        management.webhook_update(webhook=hook, actor=event_referee, is_active=False)
+    # the organiser switches it off, then sends the same values again (nothing changes)
+    management.webhook_update(webhook=hook, actor=owner, url=hook.url, is_active=False)
+    management.webhook_update(webhook=hook, actor=owner, url=hook.url, is_active=False)
+    rows = AuditEvent.objects.filter(target_type="webhook", target_id=hook.pk).order_by("pk")
+    assert [(r.action, r.actor, r.tournament_id) for r in rows] == [
+        (AuditEvent.Action.TOURNAMENT_EDIT, owner, tournament.pk)
+    ] * 2
+    added, changed = rows
+    assert added.after == {"url": receiver.url, "events": [], "is_active": True}
+    assert (changed.before, changed.after) == ({"is_active": True}, {"is_active": False})
+    assert all(hook.secret not in str((r.before, r.after)) for r in rows)
+    hook.refresh_from_db()
+    assert not hook.is_active
 
 
 def test_a_claimed_delivery_is_not_claimed_again(hook: Webhook, tournament: Tournament) -> None:
     delivery = an_event(tournament)
     now = timezone.now()
-    assert webhooks._claim(delivery.pk, now) == 1
-    assert webhooks._claim(delivery.pk, now) is None  # another run finds it in flight
+    assert outbox._claim(delivery.pk, now) == 1
+    assert outbox._claim(delivery.pk, now) is None  # another run finds it in flight
     delivery.refresh_from_db()
     assert delivery.next_attempt_at is not None and delivery.next_attempt_at > now
 
@@ -320,7 +427,7 @@ def test_the_sweep_asks_again_for_overdue_deliveries(
         next_attempt_at=timezone.now() - timedelta(minutes=5)
     )
     with django_capture_on_commit_callbacks() as callbacks:
-        assert webhooks.webhooks_sweep() == 1
+        assert outbox.webhooks_sweep() == 1
     assert len(callbacks) == 1
     assert WebhookDelivery.objects.get(pk=fresh.pk).status == "pending"
 
@@ -378,7 +485,7 @@ def test_a_referee_sees_the_delivery_log_but_not_the_secret(
     tournament.referees.set([event_referee])
     receiver.fail = 1
     delivery = an_event(tournament)
-    webhooks.webhook_deliver(delivery_id=delivery.pk)
+    outbox.webhook_deliver(delivery_id=delivery.pk)
     client.force_login(event_referee)
     page = client.get(reverse("admin:tournaments_webhook_change", args=[hook.pk]))
     assert page.status_code == 200 and hook.secret not in page.content.decode()
@@ -409,7 +516,7 @@ def test_a_real_worker_delivers_after_commit(
     tournament = make_tournament(
         PlayerFactory.create_batch(2), name="Кубок воркера", created_by=owner
     )
-    hook = webhooks.webhook_create(tournament=tournament, url=receiver.url, actor=owner)
+    hook = management.webhook_create(tournament=tournament, url=receiver.url, actor=owner)
     # when an entry is registered (committed)
     services.entry_register(tournament=tournament, player=PlayerFactory.create())
     # then the worker delivers the event by itself
@@ -418,7 +525,7 @@ def test_a_real_worker_delivers_after_commit(
         time.sleep(0.2)
     assert receiver.requests, "the worker delivered nothing"
     got = receiver.requests[0]
-    assert webhooks.verify_signature(hook.secret, got.headers, got.body)
+    assert signing.verify_signature(hook.secret, got.headers, got.body)
     assert json.loads(got.body)["event"] == "entries_changed"
     while time.monotonic() < deadline:
         delivery = WebhookDelivery.objects.get(webhook=hook)
@@ -431,7 +538,7 @@ def test_a_real_worker_delivers_after_commit(
 def test_the_log_link_shows_one_webhooks_deliveries(
     client: Client, hook: Webhook, tournament: Tournament, owner: User, receiver: Receiver
 ) -> None:
-    other = webhooks.webhook_create(tournament=tournament, url=receiver.url + "&b", actor=owner)
+    other = management.webhook_create(tournament=tournament, url=receiver.url + "&b", actor=owner)
     an_event(tournament)
     client.force_login(owner)
     page = client.get(reverse("admin:tournaments_webhook_change", args=[hook.pk]))

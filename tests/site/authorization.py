@@ -43,7 +43,7 @@ from tests.factories import SuperuserFactory, console_user
 from tournaments import services
 from tournaments.models import Seat, Stage, Table, Team, Tournament, WebhookDelivery
 from tournaments.permissions import ORGANISER, REFEREE
-from tournaments.services.webhooks import webhook_create
+from tournaments.services.webhooks.management import webhook_create
 
 ANON, PLAYER_A, PLAYER_B = "anonymous", "player_a", "player_b"
 REFEREE_X, REFEREE_Y = "referee_x", "referee_y"

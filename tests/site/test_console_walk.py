@@ -35,7 +35,7 @@ from tournaments.models import (
     Webhook,
     WebhookDelivery,
 )
-from tournaments.services.webhooks import webhook_create
+from tournaments.services.webhooks.management import webhook_create
 
 pytestmark = pytest.mark.django_db
 

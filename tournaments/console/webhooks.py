@@ -1,7 +1,7 @@
 """The console's webhook pages: an organiser's webhooks (added, changed and switched off through
-``tournaments.services.webhooks``; the secret shown to the organiser to copy), and the delivery
-log (status, attempts, the last answer and error, the next attempt), view-only for the event's
-organiser and referees. ``tournaments.admin`` registers them.
+``tournaments.services.webhooks.management``; the secret shown to the organiser to copy), and
+the delivery log (status, attempts, the last answer and error, the next attempt), view-only for
+the event's organiser and referees. ``tournaments.admin`` registers them.
 
 The console groups' model permissions (``0003_console_groups``) predate these models, so these
 pages ask the roles themselves (``tournaments.permissions``): every console user may open them,
@@ -32,7 +32,11 @@ from tournaments.permissions import (
     managed_tournaments,
 )
 from tournaments.services.feed import EVENTS
-from tournaments.services.webhooks import validate_webhook, webhook_create, webhook_update
+from tournaments.services.webhooks.management import (
+    validate_webhook,
+    webhook_create,
+    webhook_update,
+)
 
 _M = TypeVar("_M", bound=Model)
 

@@ -2,12 +2,10 @@
 
 A service that changes what a reader of the event sees calls :func:`tournament_changed` as the
 last statement of its transaction. It bumps the tournament's ``version`` (the API's ETag and the
-feed's resync point) and ``changed_at``, writes one :class:`~tournaments.models.WebhookDelivery`
-per active webhook of the tournament that wants the event (an outbox: the rows commit or roll
-back with the change), and, after commit only, broadcasts the message to the feed's sockets
-(``tournaments.consumers``), publishes the version for the API's front
-(``tournaments.versions``) and asks for one delivery job per row
-(``tournaments.services.webhooks``).
+feed's resync point) and ``changed_at``, and publishes one ``tournaments.notifications.Change``
+to the channels registered there at start-up: the organisers' webhooks write their outbox rows
+in the transaction, and after commit only the feed's sockets get the message, the API's front
+its new version, and each delivery its job. This module knows none of the channels.
 
 The message, the same on the socket and in a webhook's body::
 
@@ -26,22 +24,15 @@ once) reads the REST endpoints again; versions only grow.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from typing import Any, Final
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from durak_site.jobs import enqueue_on_commit
-from tournaments import selectors, versions
-from tournaments.models import Tournament, Webhook, WebhookDelivery
-
-log = logging.getLogger(__name__)
+from tournaments import notifications, selectors
+from tournaments.models import Tournament
 
 #: The events, with their names for the console (a webhook subscribes to some or all).
 EVENTS: Final[dict[str, Any]] = {
@@ -71,20 +62,9 @@ PLAYER_SHOWN: Final = frozenset({"display_name", "club", "city"})
 LEAGUE_SHOWN: Final = frozenset({"name", "season"})
 
 
-def feed_group(tournament_id: int) -> str:
-    """The channel layer group of a tournament's feed sockets."""
-    return f"tournament-{tournament_id}"
-
-
-def event_id(tournament_id: int, version: int) -> str:
-    """The Standard Webhooks ``webhook-id`` of the change that made ``version``: the same for
-    every attempt and every webhook, so a receiver drops repeats by it."""
-    return f"msg_{tournament_id}_{version}"
-
-
-def wants(webhook_events: Any, event: str) -> bool:
-    """Whether a webhook subscribed to ``webhook_events`` (empty: all of them) gets ``event``."""
-    return not webhook_events or event in webhook_events
+class UnknownEvent(ValueError):
+    """An announcement of an event that is not one of :data:`EVENTS` (a programming error: no
+    webhook could have chosen it)."""
 
 
 def tournament_changed(
@@ -100,9 +80,10 @@ def tournament_changed(
     before its commit. A service that locked the tournament first (registration, the start, the
     awards jobs) already holds it, and this takes nothing new.
 
-    Queries: the ``UPDATE``, one ``SELECT`` of the new version and slug, one of the webhooks
-    (plus one ``INSERT`` of the deliveries when a webhook wants the event). After commit: one
-    broadcast to the feed's sockets and one delivery job per delivery.
+    Queries: the ``UPDATE``, one ``SELECT`` of the new version and slug, then the channels'
+    (``tournaments.notifications``; the webhooks': one ``SELECT``, and one ``INSERT`` of the
+    deliveries when a webhook wants the event). ``UnknownEvent`` for an event not in
+    :data:`EVENTS`; ``notifications.OutsideTransaction`` outside a transaction.
     """
     return tournaments_changed(tournament_ids=[tournament_id], event=event, data=data)[
         tournament_id
@@ -124,47 +105,20 @@ def tournaments_changed(
     ids = sorted(set(tournament_ids))
     if not ids:
         return {}
-    assert event in EVENTS, event
-    assert transaction.get_connection().in_atomic_block, "call it inside the change's transaction"
+    if event not in EVENTS:
+        raise UnknownEvent(f"unknown feed event {event!r}")
+    notifications.require_transaction()
     now = timezone.now()
     changed = Tournament.objects.filter(pk__in=ids)
     if len(ids) > 1:
         list(changed.select_for_update(no_key=True).order_by("pk").values_list("pk", flat=True))
     changed.update(version=F("version") + 1, changed_at=now)
-    messages: dict[int, dict[str, Any]] = {
-        pk: {
-            "event": event,
-            "tournament": slug,
-            "version": version,
-            "at": now.isoformat(),
-            "data": data or {},
-        }
-        for pk, slug, version in changed.values_list("pk", "slug", "version")
-    }
-    hooks = [
-        (hook_id, tournament_id)
-        for hook_id, tournament_id, events in Webhook.objects.filter(
-            tournament_id__in=ids, is_active=True
-        ).values_list("pk", "tournament_id", "events")
-        if wants(events, event)
-    ]
-    deliveries = []
-    if hooks:
-        deliveries = WebhookDelivery.objects.bulk_create(
-            WebhookDelivery(
-                webhook_id=hook_id,
-                event_id=event_id(tournament_id, messages[tournament_id]["version"]),
-                event=event,
-                payload=messages[tournament_id],
-                next_attempt_at=now,
-            )
-            for hook_id, tournament_id in hooks
-        )
-    transaction.on_commit(lambda: _broadcast_all(messages), robust=True)
-    transaction.on_commit(lambda: _publish_all(messages), robust=True)
-    for delivery in deliveries:
-        enqueue_on_commit("tournaments.webhook_deliver", delivery.pk)
-    return {pk: int(message["version"]) for pk, message in messages.items()}
+    stamps = tuple(
+        notifications.Stamp(pk=pk, slug=slug, version=version)
+        for pk, slug, version in changed.order_by("pk").values_list("pk", "slug", "version")
+    )
+    notifications.publish(notifications.Change(event=event, at=now, stamps=stamps, data=data or {}))
+    return {stamp.pk: stamp.version for stamp in stamps}
 
 
 def player_changed(*, player_id: int, fields: Iterable[str]) -> dict[int, int]:
@@ -209,25 +163,3 @@ def league_changed(*, league_id: int, fields: Iterable[str]) -> dict[int, int]:
     return tournaments_changed(
         tournament_ids=list(ids), event="tournament_updated", data={"fields": ["league"]}
     )
-
-
-def _publish_all(messages: dict[int, dict[str, Any]]) -> None:
-    for pk, message in messages.items():
-        versions.publish(slug=message["tournament"], pk=pk, version=message["version"])
-
-
-def _broadcast_all(messages: dict[int, dict[str, Any]]) -> None:
-    for pk, message in messages.items():
-        _broadcast(feed_group(pk), message)
-
-
-def _broadcast(group: str, message: dict[str, Any]) -> None:
-    """Send ``message`` to the feed's sockets (a channel layer that fails is logged: the change
-    has committed, and the clients resync from the next version they see)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(group, {"type": "tournament.event", "message": message})
-    except Exception:
-        log.warning("feed %s: the broadcast failed", group, exc_info=True)
