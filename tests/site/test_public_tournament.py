@@ -18,7 +18,7 @@ from tests.api.test_events import finished_event, record, swiss_then_knockout
 from tests.builders import TWO_SEATS, make_tournament
 from tests.factories import BotPlayerFactory, PlayerFactory
 from tournaments import services
-from tournaments.api.events import data
+from tournaments.selectors import events as data
 from tournaments.models import (
     Entry,
     Payout,

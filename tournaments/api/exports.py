@@ -32,7 +32,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.api.common import TournamentReadView, error_responses
-from tournaments.api.events import data
+from tournaments.selectors import events as data
 from tournaments.api.events import serializers as out
 from tournaments.api.events.views import StageReadView
 from tournaments.models import Stage, Tournament

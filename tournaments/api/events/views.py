@@ -29,7 +29,7 @@ from tournaments.api.common import (
     TournamentReadView,
     error_responses,
 )
-from tournaments.api.events import data
+from tournaments.selectors import events as data
 from tournaments.api.events import serializers as out
 from tournaments.models import Entry, League, Round, Stage, Tournament
 

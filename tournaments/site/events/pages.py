@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 
 from tournaments import selectors
-from tournaments.api.events import data
+from tournaments.selectors import events as data
 from tournaments.models import Round, Stage, Table, Tournament
 from tournaments.site.events import bracket, words
 from tournaments.site.events.words import Line

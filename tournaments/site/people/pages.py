@@ -22,7 +22,7 @@ from django.utils.translation import gettext
 
 from games.models import Game
 from tournaments import selectors
-from tournaments.api.events.data import league_table_rows, leagues_visible_to
+from tournaments.selectors.events import league_table_rows, leagues_visible_to
 from tournaments.models import Entry, League, Player, Seat, Tournament
 from tournaments.site.people.charts import LineChart, line_chart
 
