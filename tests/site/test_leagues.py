@@ -17,8 +17,8 @@ from tests.api.test_events import finished_event
 from tests.builders import make_tournament
 from tests.factories import BotPlayerFactory, PlayerFactory
 from tournaments import services
-from tournaments.selectors.events import league_table_rows
 from tournaments.models import Player
+from tournaments.selectors.events import league_table_rows
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from django.test import Client
 
 from tests.builders import make_tournament, run_jobs
 from tests.factories import BotPlayerFactory
-from tournaments import selectors, services
+from tournaments import services
 from tournaments.console.progress import league_standings
 from tournaments.models import (
     Entry,
@@ -29,6 +29,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
+from tournaments.selectors.standings import standing_rows
 from tournaments.services.placing import stage_final_order
 
 pytestmark = pytest.mark.django_db
@@ -266,7 +267,7 @@ def test_a_withdrawal_in_a_round_robin_stands_for_its_opponents(organiser: User)
     stage = tournament.stages.get()
     for round_ in stage.rounds.filter(number__gt=2):
         assert leaver not in seated_in(round_)
-    row = next(r for r in selectors.stage_standings(stage) if r.entry == str(leaver.pk))
+    row = next(r for r in standing_rows(stage) if r.entry == str(leaver.pk))
     assert row.played == 2
     assert_paid_exactly(tournament, 6)
 

@@ -32,10 +32,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.api.common import TournamentReadView, error_responses
-from tournaments.selectors import events as data
 from tournaments.api.events import serializers as out
+from tournaments.api.events.rows import standing_row
 from tournaments.api.events.views import StageReadView
 from tournaments.models import Stage, Tournament
+from tournaments.selectors import events as data
+from tournaments.selectors import standings
 from tournaments.spreadsheets import csv_bytes
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="Tournament")
@@ -212,7 +214,7 @@ class StageStandingsExportView(ExportView, StageReadView):
 
         def rows() -> Any:
             stage: Stage = self.get_stage(tournament)
-            listed = data.stage_standings(stage, tournament)
+            listed = [standing_row(line) for line in standings.stage_standings(stage)]
             return out.StageStandingRowSerializer(listed, many=True).data
 
         return self.export(tournament, rows, STAGE_COLUMNS)

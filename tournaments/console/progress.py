@@ -6,8 +6,8 @@ finished, how many tables have finished, are playing, wait for their feeders or 
 the live tables page has it: ``console.live.is_stalled``) and each round's tables (the players by
 seat, the score group, what the pairing had to give up, the result in force, first out first and
 the fool marked) with the round's pairing explanation in words; the standings of each swiss or
-round-robin stage (``selectors.stage_standings``); a knockout stage as a tree, a column per
-round, each table fed by the places of the tables before it; once the event has finished, its
+round-robin stage (``selectors.standings.stage_standings``); a knockout stage as a tree, a column
+per round, each table fed by the places of the tables before it; once the event has finished, its
 final places with the prizes, the prize pool and the ranks (звания) earned.
 :func:`tournament_progress` reads it in a fixed number of queries however many tables the event
 has (a few per stage, none per table or round).
@@ -65,7 +65,7 @@ from tournaments.models import (
 )
 from tournaments.permissions import can_referee, tournaments_for
 from tournaments.scoring.errors import ScoringError
-from tournaments.scoring.points import DEFAULT_TIE_BREAKS, StandingRow
+from tournaments.scoring.points import DEFAULT_TIE_BREAKS
 from tournaments.scoring.ratings import (
     DEFAULT_LEAGUE_SCALE,
     LeagueRow,
@@ -73,6 +73,7 @@ from tournaments.scoring.ratings import (
     league_table,
 )
 from tournaments.selectors import AwardsState
+from tournaments.selectors.standings import StandingLine, has_standings, stage_standings
 from tournaments.services.failures import failure_text, tournament_awards_recompute
 from tournaments.wording import (
     TIE_BREAK_LABELS,
@@ -146,7 +147,9 @@ class RoundLine:
 
 
 @dataclass(frozen=True)
-class StandingLine:
+class StandingCells:
+    """A standings line (``selectors.standings.StandingLine``) as the page's cells."""
+
     position: int
     rank: int
     name: str
@@ -161,7 +164,7 @@ class StageLine:
     stage: Stage
     rounds: list[RoundLine]
     tie_breaks: list[str]  # the standings' tie-break columns, in the order they apply
-    standings: list[StandingLine]
+    standings: list[StandingCells]
 
     @property
     def is_knockout(self) -> bool:
@@ -269,14 +272,14 @@ def _feeds(table: Table, numbers: dict[int, int], names: dict[int, str]) -> list
     return out
 
 
-def _standing_lines(
-    stage: Stage, rows: Sequence[StandingRow], names: dict[int, str]
-) -> tuple[list[str], list[StandingLine]]:
+def _standing_cells(
+    stage: Stage, rows: Sequence[StandingLine]
+) -> tuple[list[str], list[StandingCells]]:
     """The standings' tie-break columns (the stage's order, points aside) and its lines."""
     criteria = [c for c in (stage.tiebreaks or DEFAULT_TIE_BREAKS) if c in TIE_BREAK_LABELS]
     criteria = [c for c in criteria if c != "points"]
 
-    def value(row: StandingRow, criterion: str) -> str:
+    def value(row: StandingLine, criterion: str) -> str:
         if criterion == "first_places":
             return str(row.first_places)
         if criterion == "fewest_fools":
@@ -286,10 +289,10 @@ def _standing_lines(
         return "—" if row.head_to_head is None else points_text(row.head_to_head)
 
     lines = [
-        StandingLine(
+        StandingCells(
             position=row.position,
-            rank=row.rank,
-            name=names.get(int(row.entry), "—"),
+            rank=row.place,
+            name=row.name,
             points=points_text(row.points),
             played=row.played,
             tie_breaks=[value(row, c) for c in criteria],
@@ -400,13 +403,9 @@ def tournament_progress(
         for game in live_games(user, tournament)
         if is_stalled(game, game.last_action_at, now)
     }
-    standings = {
-        stage.pk: selectors.stage_standings(stage)
-        for stage in stages
-        if stage.format != Stage.Format.KNOCKOUT and stage.status != Stage.Status.PENDING
-    }
-    # One query for the names of every entry the page shows.
-    ids: list[int] = [int(row.entry) for rows in standings.values() for row in rows]
+    standings = {stage.pk: stage_standings(stage) for stage in stages if has_standings(stage)}
+    # One query for the names of every entry the page shows (the standings come with theirs).
+    ids: list[int] = []
     for table in tables:
         result = results[table.pk]
         ids += selectors.result_entry_ids(result) if result is not None else []
@@ -454,8 +453,8 @@ def tournament_progress(
             ]
             explanation = explanation_lines(round_, tournament)
             round_lines.append(RoundLine(round_, tables_of_round, explanation, last))
-        headers, standing_lines = _standing_lines(stage, standings.get(stage.pk, []), names)
-        lines.append(StageLine(stage, round_lines, headers, standing_lines))
+        headers, standing_cells = _standing_cells(stage, standings.get(stage.pk, []))
+        lines.append(StageLine(stage, round_lines, headers, standing_cells))
     return TournamentProgress(tournament, lines, _finish(tournament, user))
 
 

@@ -20,7 +20,6 @@ from django.db.models import (
 )
 from django.utils.translation import gettext
 
-from tournaments import adapters
 from tournaments.models import (
     AwardsFailure,
     Entry,
@@ -37,7 +36,6 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.permissions import tournaments_for
-from tournaments.scoring import points as scoring_points
 from tournaments.scoring.ratings import TournamentPlaces
 from tournaments.scoring.results import Pogony, effective_results
 from tournaments.scoring.results import TableResult as PureResult
@@ -123,16 +121,6 @@ def stage_entry_ids(stage: Stage) -> list[int]:
     """The stage's entries in seed order."""
     return list(
         StageEntry.objects.filter(stage=stage).order_by("seed").values_list("entry_id", flat=True)
-    )
-
-
-def stage_standings(stage: Stage) -> list[scoring_points.StandingRow]:
-    """The stage's standings from its effective results, tie-broken as configured."""
-    return scoring_points.standings(
-        stage_results(stage),
-        adapters.scoring_config(stage),
-        seed=f"{stage.tournament.seed}:{stage.order}",
-        entries=[str(e) for e in stage_entry_ids(stage)],
     )
 
 

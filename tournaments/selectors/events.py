@@ -12,7 +12,7 @@ or rejected one; people are named as the standings name them (no accounts, no em
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -31,20 +31,18 @@ from tournaments.models import (
     Round,
     Seat,
     Stage,
-    StageEntry,
     Table,
     TableResult,
     TeamMember,
     Tournament,
 )
-from tournaments.scoring import points as scoring_points
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.ratings import (
     DEFAULT_LEAGUE_SCALE,
     LeagueScale,
     league_table,
 )
-from tournaments.scoring.results import effective_results
+from tournaments.selectors import standings
 
 Row = dict[str, Any]
 
@@ -303,83 +301,13 @@ def round_detail(round_: Round) -> Row:
 # --- standings ----------------------------------------------------------------------------------
 
 
-def _pogony_counts(rows: Iterable[TableResult]) -> tuple[dict[int, int], dict[int, int]]:
-    """Pogony given (one per entry hung on) and received, by entry, over ``rows``."""
-    given: dict[int, int] = {}
-    received: dict[int, int] = {}
-    for result in rows:
-        for hung in result.pogony or []:
-            if not isinstance(hung, dict):
-                continue
-            on = [e for e in (_int(x) for x in hung.get("on", [])) if e is not None]
-            by = _int(hung.get("by"))
-            if by is not None:
-                given[by] = given.get(by, 0) + len(on)
-            for entry in on:
-                received[entry] = received.get(entry, 0) + 1
-    return given, received
-
-
-def stage_tie_breaks(stage: Stage) -> list[str]:
-    """The stage's tie-breaks in the order they apply (points first; a seeded draw last)."""
-    order = [str(c) for c in stage.tiebreaks or scoring_points.DEFAULT_TIE_BREAKS]
-    return order if "points" in order else ["points", *order]
-
-
-def stage_standings(stage: Stage, tournament: Tournament) -> list[Row]:
-    """The stage's standings as ``selectors.stage_standings`` computes them, with every
-    tie-break value and the pogony each entry gave and received: three queries.
-
-    A knockout stage, or one that has not begun, has no standings (its bracket tells)."""
-    if stage.format == Stage.Format.KNOCKOUT or stage.status == Stage.Status.PENDING:
-        return []
-    stored = list(TableResult.objects.filter(table__round__stage=stage).counted().order_by("id"))
-    pure = effective_results([selectors.to_pure_result(r) for r in stored])
-    in_force = {int(r.id) for r in pure}
-    given, received = _pogony_counts(r for r in stored if r.pk in in_force)
-    entries = list(
-        StageEntry.objects.filter(stage=stage)
-        .order_by("seed")
-        .select_related("entry__player", "entry__team")
-    )
-    names = {se.entry_id: se.entry.name for se in entries}
-    standing = scoring_points.standings(
-        pure,
-        adapters.scoring_config(stage),
-        seed=f"{tournament.seed}:{stage.order}",
-        entries=[str(se.entry_id) for se in entries],
-    )
-    rows = []
-    for row in standing:
-        entry = int(row.entry)
-        rows.append(
-            {
-                "position": row.position,
-                "place": row.rank,
-                "entry_id": entry,
-                "name": names.get(entry, f"#{entry}"),
-                "points": number(row.points),
-                "played": row.played,
-                "byes": row.byes,
-                "first_places": row.first_places,
-                "fools": row.fools,
-                "buchholz": number(row.buchholz),
-                "head_to_head": None if row.head_to_head is None else number(row.head_to_head),
-                "decided_by": row.decided_by or "",
-                "pogony_given": given.get(entry, 0),
-                "pogony_received": received.get(entry, 0),
-            }
-        )
-    return rows
-
-
 def final_standings(tournament: Tournament) -> list[Row]:
     """The final places with points (the last stage's, if it has standings), pogony, rank
     (звание) and payout: at most eight queries, however many entries."""
     last = tournament.stages.order_by("-order").first()
     points = {
-        row["entry_id"]: row["points"]
-        for row in (stage_standings(last, tournament) if last is not None else [])
+        line.entry_id: number(line.points)
+        for line in (standings.stage_standings(last) if last is not None else [])
     }
     placed = list(
         Entry.objects.filter(tournament=tournament, final_place__isnull=False)
@@ -455,7 +383,7 @@ def stage_row(stage: Stage) -> Row:
             "fool_pogony_penalty": penalty,
             "bye_points": bye,
         },
-        "tie_breaks": stage_tie_breaks(stage),
+        "tie_breaks": standings.stage_tie_breaks(stage),
     }
 
 

@@ -29,9 +29,11 @@ from tournaments.api.common import (
     TournamentReadView,
     error_responses,
 )
-from tournaments.selectors import events as data
 from tournaments.api.events import serializers as out
+from tournaments.api.events.rows import standing_row
 from tournaments.models import Entry, League, Round, Stage, Tournament
+from tournaments.selectors import events as data
+from tournaments.selectors import standings
 
 TAG = ["events"]
 ORDER = OpenApiParameter(
@@ -191,8 +193,8 @@ def stage_standings_body(tournament: Tournament, stage: Stage) -> dict[str, Any]
         "stage": stage.order,
         "format": stage.format,
         "status": stage.status,
-        "tie_breaks": data.stage_tie_breaks(stage),
-        "rows": data.stage_standings(stage, tournament),
+        "tie_breaks": standings.stage_tie_breaks(stage),
+        "rows": [standing_row(line) for line in standings.stage_standings(stage)],
     }
 
 

@@ -24,8 +24,9 @@ from django.urls import reverse
 from django.utils.translation import gettext
 
 from tournaments import selectors
-from tournaments.selectors import events as data
 from tournaments.models import Round, Stage, Table, Tournament
+from tournaments.selectors import events as data
+from tournaments.selectors.standings import StandingLine, stage_standings, stage_tie_breaks
 from tournaments.site.events import bracket, words
 from tournaments.site.events.words import Line
 from tournaments.wording import (
@@ -248,7 +249,9 @@ class RoundBlock:
 
 
 @dataclass(frozen=True)
-class StandingLine:
+class StandingCells:
+    """A standings line (``selectors.standings.StandingLine``) as the page's cells."""
+
     place: int
     name: str
     href: str
@@ -266,56 +269,56 @@ class StandingLine:
 @dataclass(frozen=True)
 class Standings:
     columns: list[str]  # the tie-break columns, in the order they apply
-    lines: Sequence[StandingLine]
+    lines: Sequence[StandingCells]
     pager: Pager | None  # None: every line (an embed)
     qualify_note: str
 
 
-def _tie_break_value(row: Mapping[str, Any], criterion: str) -> str:
+def _tie_break_value(line: StandingLine, criterion: str) -> str:
     if criterion == "first_places":
-        return str(row["first_places"])
+        return str(line.first_places)
     if criterion == "fewest_fools":
-        return str(row["fools"])
+        return str(line.fools)
     if criterion == "buchholz":
-        return points_text(row["buchholz"])
+        return points_text(line.buchholz)
     if criterion == "head_to_head":
-        return points_text(row["head_to_head"])
-    return str(row.get(criterion, "—"))
+        return points_text(line.head_to_head)
+    return str(getattr(line, criterion, "—"))
 
 
 def standings(
     stage: Stage,
-    rows: Sequence[Mapping[str, Any]],
+    rows: Sequence[StandingLine],
     players: Mapping[int, int | None],
     query: QueryDict,
     *,
     paged: bool = True,
 ) -> Standings:
-    """A stage's standings (``data.stage_standings``) with a column per tie-break (points aside:
-    they have their own), the qualifiers marked."""
-    criteria = [c for c in data.stage_tie_breaks(stage) if c != "points"]
+    """A stage's standings (``selectors.standings.stage_standings``) with a column per tie-break
+    (points aside: they have their own), the qualifiers marked."""
+    criteria = [c for c in stage_tie_breaks(stage) if c != "points"]
     top = stage.advance_count if stage.advance_mode == Stage.AdvanceMode.TOP_N else 0
     note = ""
     if top:
         note = gettext("The top %(n)s go on to the next stage.") % {"n": top}
     lines = [
-        StandingLine(
-            place=row["place"],
-            name=row["name"],
-            href=profile_url(players.get(row["entry_id"])),
-            points=points_text(row["points"]),
-            played=row["played"],
-            byes=row["byes"],
+        StandingCells(
+            place=row.place,
+            name=row.name,
+            href=profile_url(players.get(row.entry_id)),
+            points=points_text(row.points),
+            played=row.played,
+            byes=row.byes,
             tie_breaks=[_tie_break_value(row, c) for c in criteria],
-            fools=row["fools"],
-            pogony_given=row["pogony_given"],
-            pogony_received=row["pogony_received"],
-            decided_by=decided_by_label(row["decided_by"]),
-            qualifies=bool(top) and row["position"] <= top,
+            fools=row.fools,
+            pogony_given=row.pogony_given,
+            pogony_received=row.pogony_received,
+            decided_by=decided_by_label(row.decided_by),
+            qualifies=bool(top) and row.position <= top,
         )
         for row in rows
     ]
-    shown: Sequence[StandingLine] = lines
+    shown: Sequence[StandingCells] = lines
     pager = None
     if paged:
         key, anchor = f"stage{stage.order}_page", f"standings-{stage.order}"
@@ -597,9 +600,7 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
         if stage.format == Stage.Format.KNOCKOUT:
             block.picture = picture(stage, players)
         elif stage.status != Stage.Status.PENDING:
-            block.standings = standings(
-                stage, data.stage_standings(stage, tournament), players, query
-            )
+            block.standings = standings(stage, stage_standings(stage), players, query)
         blocks.append(block)
     _load_tables(blocks, players)
     finished = tournament.status == Tournament.Status.FINISHED
@@ -657,7 +658,7 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     if stage is None:
         return None
     block = StageBlock(stage=stage)
-    rows = data.stage_standings(stage, tournament)
+    rows = stage_standings(stage)
     block.standings = standings(stage, rows, players, query, paged=False)
     return StandingsEmbed(tournament, status_label(tournament), block, None, block.name)
 

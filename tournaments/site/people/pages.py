@@ -22,8 +22,8 @@ from django.utils.translation import gettext
 
 from games.models import Game
 from tournaments import selectors
-from tournaments.selectors.events import league_table_rows, leagues_visible_to
 from tournaments.models import Entry, League, Player, Seat, Tournament
+from tournaments.selectors.events import league_table_rows, leagues_visible_to
 from tournaments.site.people.charts import LineChart, line_chart
 
 #: How many of a player's games the profile lists, newest first.
