@@ -19,7 +19,7 @@ from django.test import Client
 from tests.builders import make_tournament, run_jobs
 from tests.factories import BotPlayerFactory
 from tournaments import services
-from tournaments.console.progress import league_standings
+from tournaments.console.progress import league_table_page
 from tournaments.models import (
     Entry,
     Payout,
@@ -199,7 +199,7 @@ def test_a_disqualification_mid_event_places_last_pays_nothing_and_scores_no_lea
     assert not Payout.objects.filter(entry=cheat).exists()
     assert Payout.objects.filter(tournament=tournament).count() == 7
     # no league points; the 7th scores the scale's 7th
-    lines = {line.name: line for line in league_standings(league, user=organiser).lines}
+    lines = {line.name: line for line in league_table_page(league, user=organiser).lines}
     assert lines[cheat.name].points == "0"
     seventh = Entry.objects.get(pk=others[-1])
     assert lines[seventh.name].points == "2"

@@ -26,7 +26,7 @@ permission (``ConsoleAdmin.has_view_permission``).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -47,6 +47,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import Forbidden, ServiceError
+from games.actors import Actor
 from tournaments import selectors
 from tournaments.console.live import is_stalled, live_games
 from tournaments.models import (
@@ -64,15 +65,9 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.permissions import can_referee, tournaments_for
-from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.points import DEFAULT_TIE_BREAKS
-from tournaments.scoring.ratings import (
-    DEFAULT_LEAGUE_SCALE,
-    LeagueRow,
-    LeagueScale,
-    league_table,
-)
 from tournaments.selectors import AwardsState
+from tournaments.selectors.leagues import league_standings
 from tournaments.selectors.standings import StandingLine, has_standings, stage_standings
 from tournaments.services.failures import failure_text, tournament_awards_recompute
 from tournaments.wording import (
@@ -332,7 +327,7 @@ def _missing(
     return [str(job.label) for job, missing in parts if missing and job not in failed]
 
 
-def _finish(tournament: Tournament, user: Any) -> Finish | None:
+def _finish(tournament: Tournament, user: Actor) -> Finish | None:
     if tournament.status != Tournament.Status.FINISHED:
         return None
     pool = PrizePool.objects.filter(tournament=tournament).first()
@@ -378,7 +373,7 @@ def _finish(tournament: Tournament, user: Any) -> Finish | None:
 
 
 def tournament_progress(
-    tournament: Tournament, *, user: Any, now: dt.datetime | None = None
+    tournament: Tournament, *, user: Actor, now: dt.datetime | None = None
 ) -> TournamentProgress:
     """Everything the progress page shows, in a fixed number of queries."""
     now = now or timezone.now()
@@ -462,7 +457,9 @@ def tournament_progress(
 
 
 @dataclass(frozen=True)
-class LeagueLine:
+class LeagueCells:
+    """A league table's line (``selectors.leagues.LeagueLine``) as the page's cells."""
+
     position: int
     place: int  # shared by entries the tie-breaks could not separate
     name: str
@@ -482,79 +479,53 @@ class LeagueStandings:
     league: League
     tournaments: Sequence[Tournament]  # the league's tournaments its user sees, newest first
     counted: int  # how many finished tournaments the table adds up
-    lines: list[LeagueLine]
+    lines: list[LeagueCells]
     ranks: list[RankLine]
     error: str  # why the table could not be computed, "" when it could
 
 
-def _league_rows(
-    league: League, entries: Iterable[Entry]
-) -> tuple[list[LeagueRow], dict[str, Entry]]:
-    """The league table of ``entries`` (the finished tournaments' placed entries): a player
-    (or a team) is one line over every tournament it played."""
-    places, who = selectors.league_places(entries)
-    scale = LeagueScale(points=tuple(league.points_scale or DEFAULT_LEAGUE_SCALE))
-    rows = league_table(places, scale, seed=f"league:{league.pk}")
-    return rows, who
-
-
-def league_standings(league: League, *, user: Any) -> LeagueStandings:
-    """Everything the league table page shows."""
+def league_table_page(league: League, *, user: Actor) -> LeagueStandings:
+    """Everything the league table page shows: the table counts every finished tournament of
+    the league (``selectors.leagues.league_standings``), the list those its user sees."""
     visible = list(
         tournaments_for(user)
         .filter(league=league)
         .annotate(entry_count=Count("entries", distinct=True))
         .order_by("-created_at", "-pk")
     )
-    finished = Tournament.objects.filter(league=league, status=Tournament.Status.FINISHED)
-    entries = (
-        Entry.objects.filter(tournament__in=finished, final_place__isnull=False)
-        .select_related("player", "team")
-        .order_by("tournament_id", "final_place", "pk")
-    )
-    records = list(
+    table = league_standings(league, among=Tournament.objects.all())
+    records = (
         RankRecord.objects.filter(league=league)
         .select_related("player")
         .order_by("-pogony_given", "pogony_received", "player__display_name")
     )
-    rank_of = {record.player_id: record.rank for record in records}
-    error = ""
-    try:
-        rows, who = _league_rows(league, entries)
-    except ScoringError as exc:
-        rows, who, error = [], {}, str(exc)
-    lines = []
-    for row in rows:
-        entry = who[row.entry]
-        player = entry.player
-        lines.append(
-            LeagueLine(
-                position=row.position,
-                place=row.rank,
-                name=entry.name,
-                points=points_text(row.points),
-                played=row.played,
-                first_places=row.first_places,
-                places=[
-                    place for place, times in sorted(row.placings.items()) for _ in range(times)
-                ],
-                decided_by=decided_by_label(row.decided_by),
-                rank=rank_of.get(player.pk, "") if player else "",
-                rating=player.rating_ordinal if player else None,
-                mu=player.rating_mu if player else None,
-                sigma=player.rating_sigma if player else None,
-            )
+    lines = [
+        LeagueCells(
+            position=line.position,
+            place=line.place,
+            name=line.name,
+            points=points_text(line.points),
+            played=line.played,
+            first_places=line.first_places,
+            places=line.places,
+            decided_by=decided_by_label(line.decided_by),
+            rank=line.rank,
+            rating=line.rating.ordinal if line.rating else None,
+            mu=line.rating.mu if line.rating else None,
+            sigma=line.rating.sigma if line.rating else None,
         )
+        for line in table.lines
+    ]
     return LeagueStandings(
         league=league,
         tournaments=visible,
-        counted=finished.count(),
+        counted=table.counted,
         lines=lines,
         ranks=[
             RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
             for r in records
         ],
-        error=error,
+        error=table.error,
     )
 
 
@@ -695,6 +666,6 @@ def league_table_view(
             "title": gettext("League table of %(name)s") % {"name": league},
             "subtitle": None,
             "original": league,
-            "standings": league_standings(league, user=request.user),
+            "standings": league_table_page(league, user=request.user),
         },
     )

@@ -36,7 +36,6 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.permissions import tournaments_for
-from tournaments.scoring.ratings import TournamentPlaces
 from tournaments.scoring.results import Pogony, effective_results
 from tournaments.scoring.results import TableResult as PureResult
 
@@ -187,27 +186,6 @@ def feed_order(places: Sequence[Any], still_in: Collection[int]) -> list[int]:
     """
     order = [int(e) for e in places]
     return [e for e in order if e in still_in] + [e for e in order if e not in still_in]
-
-
-def league_places(entries: Iterable[Entry]) -> tuple[list[TournamentPlaces], dict[str, Entry]]:
-    """The finished tournaments' final places a league table adds up (``scoring.league_table``),
-    from their placed ``entries`` (ordered by tournament and place): a player, or a team, is
-    one name (``player:<id>``, ``team:<id>``) over every tournament; a disqualified entry keeps
-    its last place and scores no points (``docs/leaving.md``). Returns the places and, for each
-    name, its first entry (for its name and player)."""
-    places: dict[int, list[tuple[str, int]]] = {}
-    forfeited: dict[int, set[str]] = {}
-    who: dict[str, Entry] = {}
-    for entry in entries:
-        key = f"player:{entry.player_id}" if entry.player_id else f"team:{entry.team_id}"
-        who.setdefault(key, entry)
-        places.setdefault(entry.tournament_id, []).append((key, entry.final_place or 0))
-        if entry.status == Entry.Status.DISQUALIFIED:
-            forfeited.setdefault(entry.tournament_id, set()).add(key)
-    return [
-        TournamentPlaces(str(pk), tuple(p), frozenset(forfeited.get(pk, ())))
-        for pk, p in places.items()
-    ], who
 
 
 class AwardsState:

@@ -37,11 +37,6 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.scoring.errors import ScoringError
-from tournaments.scoring.ratings import (
-    DEFAULT_LEAGUE_SCALE,
-    LeagueScale,
-    league_table,
-)
 from tournaments.selectors import standings
 
 Row = dict[str, Any]
@@ -517,56 +512,3 @@ def leagues_visible_to(user: Any) -> QuerySet[League]:
     private events only is nobody else's business)."""
     visible = selectors.tournaments_visible_to(user).filter(league=OuterRef("pk"))
     return League.objects.filter(Exists(visible))
-
-
-def league_table_rows(league: League, user: Any) -> tuple[int, list[Row], str]:
-    """The league table over the league's finished tournaments that ``user`` may read (fail
-    closed: a private event's players and places stay out of everybody else's table), added up
-    as the console's league page does (``scoring.league_table`` on their final places by the
-    league's scale), with each player's rank in the league and rating: three queries. Returns
-    how many tournaments it counts, the rows, and why it could not be computed ("" if it could).
-    """
-    finished = selectors.tournaments_visible_to(user).filter(
-        league=league, status=Tournament.Status.FINISHED
-    )
-    entries = list(
-        Entry.objects.filter(tournament__in=finished, final_place__isnull=False)
-        .select_related("player", "team")
-        .order_by("tournament_id", "final_place", "pk")
-    )
-    rank_of = dict(RankRecord.objects.filter(league=league).values_list("player_id", "rank"))
-    places, who = selectors.league_places(entries)
-    try:
-        scale = LeagueScale(points=tuple(league.points_scale or DEFAULT_LEAGUE_SCALE))
-        table = league_table(places, scale, seed=f"league:{league.pk}")
-    except ScoringError as exc:
-        return len(places), [], str(exc)
-    rows = []
-    for row in table:
-        entry = who[row.entry]
-        player = entry.player
-        rows.append(
-            {
-                "position": row.position,
-                "place": row.rank,
-                "name": entry.name,
-                "player_id": player.pk if player else None,
-                "team_id": entry.team_id,
-                "points": number(row.points),
-                "played": row.played,
-                "first_places": row.first_places,
-                "places": [
-                    place for place, times in sorted(row.placings.items()) for _ in range(times)
-                ],
-                "decided_by": row.decided_by or "",
-                "rank": rank_of.get(player.pk, "") if player else "",
-                "rating": None
-                if player is None
-                else {
-                    "ordinal": round(player.rating_ordinal, 3),
-                    "mu": round(player.rating_mu, 3),
-                    "sigma": round(player.rating_sigma, 3),
-                },
-            }
-        )
-    return len(places), rows, ""

@@ -30,10 +30,11 @@ from tournaments.api.common import (
     error_responses,
 )
 from tournaments.api.events import serializers as out
-from tournaments.api.events.rows import standing_row
+from tournaments.api.events.rows import league_table_row, standing_row
 from tournaments.models import Entry, League, Round, Stage, Tournament
 from tournaments.selectors import events as data
 from tournaments.selectors import standings
+from tournaments.selectors.leagues import league_standings
 
 TAG = ["events"]
 ORDER = OpenApiParameter(
@@ -360,11 +361,11 @@ class LeagueTableView(APIView):
         league = leagues.order_by("-season", "-pk").first()
         if league is None:
             raise NotFound
-        counted, rows, error = data.league_table_rows(league, request.user)
+        table = league_standings(league, among=selectors.tournaments_visible_to(request.user))
         body = {
             "league": league_row(league),
-            "tournaments_counted": counted,
-            "error": error,
-            "rows": rows,
+            "tournaments_counted": table.counted,
+            "error": table.error,
+            "rows": [league_table_row(line) for line in table.lines],
         }
         return Response(out.LeagueTableSerializer(body).data)

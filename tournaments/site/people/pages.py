@@ -3,7 +3,7 @@
 - a player's profile: the API's profile (``selectors.player_profile``: rating history, ranks,
   tournaments, all limited to what the viewer may read) plus the rating plot's geometry and
   the player's recent games;
-- a league season: the API's league table (``api.events.data.league_table_rows``), the
+- a league season: the league table (``selectors.leagues.league_standings``), the
   season's tournaments the viewer may read and a ratings leaderboard;
 - the list of leagues.
 
@@ -23,7 +23,8 @@ from django.utils.translation import gettext
 from games.models import Game
 from tournaments import selectors
 from tournaments.models import Entry, League, Player, Seat, Tournament
-from tournaments.selectors.events import league_table_rows, leagues_visible_to
+from tournaments.selectors.events import leagues_visible_to
+from tournaments.selectors.leagues import LeagueLine, Rating, league_standings
 from tournaments.site.people.charts import LineChart, line_chart
 
 #: How many of a player's games the profile lists, newest first.
@@ -210,21 +211,31 @@ def player_page(player_id: int, user: Any) -> PlayerPage | None:
 
 
 @dataclass(frozen=True)
+class RatedLine:
+    """A player of the league table on the ratings leaderboard."""
+
+    rating_place: int
+    player_id: int
+    name: str
+    rating: Rating
+
+
+@dataclass(frozen=True)
 class LeaguePage:
     league: League
     seasons: list[League]  # every season of the league's slug the viewer may read, newest first
     counted: int  # finished tournaments the table counts
-    rows: list[dict[str, Any]]  # ``league_table_rows``
+    rows: list[LeagueLine]
     error: str  # why the table could not be computed ("" if it could)
     tournaments: Sequence[Tournament]  # with ``entries_count``
-    leaderboard: list[dict[str, Any]]  # players of the table by rating (ordinal), best first
+    leaderboard: list[RatedLine]  # players of the table by rating (ordinal), best first
 
     @property
-    def leaderboard_top(self) -> list[dict[str, Any]]:
+    def leaderboard_top(self) -> list[RatedLine]:
         return self.leaderboard[:LEADERBOARD_TOP]
 
     @property
-    def leaderboard_rest(self) -> list[dict[str, Any]]:
+    def leaderboard_rest(self) -> list[RatedLine]:
         return self.leaderboard[LEADERBOARD_TOP:]
 
 
@@ -240,17 +251,26 @@ def league_page(slug: str, season: str, user: Any) -> LeaguePage | None:
     league = next((s for s in seasons if s.season == season), None)
     if league is None:
         return None
-    counted, rows, error = league_table_rows(league, user)
+    table = league_standings(league, among=selectors.tournaments_visible_to(user))
     tournaments = list(
         selectors.tournaments_visible_to(user)
         .filter(league=league)
         .annotate(entries_count=Count("entries"))
         .order_by("-created_at", "-pk")
     )
-    rated = [r for r in rows if r["player_id"] is not None and r["rating"] is not None]
-    by_rating = sorted(rated, key=lambda r: (-r["rating"]["ordinal"], r["name"]))
-    leaderboard = [{**row, "rating_place": i} for i, row in enumerate(by_rating, 1)]
-    return LeaguePage(league, seasons, counted, rows, error, tournaments, leaderboard)
+    rated = [
+        (line.player_id, line.name, line.rating)
+        for line in table.lines
+        if line.player_id is not None and line.rating is not None
+    ]
+    by_rating = sorted(rated, key=lambda r: (-r[2].ordinal, r[1]))
+    leaderboard = [
+        RatedLine(place, player_id, name, rating)
+        for place, (player_id, name, rating) in enumerate(by_rating, 1)
+    ]
+    return LeaguePage(
+        league, seasons, table.counted, table.lines, table.error, tournaments, leaderboard
+    )
 
 
 def league_list(user: Any, limit: int | None = None) -> list[League]:
