@@ -33,11 +33,12 @@ from rest_framework.response import Response
 
 from tournaments.api.common import TournamentReadView, error_responses
 from tournaments.api.events import serializers as out
-from tournaments.api.events.rows import standing_row
+from tournaments.api.events.rows import final_place_row, standing_row
 from tournaments.api.events.views import StageReadView
 from tournaments.models import Stage, Tournament
 from tournaments.selectors import events as data
 from tournaments.selectors import standings
+from tournaments.selectors.places import final_places
 from tournaments.spreadsheets import csv_bytes
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="Tournament")
@@ -227,7 +228,7 @@ class FinalStandingsExportView(ExportView):
         tournament = self.get_tournament()
 
         def rows() -> Any:
-            listed = data.final_standings(tournament)
+            listed = [final_place_row(line) for line in final_places(tournament).lines]
             return out.FinalStandingRowSerializer(listed, many=True).data
 
         return self.export(tournament, rows, FINAL_COLUMNS, final_cells)

@@ -54,7 +54,6 @@ from tournaments.models import (
     AwardsFailure,
     Entry,
     League,
-    Payout,
     PrizePool,
     RankRecord,
     Round,
@@ -68,6 +67,7 @@ from tournaments.permissions import can_referee, tournaments_for
 from tournaments.scoring.points import DEFAULT_TIE_BREAKS
 from tournaments.selectors import AwardsState
 from tournaments.selectors.leagues import league_standings
+from tournaments.selectors.places import final_places
 from tournaments.selectors.standings import StandingLine, has_standings, stage_standings
 from tournaments.services.failures import failure_text, tournament_awards_recompute
 from tournaments.wording import (
@@ -167,7 +167,7 @@ class StageLine:
 
 
 @dataclass(frozen=True)
-class FinalPlace:
+class PlaceCells:
     place: int
     name: str
     prize: str  # the payout in the tournament's currency, "" for none
@@ -201,7 +201,7 @@ class Finish:
     failures: list[FailureLine]
     missing: list[str]  # the parts not computed (and not failed), in words
     can_recompute: bool
-    places: list[FinalPlace]
+    places: list[PlaceCells]
     pool: PrizePool | None
     gross: str
     rake: str
@@ -313,7 +313,7 @@ def _failures(tournament: Tournament) -> list[FailureLine]:
 
 
 def _missing(
-    tournament: Tournament, pool: PrizePool | None, places: Sequence[FinalPlace], failed: set[str]
+    tournament: Tournament, pool: PrizePool | None, places: Sequence[PlaceCells], failed: set[str]
 ) -> list[str]:
     """The parts of a finished event's awards that are neither computed nor failed."""
     Job = AwardsFailure.Job
@@ -332,21 +332,14 @@ def _finish(tournament: Tournament, user: Actor) -> Finish | None:
         return None
     pool = PrizePool.objects.filter(tournament=tournament).first()
     code = pool.currency if pool is not None else tournament.currency
-    prizes: dict[int, Decimal] = {}
-    for payout in Payout.objects.filter(tournament=tournament):
-        prizes[payout.entry_id] = prizes.get(payout.entry_id, Decimal(0)) + payout.amount
-    placed = (
-        Entry.objects.filter(tournament=tournament, final_place__isnull=False)
-        .select_related("player", "team")
-        .order_by("final_place", "pk")
-    )
+    final = final_places(tournament)
     places = [
-        FinalPlace(
-            place=entry.final_place or 0,
-            name=entry.name,
-            prize=money(prizes[entry.pk], code) if prizes.get(entry.pk) else "",
+        PlaceCells(
+            place=line.place,
+            name=line.name,
+            prize=money(line.payout, code) if line.payout else "",
         )
-        for entry in placed
+        for line in final.lines
     ]
     ranks = (
         RankRecord.objects.filter(tournament=tournament)
@@ -364,7 +357,7 @@ def _finish(tournament: Tournament, user: Actor) -> Finish | None:
         gross=money(pool.gross, code) if pool else none,
         rake=money(pool.rake, code) if pool else none,
         total=money(pool.total, code) if pool else none,
-        paid_out=money(sum(prizes.values(), Decimal(0)), code),
+        paid_out=money(final.paid_out, code),
         ranks=[
             RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
             for r in ranks

@@ -13,9 +13,8 @@ or rejected one; people are named as the standings name them (no accounts, no em
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, overload
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
@@ -25,15 +24,12 @@ from tournaments import adapters, selectors
 from tournaments.models import (
     Entry,
     League,
-    Payout,
     PrizePool,
-    RankRecord,
     Round,
     Seat,
     Stage,
     Table,
     TableResult,
-    TeamMember,
     Tournament,
 )
 from tournaments.scoring.errors import ScoringError
@@ -60,13 +56,19 @@ def number(value: Fraction | float) -> float:
     return round(float(value), 4)
 
 
+@overload
+def entry_ref(entry_id: int, names: Mapping[int, str]) -> Row: ...
+@overload
+def entry_ref(entry_id: None, names: Mapping[int, str]) -> None: ...
+@overload
+def entry_ref(entry_id: int | None, names: Mapping[int, str]) -> Row | None: ...
 def entry_ref(entry_id: int | None, names: Mapping[int, str]) -> Row | None:
     if entry_id is None:
         return None
     return {"id": entry_id, "name": names.get(entry_id, f"#{entry_id}")}
 
 
-def _int(value: Any) -> int | None:
+def int_or_none(value: Any) -> int | None:
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -79,10 +81,10 @@ def _int(value: Any) -> int | None:
 def result_body(result: TableResult, names: Mapping[int, str]) -> Row:
     """A confirmed result as readers see it: places first out first, the fool, draws, the
     losing team, every pogony hung (entries; the players behind them stay out)."""
-    drawn = {_int(e) for e in result.drawn}
+    drawn = {int_or_none(e) for e in result.drawn}
     places = []
     for place, entry in enumerate(result.places, 1):
-        entry_id = _int(entry)
+        entry_id = int_or_none(entry)
         places.append(
             {
                 "place": place,
@@ -98,8 +100,10 @@ def result_body(result: TableResult, names: Mapping[int, str]) -> Row:
         rank = hung.get("rank")
         pogony.append(
             {
-                "by": entry_ref(_int(hung.get("by")), names),
-                "on": [entry_ref(_int(e), names) for e in hung.get("on", []) if _int(e)],
+                "by": entry_ref(int_or_none(hung.get("by")), names),
+                "on": [
+                    entry_ref(int_or_none(e), names) for e in hung.get("on", []) if int_or_none(e)
+                ],
                 "rank": "10" if rank == "T" else str(rank or ""),
             }
         )
@@ -107,8 +111,8 @@ def result_body(result: TableResult, names: Mapping[int, str]) -> Row:
         "id": result.pk,
         "places": places,
         "fool": entry_ref(result.fool_entry_id, names),
-        "drawn": [entry_ref(_int(e), names) for e in result.drawn if _int(e)],
-        "team_lost": [entry_ref(_int(e), names) for e in result.team_lost if _int(e)],
+        "drawn": [entry_ref(int_or_none(e), names) for e in result.drawn if int_or_none(e)],
+        "team_lost": [entry_ref(int_or_none(e), names) for e in result.team_lost if int_or_none(e)],
         "pogony": pogony,
         "source": result.source,
         "reason": result.reason,
@@ -243,7 +247,7 @@ def _seat_rows(seats: Sequence[Seat]) -> list[Row]:
     ]
 
 
-def _tables_with_results(tables: QuerySet[Table]) -> list[Table]:
+def tables_with_results(tables: QuerySet[Table]) -> list[Table]:
     """``tables`` with their seats (entries and players) and the result in force of each
     (``selectors.effective_result``), in three queries."""
     seats = Seat.objects.select_related("entry__player", "entry__team", "player").order_by(
@@ -258,7 +262,7 @@ def _tables_with_results(tables: QuerySet[Table]) -> list[Table]:
     )
 
 
-def _in_force(table: Table) -> TableResult | None:
+def result_in_force(table: Table) -> TableResult | None:
     return next(iter(getattr(table, "in_force", [])), None)
 
 
@@ -266,10 +270,10 @@ def table_rows(tables: QuerySet[Table]) -> list[Row]:
     """``tables`` (of one round or several) with their seats, series score and the result in
     force, in three queries however many tables."""
     rows = []
-    for table in _tables_with_results(tables):
+    for table in tables_with_results(tables):
         seats = list(table.seats.all())
         names = {seat.entry_id: seat.entry.name for seat in seats}
-        result = _in_force(table)
+        result = result_in_force(table)
         rows.append(
             {
                 "id": table.pk,
@@ -294,58 +298,6 @@ def round_detail(round_: Round) -> Row:
 
 
 # --- standings ----------------------------------------------------------------------------------
-
-
-def final_standings(tournament: Tournament) -> list[Row]:
-    """The final places with points (the last stage's, if it has standings), pogony, rank
-    (звание) and payout: at most eight queries, however many entries."""
-    last = tournament.stages.order_by("-order").first()
-    points = {
-        line.entry_id: number(line.points)
-        for line in (standings.stage_standings(last) if last is not None else [])
-    }
-    placed = list(
-        Entry.objects.filter(tournament=tournament, final_place__isnull=False)
-        .select_related("player", "team")
-        .order_by("final_place", "pk")
-    )
-    prizes: dict[int, Decimal] = {}
-    for entry_id, amount in Payout.objects.filter(tournament=tournament).values_list(
-        "entry_id", "amount"
-    ):
-        prizes[entry_id] = prizes.get(entry_id, Decimal(0)) + amount
-    records = {
-        r.player_id: r
-        for r in RankRecord.objects.filter(tournament=tournament).only(
-            "player_id", "rank", "pogony_given", "pogony_received"
-        )
-    }
-    members: dict[int, list[int]] = {}
-    if tournament.is_team_event:
-        for team_id, player_id in TeamMember.objects.filter(
-            team__entries__tournament=tournament
-        ).values_list("team_id", "player_id"):
-            members.setdefault(team_id, []).append(player_id)
-    rows = []
-    for entry in placed:
-        players = [entry.player_id] if entry.player_id else members.get(entry.team_id or 0, [])
-        own = [records[p] for p in players if p in records]
-        prize = prizes.get(entry.pk)
-        rows.append(
-            {
-                "place": entry.final_place,
-                "entry_id": entry.pk,
-                "name": entry.name,
-                "status": entry.status,
-                "points": points.get(entry.pk),
-                "pogony_given": sum(r.pogony_given for r in own),
-                "pogony_received": sum(r.pogony_received for r in own),
-                # A team has no rank of its own: its members each have theirs.
-                "rank": own[0].rank if entry.player_id and own else "",
-                "payout": None if prize is None else prize,
-            }
-        )
-    return rows
 
 
 def prize_pool(tournament: Tournament) -> PrizePool | None:
@@ -434,73 +386,6 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
             stage_row(s)
             for s in (tournament.stages.order_by("order") if stages is None else stages)
         ],
-    }
-
-
-# --- the knockout tree --------------------------------------------------------------------------
-
-
-def bracket(stage: Stage) -> Row:
-    """A knockout stage as a tree: its tables as nodes (round by round), and an edge from each
-    place of a table that feeds a later table; byes go straight to their table. Four queries."""
-    tables = _tables_with_results(
-        Table.objects.filter(round__stage=stage)
-        .select_related("round")
-        .order_by("round__number", "number")
-    )
-    bye_ids = [
-        int(f["entry"])
-        for t in tables
-        for f in t.feeds_from or []
-        if isinstance(f, dict) and _int(f.get("entry")) is not None
-    ]
-    names = selectors.entry_names(bye_ids)
-    last_round = max((t.round.number for t in tables), default=0)
-    advance = stage.knockout_advance or 1
-    nodes, edges = [], []
-    for table in tables:
-        seats = list(table.seats.all())
-        for seat in seats:
-            names[seat.entry_id] = seat.entry.name
-        result = _in_force(table)
-        final = table.round.number == last_round
-        places = list(result.places) if result is not None else []
-        still_in = {seat.entry_id for seat in seats if seat.entry.status in Entry.ACTIVE}
-        advancing = [] if final else selectors.feed_order(places, still_in)[:advance]
-        seated: list[int] = []
-        for seat in seats:
-            if seat.entry_id not in seated:
-                seated.append(seat.entry_id)
-        byes = []
-        for feed in table.feeds_from or []:
-            if not isinstance(feed, dict):
-                continue
-            if _int(feed.get("entry")) is not None:
-                byes.append(entry_ref(int(feed["entry"]), names))
-            elif _int(feed.get("table")) is not None:
-                for place in feed.get("places") or [feed.get("place", 1)]:
-                    edges.append(
-                        {"from_table": int(feed["table"]), "place": place, "to_table": table.pk}
-                    )
-        nodes.append(
-            {
-                "id": table.pk,
-                "round": table.round.number,
-                "number": table.number,
-                "status": table.status,
-                "is_final": final,
-                "walkover": table.is_bye,
-                "entries": [entry_ref(e, names) for e in seated],
-                "byes": byes,
-                "result": None if result is None else result_body(result, names),
-                "advancing": [entry_ref(e, names) for e in advancing if e is not None],
-            }
-        )
-    return {
-        "advance_per_table": stage.knockout_advance,
-        "rounds": last_round,
-        "nodes": nodes,
-        "edges": edges,
     }
 
 

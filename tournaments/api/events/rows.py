@@ -8,6 +8,7 @@ from typing import Any
 
 from tournaments.selectors.events import number
 from tournaments.selectors.leagues import LeagueLine
+from tournaments.selectors.places import FinalPlace
 from tournaments.selectors.standings import StandingLine
 
 
@@ -44,3 +45,8 @@ def league_table_row(line: LeagueLine) -> dict[str, Any]:
             "sigma": round(rating.sigma, 3),
         },
     }
+
+
+def final_place_row(line: FinalPlace) -> dict[str, Any]:
+    """A final place (``selectors.places.final_places``)."""
+    return {**asdict(line), "points": None if line.points is None else number(line.points)}

@@ -30,11 +30,13 @@ from tournaments.api.common import (
     error_responses,
 )
 from tournaments.api.events import serializers as out
-from tournaments.api.events.rows import league_table_row, standing_row
+from tournaments.api.events.rows import final_place_row, league_table_row, standing_row
 from tournaments.models import Entry, League, Round, Stage, Tournament
 from tournaments.selectors import events as data
 from tournaments.selectors import standings
+from tournaments.selectors.brackets import bracket
 from tournaments.selectors.leagues import league_standings
+from tournaments.selectors.places import final_places
 
 TAG = ["events"]
 ORDER = OpenApiParameter(
@@ -223,7 +225,7 @@ class StageStandingsView(StageReadView):
 
 
 def final_standings_body(tournament: Tournament) -> dict[str, Any]:
-    rows = data.final_standings(tournament)
+    rows = [final_place_row(line) for line in final_places(tournament).lines]
     return {
         "finished": tournament.status == Tournament.Status.FINISHED,
         "currency": tournament.currency,
@@ -271,7 +273,7 @@ class BracketView(StageReadView):
             stage = self.get_stage(tournament)
             if stage.format != Stage.Format.KNOCKOUT:
                 raise NotFound
-            body = {"stage": stage.order, "status": stage.status, **data.bracket(stage)}
+            body = {"stage": stage.order, "status": stage.status, **bracket(stage)}
             return out.BracketSerializer(body).data
 
         return self.respond(tournament, build)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from django.http import QueryDict
@@ -26,6 +25,8 @@ from django.utils.translation import gettext
 from tournaments import selectors
 from tournaments.models import Round, Stage, Table, Tournament
 from tournaments.selectors import events as data
+from tournaments.selectors.brackets import bracket as knockout_tree
+from tournaments.selectors.places import final_places
 from tournaments.selectors.standings import StandingLine, stage_standings, stage_tie_breaks
 from tournaments.site.events import bracket, words
 from tournaments.site.events.words import Line
@@ -374,11 +375,12 @@ class StageBlock:
 
 
 def picture(stage: Stage, players: Mapping[int, int | None]) -> bracket.Picture | None:
-    """A knockout stage's bracket drawn (``data.bracket``); None before the stage begins."""
+    """A knockout stage's bracket drawn (``selectors.brackets.bracket``); None before the stage
+    begins."""
     if stage.status == Stage.Status.PENDING:
         return None
     return bracket.layout(
-        data.bracket(stage),
+        knockout_tree(stage),
         profile=lambda entry: profile_url(players.get(entry)),
         table_url=table_url,
     )
@@ -487,23 +489,24 @@ def final(
     *,
     paged: bool = True,
 ) -> Final:
-    """The final places (``data.final_standings``): payouts and ranks, the prize pool."""
+    """The final places (``selectors.places.final_places``): payouts and ranks, the prize
+    pool."""
     code = tournament.currency
-    rows = data.final_standings(tournament)
+    places = final_places(tournament)
     lines = [
         FinalLine(
-            place=row["place"],
-            name=row["name"],
-            href=profile_url(players.get(row["entry_id"])),
-            points="" if row["points"] is None else points_text(row["points"]),
-            pogony_given=row["pogony_given"],
-            pogony_received=row["pogony_received"],
-            rank=row["rank"],
-            payout="" if row["payout"] is None else money(row["payout"], code),
+            place=row.place,
+            name=row.name,
+            href=profile_url(players.get(row.entry_id)),
+            points="" if row.points is None else points_text(row.points),
+            pogony_given=row.pogony_given,
+            pogony_received=row.pogony_received,
+            rank=row.rank,
+            payout="" if row.payout is None else money(row.payout, code),
         )
-        for row in rows
+        for row in places.lines
     ]
-    paid = sum((Decimal(r["payout"]) for r in rows if r["payout"] is not None), Decimal(0))
+    paid = places.paid_out
     shown: Sequence[FinalLine] = lines
     pager = None
     if paged:
