@@ -16,8 +16,9 @@ from django.test.utils import CaptureQueriesContext
 from tests.api.test_events import finished_event
 from tests.builders import make_tournament
 from tests.factories import BotPlayerFactory, PlayerFactory
-from tournaments import selectors, services
+from tournaments import services
 from tournaments.models import Player
+from tournaments.selectors import visibility
 from tournaments.selectors.leagues import league_standings
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +50,7 @@ def test_a_season_shows_its_table_tournaments_and_leaderboard() -> None:
     html = response.content.decode()
     assert "Лига Москвы" in html and "2026" in html
     # then the season table: the selector's lines, in order, names linking to the profiles
-    standing = league_standings(league, among=selectors.tournaments_visible_to(None))
+    standing = league_standings(league, among=visibility.tournaments_visible_to(None))
     rows = standing.lines
     assert not standing.error and len(rows) == 8
     table = section(html, "table")

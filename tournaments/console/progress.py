@@ -63,12 +63,13 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
-from tournaments.permissions import can_referee, tournaments_for
+from tournaments.permissions import can_referee
 from tournaments.scoring.points import DEFAULT_TIE_BREAKS
 from tournaments.selectors import AwardsState
 from tournaments.selectors.leagues import league_standings
 from tournaments.selectors.places import final_places
 from tournaments.selectors.standings import StandingLine, has_standings, stage_standings
+from tournaments.selectors.visibility import tournaments_managed_by
 from tournaments.services.failures import failure_text, tournament_awards_recompute
 from tournaments.wording import (
     TIE_BREAK_LABELS,
@@ -481,7 +482,7 @@ def league_table_page(league: League, *, user: Actor) -> LeagueStandings:
     """Everything the league table page shows: the table counts every finished tournament of
     the league (``selectors.leagues.league_standings``), the list those its user sees."""
     visible = list(
-        tournaments_for(user)
+        tournaments_managed_by(user)
         .filter(league=league)
         .annotate(entry_count=Count("entries", distinct=True))
         .order_by("-created_at", "-pk")

@@ -35,9 +35,9 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
-from tournaments.permissions import tournaments_for
 from tournaments.scoring.results import Pogony, effective_results
 from tournaments.scoring.results import TableResult as PureResult
+from tournaments.selectors.visibility import tournaments_visible_to
 
 
 def effective_result(table: Table) -> TableResult | None:
@@ -226,28 +226,6 @@ def with_awards_state(tournaments: QuerySet[Tournament]) -> QuerySet[Tournament]
     )
 
 
-def tournaments_visible_to(user: Any) -> QuerySet[Tournament]:
-    """The tournaments ``user`` may read on the public faces (the pages, the API): the public
-    ones that are out of draft; a private one, or a draft, only for those who see it in the
-    console (its organiser, its referees) and its own players."""
-    public = Q(is_public=True) & ~Q(status=Tournament.Status.DRAFT)
-    if user is None or not user.is_authenticated:
-        return Tournament.objects.filter(public)
-    if getattr(user, "is_superuser", False):
-        return Tournament.objects.all()
-    own = Entry.objects.filter(Q(player__user=user) | Q(team__members__user=user))
-    return Tournament.objects.filter(
-        public
-        | Q(pk__in=tournaments_for(user).values("pk"))
-        | Q(pk__in=own.values("tournament_id"))
-    )
-
-
-def tournament_visible_to(tournament: Tournament, user: Any) -> bool:
-    """Whether ``user`` may read ``tournament`` (:func:`tournaments_visible_to`)."""
-    return tournaments_visible_to(user).filter(pk=tournament.pk).exists()
-
-
 def current_stage(tournament: Tournament) -> Stage | None:
     """The running stage, else the last one that has started, else the first."""
     return current_of(list(tournament.stages.order_by("order")))
@@ -260,12 +238,6 @@ def current_of(stages: Sequence[Stage]) -> Stage | None:
     started = [s for s in stages if s.status != Stage.Status.PENDING]
     candidates = running or started[-1:] or list(stages[:1])
     return candidates[0] if candidates else None
-
-
-def visible_tournament(*, slug: str, user: Any) -> Tournament | None:
-    """The tournament ``slug`` with its league if ``user`` may read it
-    (:func:`tournaments_visible_to`), else None: one query."""
-    return tournaments_visible_to(user).filter(slug=slug).select_related("league").first()
 
 
 def entry_players(tournament: Tournament) -> dict[int, int | None]:

@@ -23,7 +23,6 @@ from games.engine.series import Series
 from tournaments import adapters, selectors
 from tournaments.models import (
     Entry,
-    League,
     PrizePool,
     Round,
     Seat,
@@ -387,13 +386,3 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
             for s in (tournament.stages.order_by("order") if stages is None else stages)
         ],
     }
-
-
-# --- leagues ------------------------------------------------------------------------------------
-
-
-def leagues_visible_to(user: Any) -> QuerySet[League]:
-    """The leagues with at least one tournament ``user`` may read (a league of drafts and
-    private events only is nobody else's business)."""
-    visible = selectors.tournaments_visible_to(user).filter(league=OuterRef("pk"))
-    return League.objects.filter(Exists(visible))

@@ -21,7 +21,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments import selectors
 from tournaments.api.common import (
     ApiAnonThrottle,
     ApiCursorPagination,
@@ -33,7 +32,7 @@ from tournaments.api.events import serializers as out
 from tournaments.api.events.rows import final_place_row, league_table_row, standing_row
 from tournaments.models import Entry, League, Round, Stage, Tournament
 from tournaments.selectors import events as data
-from tournaments.selectors import standings
+from tournaments.selectors import standings, visibility
 from tournaments.selectors.brackets import bracket
 from tournaments.selectors.leagues import league_standings
 from tournaments.selectors.places import final_places
@@ -99,7 +98,7 @@ class TournamentListView(generics.ListAPIView[Tournament]):
 
     def get_queryset(self) -> QuerySet[Tournament]:
         return (
-            selectors.tournaments_visible_to(self.request.user)
+            visibility.tournaments_visible_to(self.request.user)
             .select_related("league")
             .annotate(
                 entry_count=Count("entries", filter=~Q(entries__status=Entry.Status.WITHDRAWN))
@@ -335,7 +334,7 @@ class LeagueListView(generics.ListAPIView[League]):
     filter_backends: list[Any] = []
 
     def get_queryset(self) -> QuerySet[League]:
-        return data.leagues_visible_to(self.request.user)
+        return visibility.leagues_visible_to(self.request.user)
 
 
 @extend_schema(
@@ -356,14 +355,14 @@ class LeagueTableView(APIView):
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
 
     def get(self, request: Request, slug: str) -> Response:
-        leagues = data.leagues_visible_to(request.user).filter(slug=slug)
+        leagues = visibility.leagues_visible_to(request.user).filter(slug=slug)
         season = request.query_params.get("season")
         if season:
             leagues = leagues.filter(season=season)
         league = leagues.order_by("-season", "-pk").first()
         if league is None:
             raise NotFound
-        table = league_standings(league, among=selectors.tournaments_visible_to(request.user))
+        table = league_standings(league, among=visibility.tournaments_visible_to(request.user))
         body = {
             "league": league_row(league),
             "tournaments_counted": table.counted,

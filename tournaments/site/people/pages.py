@@ -23,8 +23,9 @@ from django.utils.translation import gettext
 from games.models import Game
 from tournaments import selectors
 from tournaments.models import Entry, League, Player, Seat, Tournament
-from tournaments.selectors.events import leagues_visible_to
+from tournaments.selectors import visibility
 from tournaments.selectors.leagues import LeagueLine, Rating, league_standings
+from tournaments.selectors.visibility import leagues_visible_to
 from tournaments.site.people.charts import LineChart, line_chart
 
 #: How many of a player's games the profile lists, newest first.
@@ -133,7 +134,7 @@ def recent_games(player: Player, user: Any, limit: int = RECENT_GAMES) -> list[R
     games = list(
         Game.objects.filter(
             table__in=Seat.objects.filter(player=player).values("table_id"),
-            table__round__stage__tournament__in=selectors.tournaments_visible_to(user),
+            table__round__stage__tournament__in=visibility.tournaments_visible_to(user),
         )
         .select_related("table__round__stage__tournament")
         .defer("state", "log_tail", "table__series_state")
@@ -251,9 +252,9 @@ def league_page(slug: str, season: str, user: Any) -> LeaguePage | None:
     league = next((s for s in seasons if s.season == season), None)
     if league is None:
         return None
-    table = league_standings(league, among=selectors.tournaments_visible_to(user))
+    table = league_standings(league, among=visibility.tournaments_visible_to(user))
     tournaments = list(
-        selectors.tournaments_visible_to(user)
+        visibility.tournaments_visible_to(user)
         .filter(league=league)
         .annotate(entries_count=Count("entries"))
         .order_by("-created_at", "-pk")
@@ -277,7 +278,7 @@ def league_list(user: Any, limit: int | None = None) -> list[League]:
     """The leagues with a tournament ``user`` may read, newest season first (the first
     ``limit``), each with how many of its tournaments ``user`` may read (``events``): one
     query."""
-    visible = selectors.tournaments_visible_to(user)
+    visible = visibility.tournaments_visible_to(user)
     leagues = (
         leagues_visible_to(user)
         .annotate(events=Count("tournaments", filter=Q(tournaments__in=visible), distinct=True))
