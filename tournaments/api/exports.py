@@ -36,8 +36,7 @@ from tournaments.api.events import serializers as out
 from tournaments.api.events.rows import final_place_row, standing_row
 from tournaments.api.events.views import StageReadView
 from tournaments.models import Stage, Tournament
-from tournaments.selectors import events as data
-from tournaments.selectors import standings
+from tournaments.selectors import events, standings
 from tournaments.selectors.places import final_places
 from tournaments.spreadsheets import csv_bytes
 
@@ -241,8 +240,8 @@ class ResultsExportView(ExportView):
         tournament = self.get_tournament()
 
         def rows() -> Any:
-            results = list(data.tournament_results(tournament).order_by("id"))
-            return out.ResultListItemSerializer(data.result_rows(results), many=True).data
+            results = list(events.tournament_results(tournament).order_by("id"))
+            return out.ResultListItemSerializer(events.result_rows(results), many=True).data
 
         return self.export(tournament, rows, RESULT_COLUMNS, result_cells)
 

@@ -44,7 +44,8 @@ from tournaments.models import (
     TeamMember,
     Tournament,
 )
-from tournaments.selectors import entries_of, player_data, player_profile, visibility
+from tournaments.selectors import visibility
+from tournaments.selectors.people import entries_of, player_data, player_profile
 
 #: How long a shared cache may keep an anonymous caller's answer, in seconds.
 PEOPLE_MAX_AGE = 60

@@ -1,6 +1,9 @@
-"""The API's reads of an event, each in a fixed number of queries however big the event is.
+"""The reads of an event the API and the public pages share, each in a fixed number of
+queries however big the event is: its plan and money, its rounds, tables and results.
 
-Plain dicts in the shapes of :mod:`tournaments.api.events.serializers`; no request, no HTTP.
+Plain dicts in the shapes of :mod:`tournaments.api.events.serializers` (which the public pages
+format too); no request, no HTTP. The standings, final places, bracket and league table have
+modules of their own (``standings``, ``places``, ``brackets``, ``leagues``).
 The assembly follows the console's progress page (``tournaments.console.progress``): the
 result in force of every table in one prefetch, every name in one query, the standings from
 the stage's confirmed results (``selectors``), never one query per table, round or row.

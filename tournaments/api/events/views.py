@@ -3,7 +3,7 @@ the knockout tree, leagues. Public, no login; a private tournament only for its 
 
 Each view is thin: find the tournament among those its caller may read
 (``TournamentReadView.get_tournament``), then let ``respond()`` answer 304 from the ETag or
-build the body from :mod:`~tournaments.api.events.data`. Each body takes a fixed number of
+build the body from the selectors (:mod:`tournaments.selectors`). Each body takes a fixed number of
 queries, however many entries, tables or rounds the event has.
 """
 
@@ -31,8 +31,7 @@ from tournaments.api.common import (
 from tournaments.api.events import serializers as out
 from tournaments.api.events.rows import final_place_row, league_table_row, standing_row
 from tournaments.models import Entry, League, Round, Stage, Tournament
-from tournaments.selectors import events as data
-from tournaments.selectors import standings, visibility
+from tournaments.selectors import events, standings, visibility
 from tournaments.selectors.brackets import bracket
 from tournaments.selectors.leagues import league_standings
 from tournaments.selectors.places import final_places
@@ -122,7 +121,7 @@ class TournamentDetailView(TournamentReadView):
         tournament = self.get_tournament()
         return self.respond(
             tournament,
-            lambda: out.TournamentDetailSerializer(data.tournament_detail(tournament)).data,
+            lambda: out.TournamentDetailSerializer(events.tournament_detail(tournament)).data,
         )
 
 
@@ -156,7 +155,7 @@ class RoundListView(StageReadView):
 
         def build() -> Any:
             stage = self.get_stage(tournament)
-            return out.RoundSummarySerializer(data.round_summaries(stage), many=True).data
+            return out.RoundSummarySerializer(events.round_summaries(stage), many=True).data
 
         return self.respond(tournament, build)
 
@@ -185,7 +184,7 @@ class RoundDetailView(StageReadView):
             round_ = Round.objects.filter(stage=stage, number=number).first()
             if round_ is None:
                 raise NotFound
-            return out.RoundDetailSerializer(data.round_detail(round_)).data
+            return out.RoundDetailSerializer(events.round_detail(round_)).data
 
         return self.respond(tournament, build)
 
@@ -301,8 +300,8 @@ class ResultListView(TournamentReadView):
 
         def build() -> Any:
             paginator = ApiCursorPagination()
-            page = paginator.paginate_queryset(data.tournament_results(tournament), request, self)
-            rows = out.ResultListItemSerializer(data.result_rows(page or []), many=True).data
+            page = paginator.paginate_queryset(events.tournament_results(tournament), request, self)
+            rows = out.ResultListItemSerializer(events.result_rows(page or []), many=True).data
             return paginator.get_paginated_response(rows).data
 
         return self.respond(tournament, build)

@@ -1,8 +1,9 @@
-"""What the public pages of an event show, assembled from the API's reads.
+"""What the public pages of an event show, formatted from the selectors' reads.
 
-Every fact comes from :mod:`tournaments.api.events.data` (the stage plan, the rounds and their
-tables, the standings with every tie-break, the knockout tree, the final places with payouts
-and ranks), so the pages and the API cannot disagree, and each read there takes a fixed number
+Every fact comes from :mod:`tournaments.selectors`, the same reads the API serves (``events``:
+the stage plan, the rounds and their tables; ``standings``: every tie-break; ``brackets``: the
+knockout tree; ``places``: the final places with payouts and ranks), so the pages and the API
+cannot disagree, and each read there takes a fixed number
 of queries: a page takes a few per stage (its plan fixes how many stages there are), none per
 entry, table or round, whatever the size of the field.
 
@@ -24,7 +25,7 @@ from django.utils.translation import gettext
 
 from tournaments import selectors
 from tournaments.models import Round, Stage, Table, Tournament
-from tournaments.selectors import events as data
+from tournaments.selectors import events
 from tournaments.selectors.brackets import bracket as knockout_tree
 from tournaments.selectors.places import final_places
 from tournaments.selectors.standings import StandingLine, stage_standings, stage_tie_breaks
@@ -166,7 +167,7 @@ class TableCard:
 def table_cards(
     rows: Sequence[Mapping[str, Any]], players: Mapping[int, int | None], advance: int | None
 ) -> list[TableCard]:
-    """Tables (``data.table_rows``) as cards: seats in order with their series score and their
+    """Tables (``events.table_rows``) as cards: seats in order with their series score and their
     place in the result; ``advance``: how many of a knockout table go on (None: not one)."""
     cards = []
     for row in rows:
@@ -439,7 +440,7 @@ def _load_tables(blocks: Sequence[StageBlock], players: Mapping[int, int | None]
     wanted = {r.id: (s, r) for s in blocks for r in s.rounds if r.open}
     if not wanted:
         return
-    rows = data.table_rows(
+    rows = events.table_rows(
         Table.objects.filter(round_id__in=list(wanted)).order_by("round_id", "number")
     )
     by_round: dict[int, list[Mapping[str, Any]]] = {}
@@ -577,7 +578,7 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
     """Everything the tournament page shows; ``query``: the page's (``?round=``, the pages of
     its standings and final places)."""
     stages = list(tournament.stages.order_by("order"))
-    detail = data.tournament_detail(tournament, stages)
+    detail = events.tournament_detail(tournament, stages)
     players = selectors.entry_players(tournament)
     current = selectors.current_of(stages)
     running = tournament.status == Tournament.Status.RUNNING
@@ -594,7 +595,7 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
         )
         block.rounds = _round_blocks(
             stage,
-            data.round_summaries(stage),
+            events.round_summaries(stage),
             running=running,
             current=block.current,
             requested=requested,
@@ -649,7 +650,7 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     players = selectors.entry_players(tournament)
     finished = tournament.status == Tournament.Status.FINISHED
     if asked is None and finished:
-        detail = data.tournament_detail(tournament, stages)
+        detail = events.tournament_detail(tournament, stages)
         return StandingsEmbed(
             tournament,
             status_label(tournament),

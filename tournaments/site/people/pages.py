@@ -1,6 +1,6 @@
 """What the people pages show, each in a fixed number of queries whatever the size.
 
-- a player's profile: the API's profile (``selectors.player_profile``: rating history, ranks,
+- a player's profile: the API's profile (``selectors.people.player_profile``: rating history, ranks,
   tournaments, all limited to what the viewer may read) plus the rating plot's geometry and
   the player's recent games;
 - a league season: the league table (``selectors.leagues.league_standings``), the
@@ -20,11 +20,12 @@ from typing import Any
 from django.db.models import Count, Q
 from django.utils.translation import gettext
 
+from games.actors import Actor
 from games.models import Game
-from tournaments import selectors
 from tournaments.models import Entry, League, Player, Seat, Tournament
 from tournaments.selectors import visibility
 from tournaments.selectors.leagues import LeagueLine, Rating, league_standings
+from tournaments.selectors.people import player_names, player_profile
 from tournaments.selectors.visibility import leagues_visible_to
 from tournaments.site.people.charts import LineChart, line_chart
 
@@ -71,7 +72,7 @@ class RecentGame:
 @dataclass(frozen=True)
 class PlayerPage:
     player: Player
-    profile: dict[str, Any]  # ``selectors.player_profile``
+    profile: dict[str, Any]  # ``selectors.people.player_profile``
     points: list[RatingPoint]
     chart: LineChart | None  # None: no rated tournament yet
     current_rank: dict[str, Any] | None  # the newest rank record with a rank
@@ -128,7 +129,7 @@ def rating_chart(points: list[RatingPoint]) -> LineChart | None:
     )
 
 
-def recent_games(player: Player, user: Any, limit: int = RECENT_GAMES) -> list[RecentGame]:
+def recent_games(player: Player, user: Actor | None, limit: int = RECENT_GAMES) -> list[RecentGame]:
     """The player's newest games at the tables of tournaments ``user`` may read (two queries:
     the games with their tables and tournaments, then every opponent's name)."""
     games = list(
@@ -141,7 +142,7 @@ def recent_games(player: Player, user: Any, limit: int = RECENT_GAMES) -> list[R
         .order_by("-created_at", "-pk")[:limit]
     )
     others = {p for g in games for p in g.players if isinstance(p, int) and p != player.pk}
-    names = selectors.player_names(others)
+    names = player_names(others)
     rows = []
     for game in games:
         seats = list(game.players)
@@ -178,13 +179,13 @@ def recent_games(player: Player, user: Any, limit: int = RECENT_GAMES) -> list[R
     return rows
 
 
-def player_page(player_id: int, user: Any) -> PlayerPage | None:
+def player_page(player_id: int, user: Actor | None) -> PlayerPage | None:
     """The profile page of player ``player_id`` as ``user`` may read it, or None for no such
     player. Bots have profiles too."""
     player = Player.objects.filter(pk=player_id).first()
     if player is None:
         return None
-    profile = selectors.player_profile(player, user)
+    profile = player_profile(player, user)
     points = rating_points(profile["rating_history"])
     ranks = profile["ranks"]
     own = [r for r in ranks if r["scope"] == "tournament"]
@@ -240,12 +241,12 @@ class LeaguePage:
         return self.leaderboard[LEADERBOARD_TOP:]
 
 
-def league_seasons(slug: str, user: Any) -> list[League]:
+def league_seasons(slug: str, user: Actor | None) -> list[League]:
     """The seasons of the league ``slug`` that ``user`` may read, newest first."""
     return list(leagues_visible_to(user).filter(slug=slug).order_by("-season", "-pk"))
 
 
-def league_page(slug: str, season: str, user: Any) -> LeaguePage | None:
+def league_page(slug: str, season: str, user: Actor | None) -> LeaguePage | None:
     """The season ``season`` of the league ``slug`` as ``user`` may read it, or None (no such
     season, or none of its tournaments is readable by ``user``)."""
     seasons = league_seasons(slug, user)
@@ -274,7 +275,7 @@ def league_page(slug: str, season: str, user: Any) -> LeaguePage | None:
     )
 
 
-def league_list(user: Any, limit: int | None = None) -> list[League]:
+def league_list(user: Actor | None, limit: int | None = None) -> list[League]:
     """The leagues with a tournament ``user`` may read, newest season first (the first
     ``limit``), each with how many of its tournaments ``user`` may read (``events``): one
     query."""
