@@ -64,11 +64,15 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.permissions import can_referee
-from tournaments.scoring.points import DEFAULT_TIE_BREAKS
 from tournaments.selectors import AwardsState
 from tournaments.selectors.leagues import league_standings
 from tournaments.selectors.places import final_places
-from tournaments.selectors.standings import StandingLine, has_standings, stage_standings
+from tournaments.selectors.standings import (
+    StandingLine,
+    has_standings,
+    stage_standings,
+    stage_tie_breaks,
+)
 from tournaments.selectors.visibility import tournaments_managed_by
 from tournaments.services.failures import failure_text, tournament_awards_recompute
 from tournaments.wording import (
@@ -272,8 +276,7 @@ def _standing_cells(
     stage: Stage, rows: Sequence[StandingLine]
 ) -> tuple[list[str], list[StandingCells]]:
     """The standings' tie-break columns (the stage's order, points aside) and its lines."""
-    criteria = [c for c in (stage.tiebreaks or DEFAULT_TIE_BREAKS) if c in TIE_BREAK_LABELS]
-    criteria = [c for c in criteria if c != "points"]
+    criteria = [c for c in stage_tie_breaks(stage) if c in TIE_BREAK_LABELS and c != "points"]
 
     def value(row: StandingLine, criterion: str) -> str:
         if criterion == "first_places":
