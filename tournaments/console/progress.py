@@ -65,6 +65,7 @@ from tournaments.models import (
 )
 from tournaments.permissions import can_referee
 from tournaments.selectors import AwardsState
+from tournaments.selectors.events import prize_pool
 from tournaments.selectors.leagues import league_standings
 from tournaments.selectors.places import final_places
 from tournaments.selectors.standings import (
@@ -334,7 +335,7 @@ def _missing(
 def _finish(tournament: Tournament, user: Actor) -> Finish | None:
     if tournament.status != Tournament.Status.FINISHED:
         return None
-    pool = PrizePool.objects.filter(tournament=tournament).first()
+    pool = prize_pool(tournament)
     code = pool.currency if pool is not None else tournament.currency
     final = final_places(tournament)
     places = [
