@@ -80,12 +80,11 @@ from tournaments.permissions import (
     is_console_user,
     is_organiser,
     is_superuser,
-    leagues_for,
     managed_leagues,
     players_for,
-    tournaments_for,
 )
 from tournaments.selectors import with_awards_state
+from tournaments.selectors.visibility import leagues_managed_by, tournaments_managed_by
 from tournaments.services.leagues import (
     LEAGUE_SETTINGS,
     league_create,
@@ -218,13 +217,13 @@ class LeagueAdmin(ConsoleAdmin[League]):
     readonly_after = ("slug", "created_by", "created_at", "tournament_names")
 
     def scope(self, user: Actor, queryset: QuerySet[League]) -> QuerySet[League]:
-        return queryset.filter(pk__in=leagues_for(user))
+        return queryset.filter(pk__in=leagues_managed_by(user))
 
     def may_view(self, user: Actor, obj: League) -> bool:
-        return leagues_for(user).filter(pk=obj.pk).exists()
+        return leagues_managed_by(user).filter(pk=obj.pk).exists()
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[League]:
-        visible = tournaments_for(request.user).order_by("-created_at")
+        visible = tournaments_managed_by(request.user).order_by("-created_at")
         return (
             super()
             .get_queryset(request)
@@ -370,7 +369,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
     ]
 
     def scope(self, user: Actor, queryset: QuerySet[Tournament]) -> QuerySet[Tournament]:
-        return queryset.filter(pk__in=tournaments_for(user))
+        return queryset.filter(pk__in=tournaments_managed_by(user))
 
     def tournament_of(self, obj: Tournament) -> Tournament:
         return obj

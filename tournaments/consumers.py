@@ -1,6 +1,6 @@
 """The tournament feed's WebSocket: ``/ws/tournaments/<slug>/``.
 
-Read-only. Anyone who may read the tournament (``selectors.tournaments_visible_to``: a public
+Read-only. Anyone who may read the tournament (``visibility.tournaments_visible_to``: a public
 event out of draft for everyone; a private one for its organiser, referees and players) gets
 ``{"type": "hello", "version": <current>}`` on connect, then every change as it commits
 (``tournaments.services.feed``)::
@@ -28,14 +28,14 @@ from django.utils.translation import gettext
 
 from games.auth import refused_credentials
 from games.sockets import CLOSE_NOT_FOUND, refuse, scope_language
-from tournaments import selectors
 from tournaments.models import Tournament
 from tournaments.notifications.sockets import feed_group
+from tournaments.selectors import visibility
 
 
 def _visible_id(slug: str, user: Any) -> int | None:
     """The id of the tournament ``slug`` if ``user`` may read it, else None."""
-    found = selectors.tournaments_visible_to(user).filter(slug=slug)
+    found = visibility.tournaments_visible_to(user).filter(slug=slug)
     tournament_id = found.values_list("pk", flat=True).first()
     return None if tournament_id is None else int(tournament_id)
 

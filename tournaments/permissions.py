@@ -21,7 +21,8 @@ assigning a referee who has an entry is refused, and a live table never gives a 
 event the referee's view (``tournaments.tables``).
 
 Every console page and API view asks here, and every queryset it shows goes through
-:func:`tournaments_for` (the admin does not filter changelists by object permission by itself).
+``selectors.visibility.tournaments_managed_by`` (the admin does not filter changelists by object
+permission by itself).
 A user who may not see an event gets 404 from a view that looks it up, and 403 from an action
 on an object it can see but may not change.
 """
@@ -36,40 +37,15 @@ from django.utils.translation import gettext
 from durak_site.errors import Forbidden
 from tournaments.models import League, Player, Team, Tournament
 
-ORGANISER, REFEREE = "organiser", "referee"
-
-
-def _active(user: Any) -> bool:
-    return user is not None and bool(user.is_authenticated) and bool(user.is_active)
-
-
-def is_superuser(user: Any) -> bool:
-    """An active superuser (the only one who may change which account plays as a player)."""
-    return _active(user) and bool(user.is_superuser)
-
-
-def _in_group(user: Any, name: str) -> bool:
-    if not _active(user):
-        return False
-    cache: dict[str, bool] = user.__dict__.setdefault("_durak_groups", {})
-    if name not in cache:
-        cache[name] = user.groups.filter(name=name).exists()
-    return cache[name]
-
-
-def is_organiser(user: Any) -> bool:
-    """A user who may create tournaments and leagues (superusers too)."""
-    return bool(getattr(user, "is_superuser", False)) or _in_group(user, ORGANISER)
-
-
-def is_referee(user: Any) -> bool:
-    """A user in the referee group (which events it referees is per tournament)."""
-    return _in_group(user, REFEREE)
-
-
-def is_console_user(user: Any) -> bool:
-    """Anyone the console is for: superusers, organisers and referees."""
-    return bool(getattr(user, "is_superuser", False)) or is_organiser(user) or is_referee(user)
+# The role predicates live in ``roles`` (the visibility scopes ask them too); asked here as ever.
+from tournaments.roles import ORGANISER as ORGANISER  # noqa: PLC0414
+from tournaments.roles import REFEREE as REFEREE  # noqa: PLC0414
+from tournaments.roles import active as _active
+from tournaments.roles import is_console_user as is_console_user  # noqa: PLC0414
+from tournaments.roles import is_organiser as is_organiser  # noqa: PLC0414
+from tournaments.roles import is_referee as is_referee  # noqa: PLC0414
+from tournaments.roles import is_superuser as is_superuser  # noqa: PLC0414
+from tournaments.selectors.visibility import tournaments_managed_by
 
 
 def can_manage(user: Any, tournament: Tournament) -> bool:
@@ -105,38 +81,6 @@ def require_referee(actor: Any, tournament: Tournament) -> None:
     (:func:`can_referee`); ``actor`` None is the system and passes."""
     if actor is not None and not can_referee(actor, tournament):
         raise Forbidden(gettext("Only a referee of this tournament can do this."))
-
-
-def tournaments_for(user: Any) -> QuerySet[Tournament]:
-    """The tournaments ``user`` sees in the console: all for a superuser, its own for an
-    organiser, the assigned ones for a referee, none for anyone else."""
-    everything = Tournament.objects.all()
-    if user is None or not user.is_authenticated or not user.is_active:
-        return everything.none()
-    if user.is_superuser:
-        return everything
-    scope = Q(pk__in=[])
-    if is_organiser(user):
-        scope |= Q(created_by=user)
-    if is_referee(user):
-        scope |= Q(referees=user)
-    return everything.filter(scope).distinct()
-
-
-def leagues_for(user: Any) -> QuerySet[League]:
-    """The leagues ``user`` sees in the console: all for a superuser, its own for an organiser,
-    those of its assigned tournaments for a referee."""
-    everything = League.objects.all()
-    if user is None or not user.is_authenticated or not user.is_active:
-        return everything.none()
-    if user.is_superuser:
-        return everything
-    scope = Q(pk__in=[])
-    if is_organiser(user):
-        scope |= Q(created_by=user)
-    if is_referee(user):
-        scope |= Q(tournaments__referees=user)
-    return everything.filter(scope).distinct()
 
 
 def can_manage_league(user: Any, league: League) -> bool:
@@ -223,7 +167,7 @@ def players_for(user: Any) -> QuerySet[Player]:
         return everything.none()
     if user.is_superuser:
         return everything
-    events = tournaments_for(user)
+    events = tournaments_managed_by(user)
     scope = (
         Q(entries__tournament__in=events)
         | Q(teams__entries__tournament__in=events)
@@ -242,7 +186,7 @@ def teams_for(user: Any) -> QuerySet[Team]:
     if user.is_superuser:
         return everything
     scope = (
-        Q(entries__tournament__in=tournaments_for(user))
+        Q(entries__tournament__in=tournaments_managed_by(user))
         | Q(created_by=user)
         | Q(members__user=user)
     )

@@ -15,7 +15,7 @@ from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE, SPECTATOR, TableAccess
 from tournaments.models import Player, Seat, Table
 from tournaments.permissions import can_see_hands
-from tournaments.selectors import tournament_visible_to
+from tournaments.selectors.visibility import tournaments_visible_to
 from tournaments.services.results import table_after_game
 
 
@@ -27,8 +27,9 @@ class TournamentTables:
         """A seated player, else a referee (its organiser, a superuser or a referee assigned to
         it: ``tournaments.permissions.can_referee``) who does not play in the event
         (``can_see_hands``), else a spectator: anyone (also anonymous) if the tournament is
-        public, else whoever may read it (``selectors.tournament_visible_to``: its own players
-        at the tables they do not sit at, as its pages and the API's games show those to them).
+        public, else whoever may read it (``selectors.visibility.tournaments_visible_to``: its
+        own players at the tables they do not sit at, as its pages and the API's games show
+        those to them).
         A player of the event is never its referee at a table, theirs or another."""
         table = Table.objects.select_related("round__stage__tournament").filter(pk=table_id).first()
         if table is None:
@@ -39,7 +40,10 @@ class TournamentTables:
         if can_see_hands(user, table.round.stage.tournament):
             return TableAccess(table_id, REFEREE)
         tournament = table.round.stage.tournament
-        if not tournament.is_public and not tournament_visible_to(tournament, user):
+        if (
+            not tournament.is_public
+            and not tournaments_visible_to(user).filter(pk=tournament.pk).exists()
+        ):
             raise Forbidden(
                 gettext("this tournament is private: only its players and referees can watch")
             )

@@ -29,6 +29,7 @@ from tests.factories import console_user
 from tournaments import selectors
 from tournaments.models import Entry, Payout, RankRecord, Round, Table, TableResult, Tournament
 from tournaments.permissions import ORGANISER, REFEREE
+from tournaments.selectors.standings import standing_rows
 
 pytestmark = [
     pytest.mark.browser,
@@ -129,8 +130,8 @@ def wait_until(condition: Callable[[], object], what: str, page: Page, timeout: 
 
 def points_of(tournament: Tournament) -> dict[str, str]:
     stage = tournament.stages.order_by("order")[0]
-    names = selectors.entry_names(int(row.entry) for row in selectors.stage_standings(stage))
-    return {names[int(row.entry)]: str(row.points) for row in selectors.stage_standings(stage)}
+    names = selectors.entry_names(int(row.entry) for row in standing_rows(stage))
+    return {names[int(row.entry)]: str(row.points) for row in standing_rows(stage)}
 
 
 @pytest.mark.parametrize("two_person", [False, True], ids=["one_referee", "two_person_rule"])

@@ -42,6 +42,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
+from tournaments.selectors.standings import standing_rows
 from tournaments.wording import money
 
 PROGRESS = "admin:tournaments_tournament_progress"
@@ -169,8 +170,8 @@ def test_a_finished_event_shows_its_places_payouts_ranks_and_knockout_tree(
         # and the swiss stage's standings and tables, by name
         swiss = tournament.stages.get(format=Stage.Format.SWISS)
         standings = part(page, 'class="module standings"')
-        names = selectors.entries_by_id(int(r.entry) for r in selectors.stage_standings(swiss))
-        rows = selectors.stage_standings(swiss)
+        names = selectors.entries_by_id(int(r.entry) for r in standing_rows(swiss))
+        rows = standing_rows(swiss)
         assert in_order(standings, [names[int(r.entry)].name for r in rows])
         assert "Fewest fools" in standings and "Buchholz" in standings
 
@@ -248,7 +249,7 @@ def test_a_running_swiss_round_shows_its_tables_by_name_results_and_explanation(
     counts = part(part(page, 'class="rounds"'), f'data-round="{round_1.pk}"', "</tr>")
     assert re.search(r'count-finished">1<', counts) and re.search(r'count-playing">0<', counts)
     # the standings, in order
-    rows = selectors.stage_standings(round_1.stage)
+    rows = standing_rows(round_1.stage)
     names = selectors.entries_by_id(int(r.entry) for r in rows)
     assert in_order(
         part(page, 'class="module standings"'), [names[int(r.entry)].name for r in rows]

@@ -17,8 +17,9 @@ from tests.api.test_events import finished_event
 from tests.builders import make_tournament
 from tests.factories import BotPlayerFactory, PlayerFactory
 from tournaments import services
-from tournaments.api.events.data import league_table_rows
 from tournaments.models import Player
+from tournaments.selectors import visibility
+from tournaments.selectors.leagues import league_standings
 
 pytestmark = pytest.mark.django_db
 
@@ -48,12 +49,13 @@ def test_a_season_shows_its_table_tournaments_and_leaderboard() -> None:
     assert response.status_code == 200
     html = response.content.decode()
     assert "Лига Москвы" in html and "2026" in html
-    # then the season table: the API's rows, in order, names linking to the profiles
-    _, rows, error = league_table_rows(league, None)
-    assert not error and len(rows) == 8
+    # then the season table: the selector's lines, in order, names linking to the profiles
+    standing = league_standings(league, among=visibility.tournaments_visible_to(None))
+    rows = standing.lines
+    assert not standing.error and len(rows) == 8
     table = section(html, "table")
     names = re.findall(r'<th scope="row"><a href="/players/(\d+)/">([^<]+)</a>', table)
-    assert [(int(i), n) for i, n in names] == [(r["player_id"], r["name"]) for r in rows]
+    assert [(int(i), n) for i, n in names] == [(r.player_id, r.name) for r in rows]
     assert "2 finished tournaments" in html
     # its tournaments (the upcoming one too), linking to their pages
     events = section(html, "events")

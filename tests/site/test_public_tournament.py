@@ -18,7 +18,6 @@ from tests.api.test_events import finished_event, record, swiss_then_knockout
 from tests.builders import TWO_SEATS, make_tournament
 from tests.factories import BotPlayerFactory, PlayerFactory
 from tournaments import services
-from tournaments.api.events import data
 from tournaments.models import (
     Entry,
     Payout,
@@ -28,6 +27,7 @@ from tournaments.models import (
     Table,
     Tournament,
 )
+from tournaments.selectors import standings
 from tournaments.site.events import words
 from tournaments.wording import TIE_BREAK_LABELS, points_text
 
@@ -99,14 +99,14 @@ def test_every_stage_shows_its_plan_standings_with_each_tie_break_and_its_rounds
     part = html[html.index('id="stage-1"') : html.index('id="stage-2"')]
     assert "4 players per table · 2 rounds · one game · the top 8 go on" in part
     header = part[part.index("<thead>") : part.index("</thead>")]
-    for criterion in data.stage_tie_breaks(swiss):
+    for criterion in standings.stage_tie_breaks(swiss):
         if criterion != "points":
             assert f">{TIE_BREAK_LABELS[criterion]}</th>" in header
     assert "Points by place, 4 at the table" in part and "3 · 2 · 1 · 0" in part
-    rows = data.stage_standings(swiss, event)
+    rows = standings.stage_standings(swiss)
     assert part.count('<tr class="qualifies">') == 8
     first_row = part[part.index("<tbody>") :].split("</tr>")[0]
-    assert rows[0]["name"] in first_row
+    assert rows[0].name in first_row
     # the rounds: collapsed on a finished event, each with its pairing explained, no seed
     assert part.count('<details class="round') == 2 and " open>" not in part
     assert "How the round was paired" in part and "Swiss" in part

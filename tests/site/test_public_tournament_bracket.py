@@ -1,18 +1,20 @@
 """The knockout bracket's picture (``tournaments.site.events.bracket.layout``) on trees shaped as
-the API builds them (``api.events.data.bracket``): columns, tables centred on their feeders and
-never overlapping, lines from each place that goes on to the seat it takes, the waiting tables'
-seats to come, the winner starred; 2-seat and 6-seat tables alike. No database."""
+the selectors build them (``selectors.brackets.bracket``): columns, tables centred on their
+feeders and never overlapping, lines from each place that goes on to the seat it takes, the
+waiting tables' seats to come, the winner starred; 2-seat and 6-seat tables alike. No
+database."""
 
 from __future__ import annotations
 
 import itertools
 import re
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.test import Client
 
 from tests.api.test_events import finished_event
+from tournaments.selectors.brackets import Bracket
 from tournaments.site.events import bracket
 from tournaments.site.events.bracket import GAP, HEAD, ROW, Picture, layout, shorten
 
@@ -65,7 +67,7 @@ def edge(source: int, place: int, target: int) -> Row:
 
 def draw(tree: Row) -> Picture:
     return layout(
-        tree,
+        cast(Bracket, tree),
         profile=lambda entry_id: f"/players/{entry_id}/",
         table_url=lambda table_id: f"/tables/{table_id}/",
     )

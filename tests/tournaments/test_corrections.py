@@ -21,6 +21,7 @@ from tournaments import selectors, services
 from tournaments.errors import ResultError, StateError
 from tournaments.models import AuditEvent, Entry, Round, Seat, Table, TableResult, Tournament
 from tournaments.permissions import REFEREE
+from tournaments.selectors.standings import standing_rows
 from tournaments.services.corrections import RepairNeeded, ResultFinal, RoundStarted
 
 # Jobs run in-process after each commit, as in the service: the round goes on by itself.
@@ -67,7 +68,7 @@ def finish_round(tournament: Tournament, actor: User, number: int = 1) -> None:
 
 def points(tournament: Tournament) -> dict[int, str]:
     stage = tournament.stages.order_by("order")[0]
-    return {int(row.entry): str(row.points) for row in selectors.stage_standings(stage)}
+    return {int(row.entry): str(row.points) for row in standing_rows(stage)}
 
 
 def make_a_move(table: Table) -> None:

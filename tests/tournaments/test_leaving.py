@@ -18,8 +18,8 @@ from django.test import Client
 
 from tests.builders import make_tournament, run_jobs
 from tests.factories import BotPlayerFactory
-from tournaments import selectors, services
-from tournaments.console.progress import league_standings
+from tournaments import services
+from tournaments.console.progress import league_table_page
 from tournaments.models import (
     Entry,
     Payout,
@@ -29,6 +29,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
+from tournaments.selectors.standings import standing_rows
 from tournaments.services.placing import stage_final_order
 
 pytestmark = pytest.mark.django_db
@@ -198,7 +199,7 @@ def test_a_disqualification_mid_event_places_last_pays_nothing_and_scores_no_lea
     assert not Payout.objects.filter(entry=cheat).exists()
     assert Payout.objects.filter(tournament=tournament).count() == 7
     # no league points; the 7th scores the scale's 7th
-    lines = {line.name: line for line in league_standings(league, user=organiser).lines}
+    lines = {line.name: line for line in league_table_page(league, user=organiser).lines}
     assert lines[cheat.name].points == "0"
     seventh = Entry.objects.get(pk=others[-1])
     assert lines[seventh.name].points == "2"
@@ -266,7 +267,7 @@ def test_a_withdrawal_in_a_round_robin_stands_for_its_opponents(organiser: User)
     stage = tournament.stages.get()
     for round_ in stage.rounds.filter(number__gt=2):
         assert leaver not in seated_in(round_)
-    row = next(r for r in selectors.stage_standings(stage) if r.entry == str(leaver.pk))
+    row = next(r for r in standing_rows(stage) if r.entry == str(leaver.pk))
     assert row.played == 2
     assert_paid_exactly(tournament, 6)
 

@@ -13,6 +13,7 @@ from tests.factories import PlayerFactory
 from tournaments import selectors, services
 from tournaments.errors import ResultError, StateError
 from tournaments.models import Player, Round, Table, TableResult
+from tournaments.selectors.standings import standing_rows
 
 
 @pytest.fixture
@@ -71,7 +72,7 @@ def test_a_correction_needs_a_referee_and_a_reason_and_keeps_the_history(
     assert fix.supersedes_id == first.pk
     assert selectors.effective_result(human_table) == fix
     assert TableResult.objects.filter(table=human_table).count() == 2
-    points = {row.entry: row.points for row in selectors.stage_standings(human_table.round.stage)}
+    points = {row.entry: row.points for row in standing_rows(human_table.round.stage)}
     assert points[str(entries[1])] == 3 and points[str(entries[0])] == 2
 
 
@@ -119,7 +120,7 @@ def test_a_drawn_team_table_is_scored_and_rated(db: None) -> None:
     mu = {p.pk: p.rating_mu for p in type(players[0]).objects.all()}
     drawn_players = list(drawn_table.seats.values_list("player_id", flat=True))
     assert len({round(mu[p], 9) for p in drawn_players}) == 1
-    points = {row.entry: row.points for row in selectors.stage_standings(round_.stage)}
+    points = {row.entry: row.points for row in standing_rows(round_.stage)}
     assert points[str(a)] == points[str(b)] == Fraction(1, 2)
 
 

@@ -1,7 +1,7 @@
 """What every endpoint of the API shares.
 
 **Reading a tournament.** :class:`TournamentReadView` finds the tournament of the URL among
-those its caller may read (``selectors.tournaments_visible_to``): a private one, or a draft, is a
+those its caller may read (``visibility.tournaments_visible_to``): a private one, or a draft, is a
 404 to everyone else, exactly as a tournament that does not exist.
 
 **Conditional GET.** Every read of a tournament's data answers with a weak ``ETag`` made from the
@@ -46,8 +46,9 @@ from rest_framework.throttling import AnonRateThrottle, BaseThrottle, UserRateTh
 from rest_framework.views import APIView
 
 from durak_site.clientaddr import client_address
-from tournaments import selectors, versions
+from tournaments import versions
 from tournaments.models import Tournament
+from tournaments.selectors import visibility
 
 #: Finished tournaments with their awards computed change no more (corrections are refused).
 SETTLED_MAX_AGE = 300
@@ -154,7 +155,7 @@ class TournamentReadView(APIView):
 
     def get_tournament(self) -> Tournament:
         slug = self.kwargs.get("slug", "")
-        tournament = selectors.tournaments_visible_to(self.request.user).filter(slug=slug).first()
+        tournament = visibility.tournaments_visible_to(self.request.user).filter(slug=slug).first()
         if tournament is None:
             raise Http404
         return tournament

@@ -32,10 +32,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.api.common import TournamentReadView, error_responses
-from tournaments.api.events import data
 from tournaments.api.events import serializers as out
+from tournaments.api.events.rows import final_place_row, standing_row
 from tournaments.api.events.views import StageReadView
 from tournaments.models import Stage, Tournament
+from tournaments.selectors import events, standings
+from tournaments.selectors.places import final_places
 from tournaments.spreadsheets import csv_bytes
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="Tournament")
@@ -212,7 +214,7 @@ class StageStandingsExportView(ExportView, StageReadView):
 
         def rows() -> Any:
             stage: Stage = self.get_stage(tournament)
-            listed = data.stage_standings(stage, tournament)
+            listed = [standing_row(line) for line in standings.stage_standings(stage)]
             return out.StageStandingRowSerializer(listed, many=True).data
 
         return self.export(tournament, rows, STAGE_COLUMNS)
@@ -225,7 +227,7 @@ class FinalStandingsExportView(ExportView):
         tournament = self.get_tournament()
 
         def rows() -> Any:
-            listed = data.final_standings(tournament)
+            listed = [final_place_row(line) for line in final_places(tournament).lines]
             return out.FinalStandingRowSerializer(listed, many=True).data
 
         return self.export(tournament, rows, FINAL_COLUMNS, final_cells)
@@ -238,8 +240,8 @@ class ResultsExportView(ExportView):
         tournament = self.get_tournament()
 
         def rows() -> Any:
-            results = list(data.tournament_results(tournament).order_by("id"))
-            return out.ResultListItemSerializer(data.result_rows(results), many=True).data
+            results = list(events.tournament_results(tournament).order_by("id"))
+            return out.ResultListItemSerializer(events.result_rows(results), many=True).data
 
         return self.export(tournament, rows, RESULT_COLUMNS, result_cells)
 

@@ -14,7 +14,7 @@ revealed, and the answer adds the whole action log and the fairness check
 (``games.services.game_verify_deal``: the seed against its commitment, the log replayed from
 the seed's deal).
 
-**Who may read a game**: whoever may read its tournament (``selectors.tournaments_visible_to``,
+**Who may read a game**: whoever may read its tournament (``visibility.tournaments_visible_to``,
 the rule of every read of the API): a game of a private tournament is a 404 to everyone but its
 players, referees and organiser, as is a game that belongs to no tournament.
 
@@ -43,13 +43,13 @@ from games import broadcast, services
 from games import selectors as game_selectors
 from games.hooks import SPECTATOR
 from games.models import Game, GameAction
-from tournaments import selectors
 from tournaments.api.common import (
     ApiAnonThrottle,
     ApiUserThrottle,
     error_responses,
     etag_matches,
 )
+from tournaments.selectors import visibility
 
 #: A game that is over is immutable: shared caches may keep its answers this long (seconds).
 GAME_OVER_MAX_AGE = 3600
@@ -60,7 +60,7 @@ def readable_game(*, game_id: int, user: Any) -> Game:
     game = (
         Game.objects.filter(
             pk=game_id,
-            table__round__stage__tournament__in=selectors.tournaments_visible_to(user),
+            table__round__stage__tournament__in=visibility.tournaments_visible_to(user),
         )
         .select_related("table__round__stage__tournament")
         .first()

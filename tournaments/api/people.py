@@ -2,7 +2,7 @@
 
 A player's public profile only (display name, club, city, whether a bot plays): never its user
 account. What a profile says about events is limited to the tournaments the caller may read
-(``selectors.tournaments_visible_to``): a private tournament's entries, ranks and rating
+(``visibility.tournaments_visible_to``): a private tournament's entries, ranks and rating
 changes are left out for everyone else, exactly as the tournament itself is a 404 to them.
 League ranks are shown to everyone (a league table is public). The profile's data come from
 ``tournaments.selectors`` (``player_profile``, ``entries_of``), which the public profile page
@@ -31,7 +31,6 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments import selectors
 from tournaments.api.common import (
     ApiAnonThrottle,
     ApiCursorPagination,
@@ -45,7 +44,8 @@ from tournaments.models import (
     TeamMember,
     Tournament,
 )
-from tournaments.selectors import entries_of, player_data, player_profile
+from tournaments.selectors import visibility
+from tournaments.selectors.people import entries_of, player_data, player_profile
 
 #: How long a shared cache may keep an anonymous caller's answer, in seconds.
 PEOPLE_MAX_AGE = 60
@@ -366,7 +366,7 @@ class TeamDetailView(generics.GenericAPIView[Team]):
     )
     def get(self, request: Request, team_id: int) -> Response:
         team = found(self.get_queryset().filter(pk=team_id).first())
-        visible = selectors.tournaments_visible_to(request.user)
+        visible = visibility.tournaments_visible_to(request.user)
         data = {
             **team_data(team),
             "tournaments": entries_of(Entry.objects.filter(team=team, tournament__in=visible)),

@@ -11,7 +11,7 @@ permissions (``tournaments.permissions``).
 
 Every write takes a token (``Authorization: Token <key>``; a browser session also works, with
 its CSRF token): no credentials is a 401 with ``WWW-Authenticate: Token``. An object the caller
-may not read is a 404 (``selectors.tournaments_visible_to``: a private event is invisible to
+may not read is a 404 (``visibility.tournaments_visible_to``: a private event is invisible to
 others); one it may read but not change is a 403. Every service here takes the caller as its
 ``actor`` and writes the audit row itself, the same row as the console's.
 Each write honours ``Idempotency-Key`` (:mod:`tournaments.api.idempotency`) and is throttled per
@@ -38,7 +38,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.engine.cards import RANKS
-from tournaments import selectors
 from tournaments.api.common import (
     ApiUserThrottle,
     ApiWriteThrottle,
@@ -56,6 +55,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.permissions import can_manage, can_referee
+from tournaments.selectors import visibility
 from tournaments.services.corrections import (
     table_result_confirm,
     table_result_enter,
@@ -231,7 +231,7 @@ class WriteView(APIView):
     # reshapes only ``APIException``s, so an ``Http404`` would leave DRF's ``{"detail"}``.
 
     def visible_tournaments(self) -> QuerySet[Tournament]:
-        return selectors.tournaments_visible_to(self.request.user)
+        return visibility.tournaments_visible_to(self.request.user)
 
     def tournament(self, slug: str) -> Tournament:
         found = self.visible_tournaments().filter(slug=slug).first()

@@ -3,7 +3,7 @@ write through a service, nothing deleted.
 
 Django's admin checks model permissions only (the groups of ``0003_console_groups`` grant those)
 and shows every row of a changelist; here each admin also says which rows its user sees
-(:meth:`ConsoleAdmin.scope`, through ``tournaments.permissions.tournaments_for``) and which
+(:meth:`ConsoleAdmin.scope`, through ``selectors.visibility.tournaments_managed_by``) and which
 tournament an object belongs to (:meth:`ConsoleAdmin.tournament_of`), checked with
 ``tournaments.permissions`` on each object. An object outside the user's scope is a 404 (its
 change, delete and history pages, and an action posted with its id); one it sees but may not
@@ -32,13 +32,8 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from games.actors import Actor
 from tournaments.models import Tournament
-from tournaments.permissions import (
-    can_view,
-    is_console_user,
-    is_organiser,
-    is_referee,
-    tournaments_for,
-)
+from tournaments.permissions import can_view, is_console_user, is_organiser, is_referee
+from tournaments.selectors.visibility import tournaments_managed_by
 
 _M = TypeVar("_M", bound=Model)
 _C = TypeVar("_C", bound=Model)
@@ -88,7 +83,7 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
 
     def scope(self, user: Actor, queryset: QuerySet[_M]) -> QuerySet[_M]:
         """The rows of ``queryset`` a non-superuser console user sees."""
-        return queryset.filter(**{f"{self.tournament_path}__in": tournaments_for(user)})
+        return queryset.filter(**{f"{self.tournament_path}__in": tournaments_managed_by(user)})
 
     def tournament_of(self, obj: _M) -> Tournament | None:
         """The tournament ``obj`` belongs to (None: it belongs to none)."""

@@ -31,7 +31,8 @@ from games.engine.bots import acting_seat
 from games.engine.state import GameState
 from games.models import Game, GameAction, RefereeEvent
 from tournaments.models import Round, Seat, Table, Tournament
-from tournaments.permissions import is_console_user, tournaments_for
+from tournaments.permissions import is_console_user
+from tournaments.selectors.visibility import tournaments_managed_by
 
 TEMPLATE = "admin/tournaments/tournament/live_tables.html"
 #: Without a move clock, a game with no move for this long is stalled.
@@ -91,7 +92,7 @@ class LiveTableRow:
 def live_games(user: Any, tournament: Tournament | None = None) -> Any:
     """The current games (in play or paused) of the playing tables of the playing rounds of the
     running events ``user`` referees (or of ``tournament`` only, if it is one of them)."""
-    scope = tournaments_for(user).filter(status=Tournament.Status.RUNNING)
+    scope = tournaments_managed_by(user).filter(status=Tournament.Status.RUNNING)
     if tournament is not None:
         scope = scope.filter(pk=tournament.pk)
     current = Game.objects.filter(table=OuterRef("table")).order_by("-number", "-pk")
@@ -201,7 +202,7 @@ class LiveTablesFilter(forms.Form):
         super().__init__(*args, **kwargs)
         field = self.fields["tournament"]
         assert isinstance(field, forms.ModelChoiceField)
-        field.queryset = tournaments_for(user).filter(status=Tournament.Status.RUNNING)
+        field.queryset = tournaments_managed_by(user).filter(status=Tournament.Status.RUNNING)
 
 
 def live_tables_view(

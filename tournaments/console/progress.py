@@ -6,8 +6,8 @@ finished, how many tables have finished, are playing, wait for their feeders or 
 the live tables page has it: ``console.live.is_stalled``) and each round's tables (the players by
 seat, the score group, what the pairing had to give up, the result in force, first out first and
 the fool marked) with the round's pairing explanation in words; the standings of each swiss or
-round-robin stage (``selectors.stage_standings``); a knockout stage as a tree, a column per
-round, each table fed by the places of the tables before it; once the event has finished, its
+round-robin stage (``selectors.standings.stage_standings``); a knockout stage as a tree, a column
+per round, each table fed by the places of the tables before it; once the event has finished, its
 final places with the prizes, the prize pool and the ranks (звания) earned.
 :func:`tournament_progress` reads it in a fixed number of queries however many tables the event
 has (a few per stage, none per table or round).
@@ -26,7 +26,7 @@ permission (``ConsoleAdmin.has_view_permission``).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -47,13 +47,13 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import Forbidden, ServiceError
+from games.actors import Actor
 from tournaments import selectors
 from tournaments.console.live import is_stalled, live_games
 from tournaments.models import (
     AwardsFailure,
     Entry,
     League,
-    Payout,
     PrizePool,
     RankRecord,
     Round,
@@ -63,16 +63,18 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
-from tournaments.permissions import can_referee, tournaments_for
-from tournaments.scoring.errors import ScoringError
-from tournaments.scoring.points import DEFAULT_TIE_BREAKS, StandingRow
-from tournaments.scoring.ratings import (
-    DEFAULT_LEAGUE_SCALE,
-    LeagueRow,
-    LeagueScale,
-    league_table,
-)
+from tournaments.permissions import can_referee
 from tournaments.selectors import AwardsState
+from tournaments.selectors.events import prize_pool
+from tournaments.selectors.leagues import league_standings
+from tournaments.selectors.places import final_places
+from tournaments.selectors.standings import (
+    StandingLine,
+    has_standings,
+    stage_standings,
+    stage_tie_breaks,
+)
+from tournaments.selectors.visibility import tournaments_managed_by
 from tournaments.services.failures import failure_text, tournament_awards_recompute
 from tournaments.wording import (
     TIE_BREAK_LABELS,
@@ -146,7 +148,9 @@ class RoundLine:
 
 
 @dataclass(frozen=True)
-class StandingLine:
+class StandingCells:
+    """A standings line (``selectors.standings.StandingLine``) as the page's cells."""
+
     position: int
     rank: int
     name: str
@@ -161,7 +165,7 @@ class StageLine:
     stage: Stage
     rounds: list[RoundLine]
     tie_breaks: list[str]  # the standings' tie-break columns, in the order they apply
-    standings: list[StandingLine]
+    standings: list[StandingCells]
 
     @property
     def is_knockout(self) -> bool:
@@ -169,7 +173,7 @@ class StageLine:
 
 
 @dataclass(frozen=True)
-class FinalPlace:
+class PlaceCells:
     place: int
     name: str
     prize: str  # the payout in the tournament's currency, "" for none
@@ -203,7 +207,7 @@ class Finish:
     failures: list[FailureLine]
     missing: list[str]  # the parts not computed (and not failed), in words
     can_recompute: bool
-    places: list[FinalPlace]
+    places: list[PlaceCells]
     pool: PrizePool | None
     gross: str
     rake: str
@@ -269,14 +273,13 @@ def _feeds(table: Table, numbers: dict[int, int], names: dict[int, str]) -> list
     return out
 
 
-def _standing_lines(
-    stage: Stage, rows: Sequence[StandingRow], names: dict[int, str]
-) -> tuple[list[str], list[StandingLine]]:
+def _standing_cells(
+    stage: Stage, rows: Sequence[StandingLine]
+) -> tuple[list[str], list[StandingCells]]:
     """The standings' tie-break columns (the stage's order, points aside) and its lines."""
-    criteria = [c for c in (stage.tiebreaks or DEFAULT_TIE_BREAKS) if c in TIE_BREAK_LABELS]
-    criteria = [c for c in criteria if c != "points"]
+    criteria = [c for c in stage_tie_breaks(stage) if c in TIE_BREAK_LABELS and c != "points"]
 
-    def value(row: StandingRow, criterion: str) -> str:
+    def value(row: StandingLine, criterion: str) -> str:
         if criterion == "first_places":
             return str(row.first_places)
         if criterion == "fewest_fools":
@@ -286,10 +289,10 @@ def _standing_lines(
         return "—" if row.head_to_head is None else points_text(row.head_to_head)
 
     lines = [
-        StandingLine(
+        StandingCells(
             position=row.position,
-            rank=row.rank,
-            name=names.get(int(row.entry), "—"),
+            rank=row.place,
+            name=row.name,
             points=points_text(row.points),
             played=row.played,
             tie_breaks=[value(row, c) for c in criteria],
@@ -315,7 +318,7 @@ def _failures(tournament: Tournament) -> list[FailureLine]:
 
 
 def _missing(
-    tournament: Tournament, pool: PrizePool | None, places: Sequence[FinalPlace], failed: set[str]
+    tournament: Tournament, pool: PrizePool | None, places: Sequence[PlaceCells], failed: set[str]
 ) -> list[str]:
     """The parts of a finished event's awards that are neither computed nor failed."""
     Job = AwardsFailure.Job
@@ -329,26 +332,19 @@ def _missing(
     return [str(job.label) for job, missing in parts if missing and job not in failed]
 
 
-def _finish(tournament: Tournament, user: Any) -> Finish | None:
+def _finish(tournament: Tournament, user: Actor) -> Finish | None:
     if tournament.status != Tournament.Status.FINISHED:
         return None
-    pool = PrizePool.objects.filter(tournament=tournament).first()
+    pool = prize_pool(tournament)
     code = pool.currency if pool is not None else tournament.currency
-    prizes: dict[int, Decimal] = {}
-    for payout in Payout.objects.filter(tournament=tournament):
-        prizes[payout.entry_id] = prizes.get(payout.entry_id, Decimal(0)) + payout.amount
-    placed = (
-        Entry.objects.filter(tournament=tournament, final_place__isnull=False)
-        .select_related("player", "team")
-        .order_by("final_place", "pk")
-    )
+    final = final_places(tournament)
     places = [
-        FinalPlace(
-            place=entry.final_place or 0,
-            name=entry.name,
-            prize=money(prizes[entry.pk], code) if prizes.get(entry.pk) else "",
+        PlaceCells(
+            place=line.place,
+            name=line.name,
+            prize=money(line.payout, code) if line.payout else "",
         )
-        for entry in placed
+        for line in final.lines
     ]
     ranks = (
         RankRecord.objects.filter(tournament=tournament)
@@ -366,7 +362,7 @@ def _finish(tournament: Tournament, user: Any) -> Finish | None:
         gross=money(pool.gross, code) if pool else none,
         rake=money(pool.rake, code) if pool else none,
         total=money(pool.total, code) if pool else none,
-        paid_out=money(sum(prizes.values(), Decimal(0)), code),
+        paid_out=money(final.paid_out, code),
         ranks=[
             RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
             for r in ranks
@@ -375,7 +371,7 @@ def _finish(tournament: Tournament, user: Any) -> Finish | None:
 
 
 def tournament_progress(
-    tournament: Tournament, *, user: Any, now: dt.datetime | None = None
+    tournament: Tournament, *, user: Actor, now: dt.datetime | None = None
 ) -> TournamentProgress:
     """Everything the progress page shows, in a fixed number of queries."""
     now = now or timezone.now()
@@ -400,13 +396,9 @@ def tournament_progress(
         for game in live_games(user, tournament)
         if is_stalled(game, game.last_action_at, now)
     }
-    standings = {
-        stage.pk: selectors.stage_standings(stage)
-        for stage in stages
-        if stage.format != Stage.Format.KNOCKOUT and stage.status != Stage.Status.PENDING
-    }
-    # One query for the names of every entry the page shows.
-    ids: list[int] = [int(row.entry) for rows in standings.values() for row in rows]
+    standings = {stage.pk: stage_standings(stage) for stage in stages if has_standings(stage)}
+    # One query for the names of every entry the page shows (the standings come with theirs).
+    ids: list[int] = []
     for table in tables:
         result = results[table.pk]
         ids += selectors.result_entry_ids(result) if result is not None else []
@@ -454,8 +446,8 @@ def tournament_progress(
             ]
             explanation = explanation_lines(round_, tournament)
             round_lines.append(RoundLine(round_, tables_of_round, explanation, last))
-        headers, standing_lines = _standing_lines(stage, standings.get(stage.pk, []), names)
-        lines.append(StageLine(stage, round_lines, headers, standing_lines))
+        headers, standing_cells = _standing_cells(stage, standings.get(stage.pk, []))
+        lines.append(StageLine(stage, round_lines, headers, standing_cells))
     return TournamentProgress(tournament, lines, _finish(tournament, user))
 
 
@@ -463,7 +455,9 @@ def tournament_progress(
 
 
 @dataclass(frozen=True)
-class LeagueLine:
+class LeagueCells:
+    """A league table's line (``selectors.leagues.LeagueLine``) as the page's cells."""
+
     position: int
     place: int  # shared by entries the tie-breaks could not separate
     name: str
@@ -483,79 +477,53 @@ class LeagueStandings:
     league: League
     tournaments: Sequence[Tournament]  # the league's tournaments its user sees, newest first
     counted: int  # how many finished tournaments the table adds up
-    lines: list[LeagueLine]
+    lines: list[LeagueCells]
     ranks: list[RankLine]
     error: str  # why the table could not be computed, "" when it could
 
 
-def _league_rows(
-    league: League, entries: Iterable[Entry]
-) -> tuple[list[LeagueRow], dict[str, Entry]]:
-    """The league table of ``entries`` (the finished tournaments' placed entries): a player
-    (or a team) is one line over every tournament it played."""
-    places, who = selectors.league_places(entries)
-    scale = LeagueScale(points=tuple(league.points_scale or DEFAULT_LEAGUE_SCALE))
-    rows = league_table(places, scale, seed=f"league:{league.pk}")
-    return rows, who
-
-
-def league_standings(league: League, *, user: Any) -> LeagueStandings:
-    """Everything the league table page shows."""
+def league_table_page(league: League, *, user: Actor) -> LeagueStandings:
+    """Everything the league table page shows: the table counts every finished tournament of
+    the league (``selectors.leagues.league_standings``), the list those its user sees."""
     visible = list(
-        tournaments_for(user)
+        tournaments_managed_by(user)
         .filter(league=league)
         .annotate(entry_count=Count("entries", distinct=True))
         .order_by("-created_at", "-pk")
     )
-    finished = Tournament.objects.filter(league=league, status=Tournament.Status.FINISHED)
-    entries = (
-        Entry.objects.filter(tournament__in=finished, final_place__isnull=False)
-        .select_related("player", "team")
-        .order_by("tournament_id", "final_place", "pk")
-    )
-    records = list(
+    table = league_standings(league, among=Tournament.objects.all())
+    records = (
         RankRecord.objects.filter(league=league)
         .select_related("player")
         .order_by("-pogony_given", "pogony_received", "player__display_name")
     )
-    rank_of = {record.player_id: record.rank for record in records}
-    error = ""
-    try:
-        rows, who = _league_rows(league, entries)
-    except ScoringError as exc:
-        rows, who, error = [], {}, str(exc)
-    lines = []
-    for row in rows:
-        entry = who[row.entry]
-        player = entry.player
-        lines.append(
-            LeagueLine(
-                position=row.position,
-                place=row.rank,
-                name=entry.name,
-                points=points_text(row.points),
-                played=row.played,
-                first_places=row.first_places,
-                places=[
-                    place for place, times in sorted(row.placings.items()) for _ in range(times)
-                ],
-                decided_by=decided_by_label(row.decided_by),
-                rank=rank_of.get(player.pk, "") if player else "",
-                rating=player.rating_ordinal if player else None,
-                mu=player.rating_mu if player else None,
-                sigma=player.rating_sigma if player else None,
-            )
+    lines = [
+        LeagueCells(
+            position=line.position,
+            place=line.place,
+            name=line.name,
+            points=points_text(line.points),
+            played=line.played,
+            first_places=line.first_places,
+            places=line.places,
+            decided_by=decided_by_label(line.decided_by),
+            rank=line.rank,
+            rating=line.rating.ordinal if line.rating else None,
+            mu=line.rating.mu if line.rating else None,
+            sigma=line.rating.sigma if line.rating else None,
         )
+        for line in table.lines
+    ]
     return LeagueStandings(
         league=league,
         tournaments=visible,
-        counted=finished.count(),
+        counted=table.counted,
         lines=lines,
         ranks=[
             RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
             for r in records
         ],
-        error=error,
+        error=table.error,
     )
 
 
@@ -696,6 +664,6 @@ def league_table_view(
             "title": gettext("League table of %(name)s") % {"name": league},
             "subtitle": None,
             "original": league,
-            "standings": league_standings(league, user=request.user),
+            "standings": league_table_page(league, user=request.user),
         },
     )

@@ -33,14 +33,9 @@ from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fie
 from tournaments.console.results import table_result_view
 from tournaments.console.seats import round_swap_view
 from tournaments.models import AuditEvent, Round, Tournament
-from tournaments.permissions import (
-    can_manage_league,
-    can_view,
-    leagues_for,
-    managed_leagues,
-    tournaments_for,
-)
+from tournaments.permissions import can_manage_league, can_view, managed_leagues
 from tournaments.selectors import entry_names
+from tournaments.selectors.visibility import leagues_managed_by, tournaments_managed_by
 
 SUMMARY_CHARS = 120  # the audit list's "what changed" column
 
@@ -245,13 +240,13 @@ class RankRecordAdmin(ConsoleAdmin[models.RankRecord]):
         self, user: Any, queryset: QuerySet[models.RankRecord]
     ) -> QuerySet[models.RankRecord]:
         return queryset.filter(
-            Q(tournament__in=tournaments_for(user)) | Q(league__in=leagues_for(user))
+            Q(tournament__in=tournaments_managed_by(user)) | Q(league__in=leagues_managed_by(user))
         )
 
     def may_view(self, user: Any, obj: models.RankRecord) -> bool:
         if obj.tournament is not None:
             return can_view(user, obj.tournament)
-        return obj.league is not None and leagues_for(user).filter(pk=obj.league.pk).exists()
+        return obj.league is not None and leagues_managed_by(user).filter(pk=obj.league.pk).exists()
 
 
 class RatingChangeAdmin(ConsoleAdmin[models.RatingChange]):
@@ -301,7 +296,7 @@ class AuditEventAdmin(ConsoleAdmin[AuditEvent]):
 
     def scope(self, user: Any, queryset: QuerySet[AuditEvent]) -> QuerySet[AuditEvent]:
         return queryset.filter(
-            Q(tournament__in=tournaments_for(user))
+            Q(tournament__in=tournaments_managed_by(user))
             | Q(tournament__isnull=True, league__in=managed_leagues(user))
         )
 

@@ -20,14 +20,10 @@ from django.db.models import (
 )
 from django.utils.translation import gettext
 
-from tournaments import adapters
 from tournaments.models import (
     AwardsFailure,
     Entry,
-    Player,
     PrizePool,
-    RankRecord,
-    RatingChange,
     Round,
     Seat,
     Stage,
@@ -36,9 +32,6 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
-from tournaments.permissions import tournaments_for
-from tournaments.scoring import points as scoring_points
-from tournaments.scoring.ratings import TournamentPlaces
 from tournaments.scoring.results import Pogony, effective_results
 from tournaments.scoring.results import TableResult as PureResult
 
@@ -126,16 +119,6 @@ def stage_entry_ids(stage: Stage) -> list[int]:
     )
 
 
-def stage_standings(stage: Stage) -> list[scoring_points.StandingRow]:
-    """The stage's standings from its effective results, tie-broken as configured."""
-    return scoring_points.standings(
-        stage_results(stage),
-        adapters.scoring_config(stage),
-        seed=f"{stage.tournament.seed}:{stage.order}",
-        entries=[str(e) for e in stage_entry_ids(stage)],
-    )
-
-
 def tournament_history(stage: Stage, *, before: Round | None = None) -> list[list[list[int]]]:
     """Every earlier round of the whole tournament as seat-ordered tables of entry ids."""
     rounds = Round.objects.filter(stage__tournament=stage.tournament).exclude(
@@ -201,27 +184,6 @@ def feed_order(places: Sequence[Any], still_in: Collection[int]) -> list[int]:
     return [e for e in order if e in still_in] + [e for e in order if e not in still_in]
 
 
-def league_places(entries: Iterable[Entry]) -> tuple[list[TournamentPlaces], dict[str, Entry]]:
-    """The finished tournaments' final places a league table adds up (``scoring.league_table``),
-    from their placed ``entries`` (ordered by tournament and place): a player, or a team, is
-    one name (``player:<id>``, ``team:<id>``) over every tournament; a disqualified entry keeps
-    its last place and scores no points (``docs/leaving.md``). Returns the places and, for each
-    name, its first entry (for its name and player)."""
-    places: dict[int, list[tuple[str, int]]] = {}
-    forfeited: dict[int, set[str]] = {}
-    who: dict[str, Entry] = {}
-    for entry in entries:
-        key = f"player:{entry.player_id}" if entry.player_id else f"team:{entry.team_id}"
-        who.setdefault(key, entry)
-        places.setdefault(entry.tournament_id, []).append((key, entry.final_place or 0))
-        if entry.status == Entry.Status.DISQUALIFIED:
-            forfeited.setdefault(entry.tournament_id, set()).add(key)
-    return [
-        TournamentPlaces(str(pk), tuple(p), frozenset(forfeited.get(pk, ())))
-        for pk, p in places.items()
-    ], who
-
-
 class AwardsState:
     """What a tournament's awards are (``with_awards_state``'s ``awards_state``)."""
 
@@ -260,28 +222,6 @@ def with_awards_state(tournaments: QuerySet[Tournament]) -> QuerySet[Tournament]
     )
 
 
-def tournaments_visible_to(user: Any) -> QuerySet[Tournament]:
-    """The tournaments ``user`` may read on the public faces (the pages, the API): the public
-    ones that are out of draft; a private one, or a draft, only for those who see it in the
-    console (its organiser, its referees) and its own players."""
-    public = Q(is_public=True) & ~Q(status=Tournament.Status.DRAFT)
-    if user is None or not user.is_authenticated:
-        return Tournament.objects.filter(public)
-    if getattr(user, "is_superuser", False):
-        return Tournament.objects.all()
-    own = Entry.objects.filter(Q(player__user=user) | Q(team__members__user=user))
-    return Tournament.objects.filter(
-        public
-        | Q(pk__in=tournaments_for(user).values("pk"))
-        | Q(pk__in=own.values("tournament_id"))
-    )
-
-
-def tournament_visible_to(tournament: Tournament, user: Any) -> bool:
-    """Whether ``user`` may read ``tournament`` (:func:`tournaments_visible_to`)."""
-    return tournaments_visible_to(user).filter(pk=tournament.pk).exists()
-
-
 def current_of(stages: Sequence[Stage]) -> Stage | None:
     """Of ``stages`` (in order): the running one, else the last that has started, else the
     first."""
@@ -289,12 +229,6 @@ def current_of(stages: Sequence[Stage]) -> Stage | None:
     started = [s for s in stages if s.status != Stage.Status.PENDING]
     candidates = running or started[-1:] or list(stages[:1])
     return candidates[0] if candidates else None
-
-
-def visible_tournament(*, slug: str, user: Any) -> Tournament | None:
-    """The tournament ``slug`` with its league if ``user`` may read it
-    (:func:`tournaments_visible_to`), else None: one query."""
-    return tournaments_visible_to(user).filter(slug=slug).select_related("league").first()
 
 
 def entry_players(tournament: Tournament) -> dict[int, int | None]:
@@ -341,137 +275,3 @@ def public_tournaments(limit: int = 30) -> list[tuple[str, list[Tournament]]]:
 
 def table_with_tournament(table_id: int) -> Table:
     return Table.objects.select_related("round__stage__tournament").get(pk=table_id)
-
-
-# --- people: a player's public profile ----------------------------------------------------------
-# Plain dicts in the shapes of the API's people serializers (``tournaments.api.people``); the
-# public profile page (``tournaments.site.people``) reads the same ones.
-
-
-def rating_of(player: Player) -> dict[str, float]:
-    return {
-        "mu": player.rating_mu,
-        "sigma": player.rating_sigma,
-        "ordinal": player.rating_ordinal,
-    }
-
-
-def tournament_ref(tournament: Tournament) -> dict[str, Any]:
-    return {"slug": tournament.slug, "name": tournament.name, "status": tournament.status}
-
-
-def player_data(player: Player) -> dict[str, Any]:
-    """A player as the API's ``ApiPlayerSerializer`` data: no account field, ever."""
-    return {
-        "id": player.pk,
-        "display_name": player.display_name,
-        "club": player.club,
-        "city": player.city,
-        "is_bot": player.is_bot,
-        "rating": rating_of(player),
-    }
-
-
-def entries_of(entries: QuerySet[Entry]) -> list[dict[str, Any]]:
-    """Entries as the API's ``ApiEntryOfSerializer`` data, newest tournament first (one
-    query)."""
-    rows = entries.select_related("tournament", "team").order_by("-tournament__created_at", "-id")
-    out = []
-    for entry in rows:
-        finished = entry.tournament.status == Tournament.Status.FINISHED
-        out.append(
-            {
-                "tournament": tournament_ref(entry.tournament),
-                "entry_status": entry.status,
-                "team": entry.team.name if entry.team is not None else None,
-                "final_place": entry.final_place if finished else None,
-            }
-        )
-    return out
-
-
-def _ordinal(mu: float, sigma: float) -> float:
-    return mu - 3 * sigma
-
-
-def player_profile(player: Player, user: Any) -> dict[str, Any]:
-    """``player``'s profile as ``user`` may read it (the API's ``ApiPlayerDetailSerializer``): four
-    queries, whatever the history's length."""
-    visible = tournaments_visible_to(user)
-    changes = (
-        RatingChange.objects.filter(player=player, tournament__in=visible)
-        .select_related("tournament")
-        .order_by("created_at", "id")
-    )
-    ranks = list(
-        RankRecord.objects.filter(player=player)
-        .filter(Q(league__isnull=False) | Q(tournament__in=visible))
-        .select_related("tournament", "league")
-        .order_by("-computed_at", "-id")
-    )
-    hangers = {_player_id(step.get("by")) for rank in ranks for step in rank.history or []}
-    names = player_names({i for i in hangers if i is not None})
-    entries = Entry.objects.filter(
-        Q(player=player) | Q(team__memberships__player=player), tournament__in=visible
-    ).distinct()
-    return {
-        **player_data(player),
-        "rating_history": [
-            {
-                "tournament": tournament_ref(change.tournament),
-                "mu_before": change.mu_before,
-                "sigma_before": change.sigma_before,
-                "mu_after": change.mu_after,
-                "sigma_after": change.sigma_after,
-                "ordinal_before": _ordinal(change.mu_before, change.sigma_before),
-                "ordinal_after": _ordinal(change.mu_after, change.sigma_after),
-                "at": change.created_at,
-            }
-            for change in changes
-        ],
-        "ranks": [_rank(rank, names) for rank in ranks],
-        "tournaments": entries_of(entries),
-    }
-
-
-def _player_id(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def player_names(ids: set[int]) -> dict[int, str]:
-    """Display names by player id, in one query (none for no ids)."""
-    if not ids:
-        return {}
-    return dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name"))
-
-
-def _rank(rank: RankRecord, names: dict[int, str]) -> dict[str, Any]:
-    league = rank.league
-    steps = []
-    for step in rank.history or []:
-        by = _player_id(step.get("by"))
-        steps.append(
-            {
-                "by": by,
-                "by_name": names.get(by) if by is not None else None,
-                "before": step.get("before"),
-                "after": step.get("after"),
-            }
-        )
-    return {
-        "scope": "league" if league is not None else "tournament",
-        "tournament": tournament_ref(rank.tournament) if rank.tournament is not None else None,
-        "league": (
-            {"slug": league.slug, "name": league.name, "season": league.season}
-            if league is not None
-            else None
-        ),
-        "rank": rank.rank,
-        "pogony_received": rank.pogony_received,
-        "pogony_given": rank.pogony_given,
-        "history": steps,
-        "computed_at": rank.computed_at,
-    }

@@ -53,6 +53,7 @@ from tournaments.permissions import (
     is_organiser,
     is_superuser,
 )
+from tournaments.selectors import visibility
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import player_changed, team_changed
 from tournaments.services.registration import entry_check_in, entry_register, entry_withdraw
@@ -602,7 +603,7 @@ def _own_tournament(tournament: Tournament, actor: Any) -> Tournament:
     tournament that does not exist: a private event's outsider learns nothing). The lock keeps
     it from starting while a player's entry changes (lock order: the tournament, then the
     entry, as in ``entry_register``)."""
-    if not selectors.tournament_visible_to(tournament, actor):
+    if not visibility.tournaments_visible_to(actor).filter(pk=tournament.pk).exists():
         raise NotFound(gettext("no such tournament"))
     return Tournament.objects.select_for_update().get(pk=tournament.pk)
 

@@ -21,6 +21,7 @@ from tournaments import selectors
 from tournaments.errors import StateError
 from tournaments.models import Entry, Payout, PrizePool, Stage, StageEntry, Tournament
 from tournaments.scoring.places import Leaving, Outcome, final_places
+from tournaments.selectors.standings import standing_rows
 
 
 def field_entries(tournament: Tournament) -> QuerySet[Entry]:
@@ -42,7 +43,7 @@ def stage_final_order(stage: Stage) -> list[list[int]]:
     place at its table. Every entry with a result or a standing is in it, withdrawn and
     disqualified ones included (their results stand)."""
     if stage.format != Stage.Format.KNOCKOUT:
-        return [[int(row.entry)] for row in selectors.stage_standings(stage)]
+        return [[int(row.entry)] for row in standing_rows(stage)]
     groups: list[list[int]] = []
     seen: set[int] = set()
     for round_ in stage.rounds.order_by("-number"):

@@ -31,6 +31,7 @@ from tournaments.pairing import (
 )
 from tournaments.permissions import require_manager
 from tournaments.scoring.errors import ScoringError
+from tournaments.selectors.standings import standing_rows
 from tournaments.services.failures import failure_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.placing import places_store
@@ -188,7 +189,7 @@ def _stages_skip(stage: Stage, advancing: Sequence[int]) -> None:
 def _advancing(stage: Stage) -> list[int]:
     """Who goes on, best first (the next stage's seeding): top N overall, or the top K of each
     round-robin group, or the first K out at each table of a swiss stage's last round."""
-    rows = selectors.stage_standings(stage)
+    rows = standing_rows(stage)
     position = {int(r.entry): r.position for r in rows}
     active = set(active_stage_entries(stage))
     if stage.advance_mode == Stage.AdvanceMode.TOP_N:

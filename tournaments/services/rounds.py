@@ -46,6 +46,7 @@ from tournaments.pairing import (
     table_compromises,
 )
 from tournaments.permissions import can_referee
+from tournaments.selectors.standings import standing_rows
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.results import knockout_table_seat
@@ -64,7 +65,7 @@ def _stage_rng(stage: Stage, round_number: int) -> random.Random:
 
 
 def _pairing_entries(stage: Stage, entry_ids: Sequence[int]) -> list[PairingEntry]:
-    rows = {row.entry: row for row in selectors.stage_standings(stage)}
+    rows = {row.entry: row for row in standing_rows(stage)}
     entries = selectors.entries_by_id(entry_ids)
     seeds = dict(StageEntry.objects.filter(stage=stage).values_list("entry_id", "seed"))
     out = []

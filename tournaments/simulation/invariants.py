@@ -24,7 +24,6 @@ from django.core.cache import cache
 
 from durak_site.jobs import lease_key
 from games.models import Game
-from tournaments import selectors
 from tournaments.models import (
     AwardsFailure,
     Entry,
@@ -37,6 +36,7 @@ from tournaments.models import (
     Table,
     Tournament,
 )
+from tournaments.selectors.standings import standing_rows
 
 #: An entry that left the event: it is never seated again.
 GONE = (Entry.Status.WITHDRAWN, Entry.Status.DISQUALIFIED)
@@ -329,7 +329,7 @@ def _follows_standings(stage: Stage, group: list[Entry], place: dict[int, int]) 
     """Entries that withdrew from ``stage`` keep its order among themselves: a better rank in
     its standings (tie-breaks before the seeded draw) is a better place. An entry that left
     before it played there has no standing and is not compared."""
-    rows = {int(row.entry): row for row in selectors.stage_standings(stage)}
+    rows = {int(row.entry): row for row in standing_rows(stage)}
     found = []
     for a in group:
         for b in group:

@@ -2,7 +2,9 @@
 standings (per stage and final), the knockout tree, the leagues and their tables, and the
 downloads of standings and results (:mod:`tournaments.api.exports`).
 
-- :mod:`~tournaments.api.events.data`: the reads, each in a fixed number of queries;
+- the reads are the domain's (:mod:`tournaments.selectors`: events, standings, places,
+  brackets, leagues, visibility), each in a fixed number of queries;
+- :mod:`~tournaments.api.events.rows`: the selectors' typed rows in the JSON shapes;
 - :mod:`~tournaments.api.events.serializers`: the output shapes;
 - :mod:`~tournaments.api.events.views`: one view per operation.
 """

@@ -1,8 +1,9 @@
 """Output serializers of the events part of the API: read-only, one per shape, named uniquely
 so that the OpenAPI schema has one component each (HackSoft's styleguide, its issue #134).
 
-They render the plain rows of :mod:`tournaments.api.events.data` (and, for the tournaments,
-the model rows), and say what each field means for the schema's readers.
+They render the selectors' rows (:mod:`tournaments.selectors`, the typed ones through
+:mod:`tournaments.api.events.rows`; for the tournaments, the model rows), and say what each
+field means for the schema's readers.
 """
 
 from __future__ import annotations

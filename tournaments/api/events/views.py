@@ -3,7 +3,7 @@ the knockout tree, leagues. Public, no login; a private tournament only for its 
 
 Each view is thin: find the tournament among those its caller may read
 (``TournamentReadView.get_tournament``), then let ``respond()`` answer 304 from the ETag or
-build the body from :mod:`~tournaments.api.events.data`. Each body takes a fixed number of
+build the body from the selectors (:mod:`tournaments.selectors`). Each body takes a fixed number of
 queries, however many entries, tables or rounds the event has.
 """
 
@@ -21,7 +21,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments import selectors
 from tournaments.api.common import (
     ApiAnonThrottle,
     ApiCursorPagination,
@@ -29,9 +28,13 @@ from tournaments.api.common import (
     TournamentReadView,
     error_responses,
 )
-from tournaments.api.events import data
 from tournaments.api.events import serializers as out
+from tournaments.api.events.rows import final_place_row, league_table_row, standing_row
 from tournaments.models import Entry, League, Round, Stage, Tournament
+from tournaments.selectors import events, standings, visibility
+from tournaments.selectors.brackets import bracket
+from tournaments.selectors.leagues import league_standings
+from tournaments.selectors.places import final_places
 
 TAG = ["events"]
 ORDER = OpenApiParameter(
@@ -94,7 +97,7 @@ class TournamentListView(generics.ListAPIView[Tournament]):
 
     def get_queryset(self) -> QuerySet[Tournament]:
         return (
-            selectors.tournaments_visible_to(self.request.user)
+            visibility.tournaments_visible_to(self.request.user)
             .select_related("league")
             .annotate(
                 entry_count=Count("entries", filter=~Q(entries__status=Entry.Status.WITHDRAWN))
@@ -118,7 +121,7 @@ class TournamentDetailView(TournamentReadView):
         tournament = self.get_tournament()
         return self.respond(
             tournament,
-            lambda: out.TournamentDetailSerializer(data.tournament_detail(tournament)).data,
+            lambda: out.TournamentDetailSerializer(events.tournament_detail(tournament)).data,
         )
 
 
@@ -152,7 +155,7 @@ class RoundListView(StageReadView):
 
         def build() -> Any:
             stage = self.get_stage(tournament)
-            return out.RoundSummarySerializer(data.round_summaries(stage), many=True).data
+            return out.RoundSummarySerializer(events.round_summaries(stage), many=True).data
 
         return self.respond(tournament, build)
 
@@ -181,7 +184,7 @@ class RoundDetailView(StageReadView):
             round_ = Round.objects.filter(stage=stage, number=number).first()
             if round_ is None:
                 raise NotFound
-            return out.RoundDetailSerializer(data.round_detail(round_)).data
+            return out.RoundDetailSerializer(events.round_detail(round_)).data
 
         return self.respond(tournament, build)
 
@@ -191,8 +194,8 @@ def stage_standings_body(tournament: Tournament, stage: Stage) -> dict[str, Any]
         "stage": stage.order,
         "format": stage.format,
         "status": stage.status,
-        "tie_breaks": data.stage_tie_breaks(stage),
-        "rows": data.stage_standings(stage, tournament),
+        "tie_breaks": standings.stage_tie_breaks(stage),
+        "rows": [standing_row(line) for line in standings.stage_standings(stage)],
     }
 
 
@@ -220,7 +223,7 @@ class StageStandingsView(StageReadView):
 
 
 def final_standings_body(tournament: Tournament) -> dict[str, Any]:
-    rows = data.final_standings(tournament)
+    rows = [final_place_row(line) for line in final_places(tournament).lines]
     return {
         "finished": tournament.status == Tournament.Status.FINISHED,
         "currency": tournament.currency,
@@ -268,7 +271,7 @@ class BracketView(StageReadView):
             stage = self.get_stage(tournament)
             if stage.format != Stage.Format.KNOCKOUT:
                 raise NotFound
-            body = {"stage": stage.order, "status": stage.status, **data.bracket(stage)}
+            body = {"stage": stage.order, "status": stage.status, **bracket(stage)}
             return out.BracketSerializer(body).data
 
         return self.respond(tournament, build)
@@ -297,8 +300,8 @@ class ResultListView(TournamentReadView):
 
         def build() -> Any:
             paginator = ApiCursorPagination()
-            page = paginator.paginate_queryset(data.tournament_results(tournament), request, self)
-            rows = out.ResultListItemSerializer(data.result_rows(page or []), many=True).data
+            page = paginator.paginate_queryset(events.tournament_results(tournament), request, self)
+            rows = out.ResultListItemSerializer(events.result_rows(page or []), many=True).data
             return paginator.get_paginated_response(rows).data
 
         return self.respond(tournament, build)
@@ -330,7 +333,7 @@ class LeagueListView(generics.ListAPIView[League]):
     filter_backends: list[Any] = []
 
     def get_queryset(self) -> QuerySet[League]:
-        return data.leagues_visible_to(self.request.user)
+        return visibility.leagues_visible_to(self.request.user)
 
 
 @extend_schema(
@@ -351,18 +354,18 @@ class LeagueTableView(APIView):
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
 
     def get(self, request: Request, slug: str) -> Response:
-        leagues = data.leagues_visible_to(request.user).filter(slug=slug)
+        leagues = visibility.leagues_visible_to(request.user).filter(slug=slug)
         season = request.query_params.get("season")
         if season:
             leagues = leagues.filter(season=season)
         league = leagues.order_by("-season", "-pk").first()
         if league is None:
             raise NotFound
-        counted, rows, error = data.league_table_rows(league, request.user)
+        table = league_standings(league, among=visibility.tournaments_visible_to(request.user))
         body = {
             "league": league_row(league),
-            "tournaments_counted": counted,
-            "error": error,
-            "rows": rows,
+            "tournaments_counted": table.counted,
+            "error": table.error,
+            "rows": [league_table_row(line) for line in table.lines],
         }
         return Response(out.LeagueTableSerializer(body).data)

@@ -50,7 +50,7 @@ from tournaments import services
 from tournaments.models import Entry, Payout, RankRecord, Table, Tournament
 from tournaments.reconcile import awards_missing, unfinished_work
 from tournaments.scoring.prizes import currency
-from tournaments.selectors import stage_standings
+from tournaments.selectors.standings import standing_rows
 from tournaments.simulation.incidents import DEFAULT_COUNTS, Cast, Injector, parse_counts
 from tournaments.simulation.invariants import InvariantChecker
 
@@ -369,7 +369,7 @@ class Command(BaseCommand):
         for entry in entries.select_related("player").order_by("final_place", "pk")[:top]:
             out.write(f"  {entry.final_place:>4}  {entry.name}")
         if last is not None and last.format != "knockout":
-            rows = stage_standings(last)[:top]
+            rows = standing_rows(last)[:top]
             out.write(f"Standings of {last}: " + ", ".join(f"{r.entry}={r.points}" for r in rows))
         pool = getattr(tournament, "prize_pool", None)
         if pool is not None:

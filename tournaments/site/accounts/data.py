@@ -10,8 +10,8 @@ from typing import Any
 from django.db.models import Q
 
 from games.models import Game
-from tournaments import selectors
 from tournaments.models import Entry, Payout, Player, RankRecord, Seat, Table, Tournament
+from tournaments.selectors import visibility
 from tournaments.site.accounts.panel import EntryPanel, build_panel, playing_seats
 from tournaments.wording import money
 
@@ -184,7 +184,7 @@ def my_games(*, user: Any, next: str) -> MyGames:
     )
     entered = {e.tournament_id for e in current_entries}
     offers = list(
-        selectors.tournaments_visible_to(user)
+        visibility.tournaments_visible_to(user)
         .filter(status=Tournament.Status.REGISTRATION, registration_closed_at__isnull=True)
         .exclude(pk__in=entered)
         .exclude(entries__player=player)

@@ -157,7 +157,7 @@ def seated_table(player: Player | None, tournament: Tournament) -> Table | None:
 def entry_panel(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
     """The context ``accounts/entry_panel.html`` needs for ``tournament`` on this request:
     ``{"entry_panel": EntryPanel}``. The caller has checked that the reader may see the
-    tournament (``selectors.tournament_visible_to``). Two or three queries."""
+    tournament (``selectors.visibility.tournaments_visible_to``). Two or three queries."""
     player = user_player(request.user)
     entry = None
     if player is not None:

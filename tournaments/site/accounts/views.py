@@ -22,9 +22,9 @@ from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_POST
 
 from durak_site.errors import ServiceError
-from tournaments import selectors
 from tournaments.form_errors import form_error
 from tournaments.models import Entry, Player
+from tournaments.selectors import visibility
 from tournaments.services.people import (
     player_check_in,
     player_enter,
@@ -171,7 +171,7 @@ def entry_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     reader may not see is a 404, as if it did not exist."""
     if action not in ENTRY_ACTIONS:
         raise Http404("no such action")
-    tournament = selectors.tournaments_visible_to(request.user).filter(slug=slug).first()
+    tournament = visibility.tournaments_visible_to(request.user).filter(slug=slug).first()
     if tournament is None:
         raise Http404("no such tournament")
     back = safe_next(request, reverse("tournament", args=[slug]))

@@ -1,6 +1,6 @@
 """A knockout stage drawn as a picture: the geometry of an SVG tree of tables.
 
-:func:`layout` turns the API's tree of a stage (``api.events.data.bracket``: tables as nodes,
+:func:`layout` turns a stage's tree (``selectors.brackets.bracket``: tables as nodes,
 an edge from each place of a table to the table it feeds, byes) into boxes, rows and lines with
 coordinates; ``templates/tournaments/_bracket.html`` draws them as inline SVG (no script, no
 library). Tables of 2 to 6 seats feed the tables of the next round: a column per round, each
@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext
+
+from tournaments.selectors.brackets import Bracket, BracketEdge, BracketNode
 
 NODE_WIDTH = 216
 COLUMN_GAP = 44
@@ -166,19 +168,19 @@ def _place_rows(
 
 
 def layout(
-    tree: Mapping[str, Any],
+    tree: Bracket,
     *,
     profile: Callable[[int], str],
     table_url: Callable[[int], str],
 ) -> Picture:
-    """The picture of ``tree`` (``data.bracket``): ``profile(entry id)`` links a name (""
-    for none), ``table_url(table id)`` a table's live page."""
-    nodes_in: Sequence[Mapping[str, Any]] = tree["nodes"]
-    edges_in: Sequence[Mapping[str, Any]] = tree["edges"]
+    """The picture of ``tree`` (``selectors.brackets.bracket``): ``profile(entry id)`` links a
+    name ("" for none), ``table_url(table id)`` a table's live page."""
+    nodes_in: Sequence[BracketNode] = tree["nodes"]
+    edges_in: Sequence[BracketEdge] = tree["edges"]
     rounds = int(tree["rounds"] or 0)
     by_id = {int(n["id"]): n for n in nodes_in}
     numbers = {int(n["id"]): n["number"] for n in nodes_in}
-    incoming: dict[int, list[Mapping[str, Any]]] = {}
+    incoming: dict[int, list[BracketEdge]] = {}
     for edge in edges_in:
         incoming.setdefault(int(edge["to_table"]), []).append(edge)
 

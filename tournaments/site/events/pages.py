@@ -1,8 +1,9 @@
-"""What the public pages of an event show, assembled from the API's reads.
+"""What the public pages of an event show, formatted from the selectors' reads.
 
-Every fact comes from :mod:`tournaments.api.events.data` (the stage plan, the rounds and their
-tables, the standings with every tie-break, the knockout tree, the final places with payouts
-and ranks), so the pages and the API cannot disagree, and each read there takes a fixed number
+Every fact comes from :mod:`tournaments.selectors`, the same reads the API serves (``events``:
+the stage plan, the rounds and their tables; ``standings``: every tie-break; ``brackets``: the
+knockout tree; ``places``: the final places with payouts and ranks), so the pages and the API
+cannot disagree, and each read there takes a fixed number
 of queries: a page takes a few per stage (its plan fixes how many stages there are), none per
 entry, table or round, whatever the size of the field.
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from django.http import QueryDict
@@ -24,8 +24,11 @@ from django.urls import reverse
 from django.utils.translation import gettext
 
 from tournaments import selectors
-from tournaments.api.events import data
 from tournaments.models import Round, Stage, Table, Tournament
+from tournaments.selectors import events
+from tournaments.selectors.brackets import bracket as knockout_tree
+from tournaments.selectors.places import final_places
+from tournaments.selectors.standings import StandingLine, stage_standings, stage_tie_breaks
 from tournaments.site.events import bracket, words
 from tournaments.site.events.words import Line
 from tournaments.wording import (
@@ -164,7 +167,7 @@ class TableCard:
 def table_cards(
     rows: Sequence[Mapping[str, Any]], players: Mapping[int, int | None], advance: int | None
 ) -> list[TableCard]:
-    """Tables (``data.table_rows``) as cards: seats in order with their series score and their
+    """Tables (``events.table_rows``) as cards: seats in order with their series score and their
     place in the result; ``advance``: how many of a knockout table go on (None: not one)."""
     cards = []
     for row in rows:
@@ -248,7 +251,9 @@ class RoundBlock:
 
 
 @dataclass(frozen=True)
-class StandingLine:
+class StandingCells:
+    """A standings line (``selectors.standings.StandingLine``) as the page's cells."""
+
     place: int
     name: str
     href: str
@@ -266,56 +271,56 @@ class StandingLine:
 @dataclass(frozen=True)
 class Standings:
     columns: list[str]  # the tie-break columns, in the order they apply
-    lines: Sequence[StandingLine]
+    lines: Sequence[StandingCells]
     pager: Pager | None  # None: every line (an embed)
     qualify_note: str
 
 
-def _tie_break_value(row: Mapping[str, Any], criterion: str) -> str:
+def _tie_break_value(line: StandingLine, criterion: str) -> str:
     if criterion == "first_places":
-        return str(row["first_places"])
+        return str(line.first_places)
     if criterion == "fewest_fools":
-        return str(row["fools"])
+        return str(line.fools)
     if criterion == "buchholz":
-        return points_text(row["buchholz"])
+        return points_text(line.buchholz)
     if criterion == "head_to_head":
-        return points_text(row["head_to_head"])
-    return str(row.get(criterion, "—"))
+        return points_text(line.head_to_head)
+    return str(getattr(line, criterion, "—"))
 
 
 def standings(
     stage: Stage,
-    rows: Sequence[Mapping[str, Any]],
+    rows: Sequence[StandingLine],
     players: Mapping[int, int | None],
     query: QueryDict,
     *,
     paged: bool = True,
 ) -> Standings:
-    """A stage's standings (``data.stage_standings``) with a column per tie-break (points aside:
-    they have their own), the qualifiers marked."""
-    criteria = [c for c in data.stage_tie_breaks(stage) if c != "points"]
+    """A stage's standings (``selectors.standings.stage_standings``) with a column per tie-break
+    (points aside: they have their own), the qualifiers marked."""
+    criteria = [c for c in stage_tie_breaks(stage) if c != "points"]
     top = stage.advance_count if stage.advance_mode == Stage.AdvanceMode.TOP_N else 0
     note = ""
     if top:
         note = gettext("The top %(n)s go on to the next stage.") % {"n": top}
     lines = [
-        StandingLine(
-            place=row["place"],
-            name=row["name"],
-            href=profile_url(players.get(row["entry_id"])),
-            points=points_text(row["points"]),
-            played=row["played"],
-            byes=row["byes"],
+        StandingCells(
+            place=row.place,
+            name=row.name,
+            href=profile_url(players.get(row.entry_id)),
+            points=points_text(row.points),
+            played=row.played,
+            byes=row.byes,
             tie_breaks=[_tie_break_value(row, c) for c in criteria],
-            fools=row["fools"],
-            pogony_given=row["pogony_given"],
-            pogony_received=row["pogony_received"],
-            decided_by=decided_by_label(row["decided_by"]),
-            qualifies=bool(top) and row["position"] <= top,
+            fools=row.fools,
+            pogony_given=row.pogony_given,
+            pogony_received=row.pogony_received,
+            decided_by=decided_by_label(row.decided_by),
+            qualifies=bool(top) and row.position <= top,
         )
         for row in rows
     ]
-    shown: Sequence[StandingLine] = lines
+    shown: Sequence[StandingCells] = lines
     pager = None
     if paged:
         key, anchor = f"stage{stage.order}_page", f"standings-{stage.order}"
@@ -371,11 +376,12 @@ class StageBlock:
 
 
 def picture(stage: Stage, players: Mapping[int, int | None]) -> bracket.Picture | None:
-    """A knockout stage's bracket drawn (``data.bracket``); None before the stage begins."""
+    """A knockout stage's bracket drawn (``selectors.brackets.bracket``); None before the stage
+    begins."""
     if stage.status == Stage.Status.PENDING:
         return None
     return bracket.layout(
-        data.bracket(stage),
+        knockout_tree(stage),
         profile=lambda entry: profile_url(players.get(entry)),
         table_url=table_url,
     )
@@ -434,7 +440,7 @@ def _load_tables(blocks: Sequence[StageBlock], players: Mapping[int, int | None]
     wanted = {r.id: (s, r) for s in blocks for r in s.rounds if r.open}
     if not wanted:
         return
-    rows = data.table_rows(
+    rows = events.table_rows(
         Table.objects.filter(round_id__in=list(wanted)).order_by("round_id", "number")
     )
     by_round: dict[int, list[Mapping[str, Any]]] = {}
@@ -484,23 +490,24 @@ def final(
     *,
     paged: bool = True,
 ) -> Final:
-    """The final places (``data.final_standings``): payouts and ranks, the prize pool."""
+    """The final places (``selectors.places.final_places``): payouts and ranks, the prize
+    pool."""
     code = tournament.currency
-    rows = data.final_standings(tournament)
+    places = final_places(tournament)
     lines = [
         FinalLine(
-            place=row["place"],
-            name=row["name"],
-            href=profile_url(players.get(row["entry_id"])),
-            points="" if row["points"] is None else points_text(row["points"]),
-            pogony_given=row["pogony_given"],
-            pogony_received=row["pogony_received"],
-            rank=row["rank"],
-            payout="" if row["payout"] is None else money(row["payout"], code),
+            place=row.place,
+            name=row.name,
+            href=profile_url(players.get(row.entry_id)),
+            points="" if row.points is None else points_text(row.points),
+            pogony_given=row.pogony_given,
+            pogony_received=row.pogony_received,
+            rank=row.rank,
+            payout="" if row.payout is None else money(row.payout, code),
         )
-        for row in rows
+        for row in places.lines
     ]
-    paid = sum((Decimal(r["payout"]) for r in rows if r["payout"] is not None), Decimal(0))
+    paid = places.paid_out
     shown: Sequence[FinalLine] = lines
     pager = None
     if paged:
@@ -571,7 +578,7 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
     """Everything the tournament page shows; ``query``: the page's (``?round=``, the pages of
     its standings and final places)."""
     stages = list(tournament.stages.order_by("order"))
-    detail = data.tournament_detail(tournament, stages)
+    detail = events.tournament_detail(tournament, stages)
     players = selectors.entry_players(tournament)
     current = selectors.current_of(stages)
     running = tournament.status == Tournament.Status.RUNNING
@@ -588,7 +595,7 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
         )
         block.rounds = _round_blocks(
             stage,
-            data.round_summaries(stage),
+            events.round_summaries(stage),
             running=running,
             current=block.current,
             requested=requested,
@@ -597,9 +604,7 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
         if stage.format == Stage.Format.KNOCKOUT:
             block.picture = picture(stage, players)
         elif stage.status != Stage.Status.PENDING:
-            block.standings = standings(
-                stage, data.stage_standings(stage, tournament), players, query
-            )
+            block.standings = standings(stage, stage_standings(stage), players, query)
         blocks.append(block)
     _load_tables(blocks, players)
     finished = tournament.status == Tournament.Status.FINISHED
@@ -645,7 +650,7 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     players = selectors.entry_players(tournament)
     finished = tournament.status == Tournament.Status.FINISHED
     if asked is None and finished:
-        detail = data.tournament_detail(tournament, stages)
+        detail = events.tournament_detail(tournament, stages)
         return StandingsEmbed(
             tournament,
             status_label(tournament),
@@ -657,7 +662,7 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     if stage is None:
         return None
     block = StageBlock(stage=stage)
-    rows = data.stage_standings(stage, tournament)
+    rows = stage_standings(stage)
     block.standings = standings(stage, rows, players, query, paged=False)
     return StandingsEmbed(tournament, status_label(tournament), block, None, block.name)
 

@@ -3,7 +3,7 @@ bracket (``pages`` assembles what they show; the templates are ``templates/tourn
 ``templates/embed/``).
 
 A private tournament, or a draft, exists only for those who may read it
-(``selectors.tournaments_visible_to``): anyone else gets the 404 of a tournament that does not
+(``visibility.tournaments_visible_to``): anyone else gets the 404 of a tournament that does not
 exist. The pages are complete without a script; ``static/js/tournament.js`` keeps them live over
 the tournament's feed (``/ws/tournaments/<slug>/``) by fetching the page again and swapping the
 parts that changed.
@@ -17,14 +17,19 @@ from django.utils.translation import gettext
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_safe
 
-from tournaments import selectors
 from tournaments.models import Tournament
+from tournaments.selectors import visibility
 from tournaments.site.accounts.panel import entry_panel
 from tournaments.site.events import pages
 
 
 def _tournament(request: HttpRequest, slug: str) -> Tournament:
-    tournament = selectors.visible_tournament(slug=slug, user=request.user)
+    tournament = (
+        visibility.tournaments_visible_to(request.user)
+        .filter(slug=slug)
+        .select_related("league")
+        .first()
+    )
     if tournament is None:
         raise Http404(gettext("There is no such tournament."))
     return tournament

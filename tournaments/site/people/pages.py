@@ -1,9 +1,9 @@
 """What the people pages show, each in a fixed number of queries whatever the size.
 
-- a player's profile: the API's profile (``selectors.player_profile``: rating history, ranks,
+- a player's profile: the API's profile (``selectors.people.player_profile``: rating history, ranks,
   tournaments, all limited to what the viewer may read) plus the rating plot's geometry and
   the player's recent games;
-- a league season: the API's league table (``api.events.data.league_table_rows``), the
+- a league season: the league table (``selectors.leagues.league_standings``), the
   season's tournaments the viewer may read and a ratings leaderboard;
 - the list of leagues.
 
@@ -20,10 +20,13 @@ from typing import Any
 from django.db.models import Count, Q
 from django.utils.translation import gettext
 
+from games.actors import Actor
 from games.models import Game
-from tournaments import selectors
-from tournaments.api.events.data import league_table_rows, leagues_visible_to
 from tournaments.models import Entry, League, Player, Seat, Tournament
+from tournaments.selectors import visibility
+from tournaments.selectors.leagues import LeagueLine, Rating, league_standings
+from tournaments.selectors.people import player_names, player_profile
+from tournaments.selectors.visibility import leagues_visible_to
 from tournaments.site.people.charts import LineChart, line_chart
 
 #: How many of a player's games the profile lists, newest first.
@@ -69,7 +72,7 @@ class RecentGame:
 @dataclass(frozen=True)
 class PlayerPage:
     player: Player
-    profile: dict[str, Any]  # ``selectors.player_profile``
+    profile: dict[str, Any]  # ``selectors.people.player_profile``
     points: list[RatingPoint]
     chart: LineChart | None  # None: no rated tournament yet
     current_rank: dict[str, Any] | None  # the newest rank record with a rank
@@ -126,20 +129,20 @@ def rating_chart(points: list[RatingPoint]) -> LineChart | None:
     )
 
 
-def recent_games(player: Player, user: Any, limit: int = RECENT_GAMES) -> list[RecentGame]:
+def recent_games(player: Player, user: Actor | None, limit: int = RECENT_GAMES) -> list[RecentGame]:
     """The player's newest games at the tables of tournaments ``user`` may read (two queries:
     the games with their tables and tournaments, then every opponent's name)."""
     games = list(
         Game.objects.filter(
             table__in=Seat.objects.filter(player=player).values("table_id"),
-            table__round__stage__tournament__in=selectors.tournaments_visible_to(user),
+            table__round__stage__tournament__in=visibility.tournaments_visible_to(user),
         )
         .select_related("table__round__stage__tournament")
         .defer("state", "log_tail", "table__series_state")
         .order_by("-created_at", "-pk")[:limit]
     )
     others = {p for g in games for p in g.players if isinstance(p, int) and p != player.pk}
-    names = selectors.player_names(others)
+    names = player_names(others)
     rows = []
     for game in games:
         seats = list(game.players)
@@ -176,13 +179,13 @@ def recent_games(player: Player, user: Any, limit: int = RECENT_GAMES) -> list[R
     return rows
 
 
-def player_page(player_id: int, user: Any) -> PlayerPage | None:
+def player_page(player_id: int, user: Actor | None) -> PlayerPage | None:
     """The profile page of player ``player_id`` as ``user`` may read it, or None for no such
     player. Bots have profiles too."""
     player = Player.objects.filter(pk=player_id).first()
     if player is None:
         return None
-    profile = selectors.player_profile(player, user)
+    profile = player_profile(player, user)
     points = rating_points(profile["rating_history"])
     ranks = profile["ranks"]
     own = [r for r in ranks if r["scope"] == "tournament"]
@@ -210,54 +213,73 @@ def player_page(player_id: int, user: Any) -> PlayerPage | None:
 
 
 @dataclass(frozen=True)
+class RatedLine:
+    """A player of the league table on the ratings leaderboard."""
+
+    rating_place: int
+    player_id: int
+    name: str
+    rating: Rating
+
+
+@dataclass(frozen=True)
 class LeaguePage:
     league: League
     seasons: list[League]  # every season of the league's slug the viewer may read, newest first
     counted: int  # finished tournaments the table counts
-    rows: list[dict[str, Any]]  # ``league_table_rows``
+    rows: list[LeagueLine]
     error: str  # why the table could not be computed ("" if it could)
     tournaments: Sequence[Tournament]  # with ``entries_count``
-    leaderboard: list[dict[str, Any]]  # players of the table by rating (ordinal), best first
+    leaderboard: list[RatedLine]  # players of the table by rating (ordinal), best first
 
     @property
-    def leaderboard_top(self) -> list[dict[str, Any]]:
+    def leaderboard_top(self) -> list[RatedLine]:
         return self.leaderboard[:LEADERBOARD_TOP]
 
     @property
-    def leaderboard_rest(self) -> list[dict[str, Any]]:
+    def leaderboard_rest(self) -> list[RatedLine]:
         return self.leaderboard[LEADERBOARD_TOP:]
 
 
-def league_seasons(slug: str, user: Any) -> list[League]:
+def league_seasons(slug: str, user: Actor | None) -> list[League]:
     """The seasons of the league ``slug`` that ``user`` may read, newest first."""
     return list(leagues_visible_to(user).filter(slug=slug).order_by("-season", "-pk"))
 
 
-def league_page(slug: str, season: str, user: Any) -> LeaguePage | None:
+def league_page(slug: str, season: str, user: Actor | None) -> LeaguePage | None:
     """The season ``season`` of the league ``slug`` as ``user`` may read it, or None (no such
     season, or none of its tournaments is readable by ``user``)."""
     seasons = league_seasons(slug, user)
     league = next((s for s in seasons if s.season == season), None)
     if league is None:
         return None
-    counted, rows, error = league_table_rows(league, user)
+    table = league_standings(league, among=visibility.tournaments_visible_to(user))
     tournaments = list(
-        selectors.tournaments_visible_to(user)
+        visibility.tournaments_visible_to(user)
         .filter(league=league)
         .annotate(entries_count=Count("entries"))
         .order_by("-created_at", "-pk")
     )
-    rated = [r for r in rows if r["player_id"] is not None and r["rating"] is not None]
-    by_rating = sorted(rated, key=lambda r: (-r["rating"]["ordinal"], r["name"]))
-    leaderboard = [{**row, "rating_place": i} for i, row in enumerate(by_rating, 1)]
-    return LeaguePage(league, seasons, counted, rows, error, tournaments, leaderboard)
+    rated = [
+        (line.player_id, line.name, line.rating)
+        for line in table.lines
+        if line.player_id is not None and line.rating is not None
+    ]
+    by_rating = sorted(rated, key=lambda r: (-r[2].ordinal, r[1]))
+    leaderboard = [
+        RatedLine(place, player_id, name, rating)
+        for place, (player_id, name, rating) in enumerate(by_rating, 1)
+    ]
+    return LeaguePage(
+        league, seasons, table.counted, table.lines, table.error, tournaments, leaderboard
+    )
 
 
-def league_list(user: Any, limit: int | None = None) -> list[League]:
+def league_list(user: Actor | None, limit: int | None = None) -> list[League]:
     """The leagues with a tournament ``user`` may read, newest season first (the first
     ``limit``), each with how many of its tournaments ``user`` may read (``events``): one
     query."""
-    visible = selectors.tournaments_visible_to(user)
+    visible = visibility.tournaments_visible_to(user)
     leagues = (
         leagues_visible_to(user)
         .annotate(events=Count("tournaments", filter=Q(tournaments__in=visible), distinct=True))

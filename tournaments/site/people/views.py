@@ -3,7 +3,7 @@
 Thin: parse, read (``pages.py``), render. Server-rendered and complete without JavaScript;
 Russian by default (``LocaleMiddleware``). What a private tournament holds (its entries,
 ranks, rating changes, games) appears only to whoever may read it
-(``selectors.tournaments_visible_to``); to anyone else it is as if it did not exist.
+(``visibility.tournaments_visible_to``); to anyone else it is as if it did not exist.
 """
 
 from __future__ import annotations

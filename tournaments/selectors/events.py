@@ -1,6 +1,9 @@
-"""The API's reads of an event, each in a fixed number of queries however big the event is.
+"""The reads of an event the API and the public pages share, each in a fixed number of
+queries however big the event is: its plan and money, its rounds, tables and results.
 
-Plain dicts in the shapes of :mod:`tournaments.api.events.serializers`; no request, no HTTP.
+Plain dicts in the shapes of :mod:`tournaments.api.events.serializers` (which the public pages
+format too); no request, no HTTP. The standings, final places, bracket and league table have
+modules of their own (``standings``, ``places``, ``brackets``, ``leagues``).
 The assembly follows the console's progress page (``tournaments.console.progress``): the
 result in force of every table in one prefetch, every name in one query, the standings from
 the stage's confirmed results (``selectors``), never one query per table, round or row.
@@ -12,10 +15,9 @@ or rejected one; people are named as the standings name them (no accounts, no em
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from decimal import Decimal
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, overload
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
@@ -24,27 +26,16 @@ from games.engine.series import Series
 from tournaments import adapters, selectors
 from tournaments.models import (
     Entry,
-    League,
-    Payout,
     PrizePool,
-    RankRecord,
     Round,
     Seat,
     Stage,
-    StageEntry,
     Table,
     TableResult,
-    TeamMember,
     Tournament,
 )
-from tournaments.scoring import points as scoring_points
 from tournaments.scoring.errors import ScoringError
-from tournaments.scoring.ratings import (
-    DEFAULT_LEAGUE_SCALE,
-    LeagueScale,
-    league_table,
-)
-from tournaments.scoring.results import effective_results
+from tournaments.selectors import standings
 
 Row = dict[str, Any]
 
@@ -67,13 +58,19 @@ def number(value: Fraction | float) -> float:
     return round(float(value), 4)
 
 
+@overload
+def entry_ref(entry_id: int, names: Mapping[int, str]) -> Row: ...
+@overload
+def entry_ref(entry_id: None, names: Mapping[int, str]) -> None: ...
+@overload
+def entry_ref(entry_id: int | None, names: Mapping[int, str]) -> Row | None: ...
 def entry_ref(entry_id: int | None, names: Mapping[int, str]) -> Row | None:
     if entry_id is None:
         return None
     return {"id": entry_id, "name": names.get(entry_id, f"#{entry_id}")}
 
 
-def _int(value: Any) -> int | None:
+def int_or_none(value: Any) -> int | None:
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -86,10 +83,10 @@ def _int(value: Any) -> int | None:
 def result_body(result: TableResult, names: Mapping[int, str]) -> Row:
     """A confirmed result as readers see it: places first out first, the fool, draws, the
     losing team, every pogony hung (entries; the players behind them stay out)."""
-    drawn = {_int(e) for e in result.drawn}
+    drawn = {int_or_none(e) for e in result.drawn}
     places = []
     for place, entry in enumerate(result.places, 1):
-        entry_id = _int(entry)
+        entry_id = int_or_none(entry)
         places.append(
             {
                 "place": place,
@@ -105,8 +102,10 @@ def result_body(result: TableResult, names: Mapping[int, str]) -> Row:
         rank = hung.get("rank")
         pogony.append(
             {
-                "by": entry_ref(_int(hung.get("by")), names),
-                "on": [entry_ref(_int(e), names) for e in hung.get("on", []) if _int(e)],
+                "by": entry_ref(int_or_none(hung.get("by")), names),
+                "on": [
+                    entry_ref(int_or_none(e), names) for e in hung.get("on", []) if int_or_none(e)
+                ],
                 "rank": "10" if rank == "T" else str(rank or ""),
             }
         )
@@ -114,8 +113,8 @@ def result_body(result: TableResult, names: Mapping[int, str]) -> Row:
         "id": result.pk,
         "places": places,
         "fool": entry_ref(result.fool_entry_id, names),
-        "drawn": [entry_ref(_int(e), names) for e in result.drawn if _int(e)],
-        "team_lost": [entry_ref(_int(e), names) for e in result.team_lost if _int(e)],
+        "drawn": [entry_ref(int_or_none(e), names) for e in result.drawn if int_or_none(e)],
+        "team_lost": [entry_ref(int_or_none(e), names) for e in result.team_lost if int_or_none(e)],
         "pogony": pogony,
         "source": result.source,
         "reason": result.reason,
@@ -250,7 +249,7 @@ def _seat_rows(seats: Sequence[Seat]) -> list[Row]:
     ]
 
 
-def _tables_with_results(tables: QuerySet[Table]) -> list[Table]:
+def tables_with_results(tables: QuerySet[Table]) -> list[Table]:
     """``tables`` with their seats (entries and players) and the result in force of each
     (``selectors.effective_result``), in three queries."""
     seats = Seat.objects.select_related("entry__player", "entry__team", "player").order_by(
@@ -265,7 +264,7 @@ def _tables_with_results(tables: QuerySet[Table]) -> list[Table]:
     )
 
 
-def _in_force(table: Table) -> TableResult | None:
+def result_in_force(table: Table) -> TableResult | None:
     return next(iter(getattr(table, "in_force", [])), None)
 
 
@@ -273,10 +272,10 @@ def table_rows(tables: QuerySet[Table]) -> list[Row]:
     """``tables`` (of one round or several) with their seats, series score and the result in
     force, in three queries however many tables."""
     rows = []
-    for table in _tables_with_results(tables):
+    for table in tables_with_results(tables):
         seats = list(table.seats.all())
         names = {seat.entry_id: seat.entry.name for seat in seats}
-        result = _in_force(table)
+        result = result_in_force(table)
         rows.append(
             {
                 "id": table.pk,
@@ -301,128 +300,6 @@ def round_detail(round_: Round) -> Row:
 
 
 # --- standings ----------------------------------------------------------------------------------
-
-
-def _pogony_counts(rows: Iterable[TableResult]) -> tuple[dict[int, int], dict[int, int]]:
-    """Pogony given (one per entry hung on) and received, by entry, over ``rows``."""
-    given: dict[int, int] = {}
-    received: dict[int, int] = {}
-    for result in rows:
-        for hung in result.pogony or []:
-            if not isinstance(hung, dict):
-                continue
-            on = [e for e in (_int(x) for x in hung.get("on", [])) if e is not None]
-            by = _int(hung.get("by"))
-            if by is not None:
-                given[by] = given.get(by, 0) + len(on)
-            for entry in on:
-                received[entry] = received.get(entry, 0) + 1
-    return given, received
-
-
-def stage_tie_breaks(stage: Stage) -> list[str]:
-    """The stage's tie-breaks in the order they apply (points first; a seeded draw last)."""
-    order = [str(c) for c in stage.tiebreaks or scoring_points.DEFAULT_TIE_BREAKS]
-    return order if "points" in order else ["points", *order]
-
-
-def stage_standings(stage: Stage, tournament: Tournament) -> list[Row]:
-    """The stage's standings as ``selectors.stage_standings`` computes them, with every
-    tie-break value and the pogony each entry gave and received: three queries.
-
-    A knockout stage, or one that has not begun, has no standings (its bracket tells)."""
-    if stage.format == Stage.Format.KNOCKOUT or stage.status == Stage.Status.PENDING:
-        return []
-    stored = list(TableResult.objects.filter(table__round__stage=stage).counted().order_by("id"))
-    pure = effective_results([selectors.to_pure_result(r) for r in stored])
-    in_force = {int(r.id) for r in pure}
-    given, received = _pogony_counts(r for r in stored if r.pk in in_force)
-    entries = list(
-        StageEntry.objects.filter(stage=stage)
-        .order_by("seed")
-        .select_related("entry__player", "entry__team")
-    )
-    names = {se.entry_id: se.entry.name for se in entries}
-    standing = scoring_points.standings(
-        pure,
-        adapters.scoring_config(stage),
-        seed=f"{tournament.seed}:{stage.order}",
-        entries=[str(se.entry_id) for se in entries],
-    )
-    rows = []
-    for row in standing:
-        entry = int(row.entry)
-        rows.append(
-            {
-                "position": row.position,
-                "place": row.rank,
-                "entry_id": entry,
-                "name": names.get(entry, f"#{entry}"),
-                "points": number(row.points),
-                "played": row.played,
-                "byes": row.byes,
-                "first_places": row.first_places,
-                "fools": row.fools,
-                "buchholz": number(row.buchholz),
-                "head_to_head": None if row.head_to_head is None else number(row.head_to_head),
-                "decided_by": row.decided_by or "",
-                "pogony_given": given.get(entry, 0),
-                "pogony_received": received.get(entry, 0),
-            }
-        )
-    return rows
-
-
-def final_standings(tournament: Tournament) -> list[Row]:
-    """The final places with points (the last stage's, if it has standings), pogony, rank
-    (звание) and payout: at most eight queries, however many entries."""
-    last = tournament.stages.order_by("-order").first()
-    points = {
-        row["entry_id"]: row["points"]
-        for row in (stage_standings(last, tournament) if last is not None else [])
-    }
-    placed = list(
-        Entry.objects.filter(tournament=tournament, final_place__isnull=False)
-        .select_related("player", "team")
-        .order_by("final_place", "pk")
-    )
-    prizes: dict[int, Decimal] = {}
-    for entry_id, amount in Payout.objects.filter(tournament=tournament).values_list(
-        "entry_id", "amount"
-    ):
-        prizes[entry_id] = prizes.get(entry_id, Decimal(0)) + amount
-    records = {
-        r.player_id: r
-        for r in RankRecord.objects.filter(tournament=tournament).only(
-            "player_id", "rank", "pogony_given", "pogony_received"
-        )
-    }
-    members: dict[int, list[int]] = {}
-    if tournament.is_team_event:
-        for team_id, player_id in TeamMember.objects.filter(
-            team__entries__tournament=tournament
-        ).values_list("team_id", "player_id"):
-            members.setdefault(team_id, []).append(player_id)
-    rows = []
-    for entry in placed:
-        players = [entry.player_id] if entry.player_id else members.get(entry.team_id or 0, [])
-        own = [records[p] for p in players if p in records]
-        prize = prizes.get(entry.pk)
-        rows.append(
-            {
-                "place": entry.final_place,
-                "entry_id": entry.pk,
-                "name": entry.name,
-                "status": entry.status,
-                "points": points.get(entry.pk),
-                "pogony_given": sum(r.pogony_given for r in own),
-                "pogony_received": sum(r.pogony_received for r in own),
-                # A team has no rank of its own: its members each have theirs.
-                "rank": own[0].rank if entry.player_id and own else "",
-                "payout": None if prize is None else prize,
-            }
-        )
-    return rows
 
 
 def prize_pool(tournament: Tournament) -> PrizePool | None:
@@ -455,7 +332,7 @@ def stage_row(stage: Stage) -> Row:
             "fool_pogony_penalty": penalty,
             "bye_points": bye,
         },
-        "tie_breaks": stage_tie_breaks(stage),
+        "tie_breaks": standings.stage_tie_breaks(stage),
     }
 
 
@@ -512,133 +389,3 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
             for s in (tournament.stages.order_by("order") if stages is None else stages)
         ],
     }
-
-
-# --- the knockout tree --------------------------------------------------------------------------
-
-
-def bracket(stage: Stage) -> Row:
-    """A knockout stage as a tree: its tables as nodes (round by round), and an edge from each
-    place of a table that feeds a later table; byes go straight to their table. Four queries."""
-    tables = _tables_with_results(
-        Table.objects.filter(round__stage=stage)
-        .select_related("round")
-        .order_by("round__number", "number")
-    )
-    bye_ids = [
-        int(f["entry"])
-        for t in tables
-        for f in t.feeds_from or []
-        if isinstance(f, dict) and _int(f.get("entry")) is not None
-    ]
-    names = selectors.entry_names(bye_ids)
-    last_round = max((t.round.number for t in tables), default=0)
-    advance = stage.knockout_advance or 1
-    nodes, edges = [], []
-    for table in tables:
-        seats = list(table.seats.all())
-        for seat in seats:
-            names[seat.entry_id] = seat.entry.name
-        result = _in_force(table)
-        final = table.round.number == last_round
-        places = list(result.places) if result is not None else []
-        still_in = {seat.entry_id for seat in seats if seat.entry.status in Entry.ACTIVE}
-        advancing = [] if final else selectors.feed_order(places, still_in)[:advance]
-        seated: list[int] = []
-        for seat in seats:
-            if seat.entry_id not in seated:
-                seated.append(seat.entry_id)
-        byes = []
-        for feed in table.feeds_from or []:
-            if not isinstance(feed, dict):
-                continue
-            if _int(feed.get("entry")) is not None:
-                byes.append(entry_ref(int(feed["entry"]), names))
-            elif _int(feed.get("table")) is not None:
-                for place in feed.get("places") or [feed.get("place", 1)]:
-                    edges.append(
-                        {"from_table": int(feed["table"]), "place": place, "to_table": table.pk}
-                    )
-        nodes.append(
-            {
-                "id": table.pk,
-                "round": table.round.number,
-                "number": table.number,
-                "status": table.status,
-                "is_final": final,
-                "walkover": table.is_bye,
-                "entries": [entry_ref(e, names) for e in seated],
-                "byes": byes,
-                "result": None if result is None else result_body(result, names),
-                "advancing": [entry_ref(e, names) for e in advancing if e is not None],
-            }
-        )
-    return {
-        "advance_per_table": stage.knockout_advance,
-        "rounds": last_round,
-        "nodes": nodes,
-        "edges": edges,
-    }
-
-
-# --- leagues ------------------------------------------------------------------------------------
-
-
-def leagues_visible_to(user: Any) -> QuerySet[League]:
-    """The leagues with at least one tournament ``user`` may read (a league of drafts and
-    private events only is nobody else's business)."""
-    visible = selectors.tournaments_visible_to(user).filter(league=OuterRef("pk"))
-    return League.objects.filter(Exists(visible))
-
-
-def league_table_rows(league: League, user: Any) -> tuple[int, list[Row], str]:
-    """The league table over the league's finished tournaments that ``user`` may read (fail
-    closed: a private event's players and places stay out of everybody else's table), added up
-    as the console's league page does (``scoring.league_table`` on their final places by the
-    league's scale), with each player's rank in the league and rating: three queries. Returns
-    how many tournaments it counts, the rows, and why it could not be computed ("" if it could).
-    """
-    finished = selectors.tournaments_visible_to(user).filter(
-        league=league, status=Tournament.Status.FINISHED
-    )
-    entries = list(
-        Entry.objects.filter(tournament__in=finished, final_place__isnull=False)
-        .select_related("player", "team")
-        .order_by("tournament_id", "final_place", "pk")
-    )
-    rank_of = dict(RankRecord.objects.filter(league=league).values_list("player_id", "rank"))
-    places, who = selectors.league_places(entries)
-    try:
-        scale = LeagueScale(points=tuple(league.points_scale or DEFAULT_LEAGUE_SCALE))
-        table = league_table(places, scale, seed=f"league:{league.pk}")
-    except ScoringError as exc:
-        return len(places), [], str(exc)
-    rows = []
-    for row in table:
-        entry = who[row.entry]
-        player = entry.player
-        rows.append(
-            {
-                "position": row.position,
-                "place": row.rank,
-                "name": entry.name,
-                "player_id": player.pk if player else None,
-                "team_id": entry.team_id,
-                "points": number(row.points),
-                "played": row.played,
-                "first_places": row.first_places,
-                "places": [
-                    place for place, times in sorted(row.placings.items()) for _ in range(times)
-                ],
-                "decided_by": row.decided_by or "",
-                "rank": rank_of.get(player.pk, "") if player else "",
-                "rating": None
-                if player is None
-                else {
-                    "ordinal": round(player.rating_ordinal, 3),
-                    "mu": round(player.rating_mu, 3),
-                    "sigma": round(player.rating_sigma, 3),
-                },
-            }
-        )
-    return len(places), rows, ""
