@@ -4,6 +4,8 @@ restart is the whole story: ``tests/chaos/test_edge_faults.py``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import redis.exceptions
 from django.conf import settings
@@ -20,7 +22,7 @@ def test_a_channel_whose_connection_was_detached_closes_with_its_unacknowledged_
     brokerfix.apply()  # once is enough: applying again changes nothing
     with Connection(settings.CELERY_BROKER_URL) as connection:
         # given a channel holding a message it has not acknowledged (a job acknowledged late)
-        channel = connection.channel()
+        channel: Any = connection.channel()  # the Redis transport's channel (untyped in stubs)
         queue = connection.SimpleQueue("durak-brokerfix-test", channel=channel)
         queue.clear()
         queue.put({"job": 1})
