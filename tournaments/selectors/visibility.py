@@ -14,33 +14,34 @@ user may *do* to an object stays with the permissions (``tournaments.permissions
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from games.actors import Actor
 from tournaments.models import Entry, League, Tournament
 from tournaments.roles import active, is_organiser, is_referee
 
+_Managed = TypeVar("_Managed", Tournament, League)
+
 
 def tournaments_managed_by(user: Actor | None) -> QuerySet[Tournament]:
     """The tournaments ``user`` sees in the console: all for a superuser, its own for an
     organiser, the assigned ones for a referee, none for anyone else."""
-    everything = Tournament.objects.all()
-    if user is None or not active(user):
-        return everything.none()
-    if user.is_superuser:
-        return everything
-    scope = Q(pk__in=[])
-    if is_organiser(user):
-        scope |= Q(created_by=user)
-    if is_referee(user):
-        scope |= Q(referees=user)
-    return everything.filter(scope).distinct()
+    return _managed_by(user, Tournament.objects.all(), refereed="referees")
 
 
 def leagues_managed_by(user: Actor | None) -> QuerySet[League]:
     """The leagues ``user`` sees in the console: all for a superuser, its own for an organiser,
     those of its assigned tournaments for a referee."""
-    everything = League.objects.all()
+    return _managed_by(user, League.objects.all(), refereed="tournaments__referees")
+
+
+def _managed_by(
+    user: Actor | None, everything: QuerySet[_Managed], *, refereed: str
+) -> QuerySet[_Managed]:
+    """``everything`` as ``user`` sees it in the console; ``refereed``: the lookup from a row
+    to the referees assigned to it."""
     if user is None or not active(user):
         return everything.none()
     if user.is_superuser:
@@ -49,7 +50,7 @@ def leagues_managed_by(user: Actor | None) -> QuerySet[League]:
     if is_organiser(user):
         scope |= Q(created_by=user)
     if is_referee(user):
-        scope |= Q(tournaments__referees=user)
+        scope |= Q(**{refereed: user})
     return everything.filter(scope).distinct()
 
 
