@@ -102,9 +102,12 @@ def require_manager(actor: Any, tournament: Tournament) -> None:
 
 def require_referee(actor: Any, tournament: Tournament) -> None:
     """Refuse (``Forbidden``) a person who does not referee ``tournament``
-    (:func:`can_referee`); ``actor`` None is the system and passes."""
+    (:func:`can_referee`); ``actor`` None is the system and passes. The refusal is the API's
+    answer to the same request (``permission_denied``), whichever face asked."""
     if actor is not None and not can_referee(actor, tournament):
-        raise Forbidden(gettext("Only a referee of this tournament can do this."))
+        raise Forbidden(
+            gettext("Only a referee of this tournament can do this."), code="permission_denied"
+        )
 
 
 def tournaments_for(user: Any) -> QuerySet[Tournament]:

@@ -38,9 +38,8 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from tournaments.console.admin_base import ConsoleAdmin
 from tournaments.errors import StateError
-from tournaments.models import AuditEvent, Entry, Round, Seat, Table, Tournament
+from tournaments.models import Entry, Round, Seat, Table, Tournament
 from tournaments.permissions import can_manage, can_referee
-from tournaments.services.audit import audit_record
 from tournaments.services.progression import tournament_start
 from tournaments.services.registration import (
     entry_check_in,
@@ -173,21 +172,7 @@ def _ask_reason(
     return TemplateResponse(request, REASON_TEMPLATE, context)
 
 
-# --- actions: one service each, audited in its transaction -----------------------------------
-
-
-def _audit_status(
-    request: HttpRequest, action: str, obj: Any, *, tournament: Tournament, before: str, reason: str
-) -> None:
-    audit_record(
-        actor=request.user,
-        action=action,
-        tournament=tournament,
-        target=obj,
-        reason=reason,
-        before={"status": before},
-        after={"status": obj.status},
-    )
+# --- actions: one service each (which checks its actor and writes its audit row) ------------
 
 
 @console_action(
@@ -201,16 +186,7 @@ def _audit_status(
     ),
 )
 def open_registration(request: HttpRequest, tournament: Tournament, reason: str) -> None:
-    before = tournament.status
     tournament_open_registration(tournament=tournament, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.TOURNAMENT_OPEN,
-        tournament,
-        tournament=tournament,
-        before=before,
-        reason=reason,
-    )
 
 
 @console_action(
@@ -224,16 +200,7 @@ def open_registration(request: HttpRequest, tournament: Tournament, reason: str)
     ),
 )
 def close_registration(request: HttpRequest, tournament: Tournament, reason: str) -> None:
-    before = tournament.status
     tournament_close_registration(tournament=tournament, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.TOURNAMENT_CLOSE,
-        tournament,
-        tournament=tournament,
-        before=before,
-        reason=reason,
-    )
 
 
 @console_action(
@@ -243,16 +210,7 @@ def close_registration(request: HttpRequest, tournament: Tournament, reason: str
     done=ngettext_lazy("%(count)d tournament started.", "%(count)d tournaments started.", "count"),
 )
 def start(request: HttpRequest, tournament: Tournament, reason: str) -> None:
-    before = tournament.status
-    tournament = tournament_start(tournament=tournament, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.TOURNAMENT_START,
-        tournament,
-        tournament=tournament,
-        before=before,
-        reason=reason,
-    )
+    tournament_start(tournament=tournament, actor=request.user)
 
 
 @console_action(
@@ -265,16 +223,7 @@ def start(request: HttpRequest, tournament: Tournament, reason: str) -> None:
     ),
 )
 def cancel(request: HttpRequest, tournament: Tournament, reason: str) -> None:
-    before = tournament.status
-    tournament_cancel(tournament=tournament, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.TOURNAMENT_CANCEL,
-        tournament,
-        tournament=tournament,
-        before=before,
-        reason=reason,
-    )
+    tournament_cancel(tournament=tournament, actor=request.user, reason=reason)
 
 
 @console_action(
@@ -354,16 +303,7 @@ def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
     ),
 )
 def disqualify(request: HttpRequest, entry: Entry, reason: str) -> None:
-    before = entry.status
-    entry = entry_disqualify(entry=entry, reason=reason, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.ENTRY_DISQUALIFY,
-        entry,
-        tournament=entry.tournament,
-        before=before,
-        reason=reason,
-    )
+    entry_disqualify(entry=entry, reason=reason, actor=request.user)
 
 
 def _hand_to_bots(request: HttpRequest, tables: QuerySet[Table], reason: str) -> None:
@@ -413,11 +353,4 @@ def hand_round_to_bots(request: HttpRequest, round_: Round, reason: str) -> None
 )
 def reenter(request: HttpRequest, entry: Entry, reason: str) -> None:
     """A re-entry where the plan allows one (a re-entry fee, registration open)."""
-    entry = entry_reenter(entry=entry, actor=request.user)
-    audit_record(
-        actor=request.user,
-        action=AuditEvent.Action.ENTRY_REENTER,
-        tournament=entry.tournament,
-        target=entry,
-        after={"reentries": entry.reentries},
-    )
+    entry_reenter(entry=entry, actor=request.user)

@@ -30,6 +30,7 @@ from django.utils.translation import gettext
 
 from durak_site.errors import Forbidden, status_name
 from durak_site.jobs import enqueue_on_commit
+from games.actors import Actor
 from games.engine.cards import RANKS
 from games.models import Game
 from games.services import game_void
@@ -67,10 +68,13 @@ def _locked_table(table: Table) -> Table:
     )
 
 
-def _check_referee(actor: Any, tournament: Tournament) -> None:
+def _check_referee(actor: Actor, tournament: Tournament) -> None:
+    """Refuse who does not referee ``tournament``, with the API's answer (``permission_denied``,
+    403): the API leaves this check to the service."""
     if not can_referee(actor, tournament):
         raise Forbidden(
-            gettext("only a referee of this tournament can enter or review its results")
+            gettext("only a referee of this tournament can enter or review its results"),
+            code="permission_denied",
         )
 
 

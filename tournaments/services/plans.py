@@ -12,6 +12,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext, ngettext
 
 from durak_site.errors import Forbidden, status_name
+from games.actors import Actor
 from games.engine.errors import RulesError
 from tournaments import adapters
 from tournaments.errors import ConfigurationError, StateError
@@ -26,7 +27,13 @@ from tournaments.pairing import (
     PairingError,
     validate_stages,
 )
-from tournaments.permissions import can_manage_league, is_referee, plays_in, require_manager
+from tournaments.permissions import (
+    can_manage_league,
+    is_organiser,
+    is_referee,
+    plays_in,
+    require_manager,
+)
 from tournaments.plan_schema import (
     TournamentPlanSerializer,
     error_fields,
@@ -139,9 +146,11 @@ def tournament_create(
     dropout_rule: str = "clock",
     is_public: bool = True,
     seed: str = "",
-    created_by: Any = None,
+    created_by: Actor | None = None,
 ) -> Tournament:
     """Create a tournament with its whole stage plan, validated before anything is stored.
+    ``created_by``: the person who creates it (an organiser; anyone else is refused), its owner
+    from now on, audited with the plan as stored; None: the system.
 
     The settings go through the plan's schema (``plan_schema.TournamentPlanSerializer``): a
     refusal names each field's path (``stages[2].series.target: must be odd for best_of, not
@@ -150,6 +159,8 @@ def tournament_create(
     code, the scoring tables and payout percentages by the scoring code (:func:`validate_plan`).
     A ``league`` is one its organiser (``created_by``) manages.
     """
+    if created_by is not None and not is_organiser(created_by):
+        raise Forbidden(gettext("only an organiser can create a tournament"))
     _check_league(created_by, league)
     plan = TournamentPlanSerializer(
         data={
@@ -187,6 +198,14 @@ def tournament_create(
     for stage in built:
         stage.tournament = tournament
     Stage.objects.bulk_create(built)
+    if created_by is not None:
+        audit_record(
+            actor=created_by,
+            action=AuditEvent.Action.TOURNAMENT_CREATE,
+            tournament=tournament,
+            target=tournament,
+            after={**TournamentPlanSerializer(tournament).data, "league": tournament.league_id},
+        )
     return tournament
 
 
