@@ -17,7 +17,8 @@ from durak_site.errors import Forbidden
 from tests.builders import make_tournament
 from tests.factories import PlayerFactory
 from tournaments import services
-from tournaments.models import AuditEvent, Entry, Round, Tournament
+from tournaments.models import AuditEvent, Entry, Round, Tournament, Webhook
+from tournaments.services import webhooks
 
 pytestmark = pytest.mark.django_db
 
@@ -149,3 +150,27 @@ def test_creating_a_tournament_is_an_organisers_and_audited_by_the_service(
     (row,) = rows(created, AuditEvent.Action.TOURNAMENT_CREATE)
     assert row.actor == organiser and row.after["name"] == "Кубок"
     assert row.after["league"] == league.pk
+
+
+def test_a_webhook_is_the_organisers_and_its_changes_are_audited_by_the_service(
+    open_event: Tournament, organiser: User, other_organiser: User, event_referee: User
+) -> None:
+    url = "https://hooks.example.com/durak"
+    for actor in outsiders(other_organiser, event_referee):
+        with pytest.raises(Forbidden):
+            webhooks.webhook_create(tournament=open_event, url=url, actor=actor)
+    assert not Webhook.objects.exists()
+    hook = webhooks.webhook_create(tournament=open_event, url=url, actor=organiser)
+    (created,) = rows(open_event, AuditEvent.Action.TOURNAMENT_EDIT)
+    assert created.target_type == "webhook" and created.after["url"] == url
+    assert hook.secret not in str(created.after)
+    for actor in outsiders(other_organiser, event_referee):
+        with pytest.raises(Forbidden):
+            webhooks.webhook_update(webhook=hook, actor=actor, is_active=False)
+    webhooks.webhook_update(webhook=hook, actor=organiser, url=url, is_active=False)
+    edits = rows(open_event, AuditEvent.Action.TOURNAMENT_EDIT)
+    assert len(edits) == 2
+    changed = next(row for row in edits if row.pk != created.pk)
+    assert (changed.before, changed.after) == ({"is_active": True}, {"is_active": False})
+    webhooks.webhook_update(webhook=hook, actor=organiser, is_active=False)  # no change
+    assert len(rows(open_event, AuditEvent.Action.TOURNAMENT_EDIT)) == 2

@@ -54,9 +54,11 @@ from django.utils.translation import gettext
 
 from durak_site.errors import Forbidden
 from durak_site.jobs import enqueue_on_commit
+from games.actors import Actor
 from tournaments.errors import ConfigurationError
-from tournaments.models import Tournament, Webhook, WebhookDelivery
+from tournaments.models import AuditEvent, Tournament, Webhook, WebhookDelivery
 from tournaments.permissions import can_manage
+from tournaments.services.audit import audit_record
 from tournaments.services.feed import EVENTS
 
 TIMEOUT = 5.0  # seconds for the whole request: connect, send, answer
@@ -177,13 +179,13 @@ def _check_url(url: str) -> str:
     return url
 
 
-def _check_manager(actor: Any, tournament: Tournament) -> None:
+def _check_manager(actor: Actor, tournament: Tournament) -> None:
     if not can_manage(actor, tournament):
         raise Forbidden(gettext("only the tournament's organiser can change its webhooks"))
 
 
 def validate_webhook(
-    *, tournament: Tournament, url: str, events: Sequence[str], actor: Any
+    *, tournament: Tournament, url: str, events: Sequence[str], actor: Actor
 ) -> tuple[str, list[str]]:
     """The checks of :func:`webhook_create` and :func:`webhook_update` (for the console's form):
     the organiser, the URL and the events as they would be stored, or a refusal naming its
@@ -192,46 +194,69 @@ def validate_webhook(
     return _check_url(url), _check_events(events)
 
 
+@transaction.atomic
 def webhook_create(
-    *, tournament: Tournament, url: str, events: Sequence[str] = (), actor: Any
+    *, tournament: Tournament, url: str, events: Sequence[str] = (), actor: Actor
 ) -> Webhook:
     """A webhook for ``tournament``'s events (empty ``events``: all of them) with a new secret
-    (:func:`new_secret`), shown to the organiser on its console page. The organiser only."""
+    (:func:`new_secret`), shown to the organiser on its console page. The organiser only;
+    audited (a change of the tournament's settings, the webhook its target; not its secret)."""
     url, events = validate_webhook(tournament=tournament, url=url, events=events, actor=actor)
-    return Webhook.objects.create(
+    webhook = Webhook.objects.create(
         tournament=tournament,
         url=url,
         events=events,
         secret=new_secret(),
         created_by=actor if getattr(actor, "is_authenticated", False) else None,
     )
+    audit_record(
+        actor=actor,
+        action=AuditEvent.Action.TOURNAMENT_EDIT,
+        tournament=tournament,
+        target=webhook,
+        after={"url": webhook.url, "events": webhook.events, "is_active": webhook.is_active},
+    )
+    return webhook
 
 
+@transaction.atomic
 def webhook_update(
     *,
     webhook: Webhook,
-    actor: Any,
+    actor: Actor,
     url: str | None = None,
     events: Sequence[str] | None = None,
     is_active: bool | None = None,
 ) -> Webhook:
-    """Change a webhook's URL or events, switch it off or on again. The organiser only.
+    """Change a webhook's URL or events, switch it off or on again. The organiser only;
+    audited with the fields that changed (none changed: no row).
 
     Switched off, its waiting deliveries are not sent (they fail when their job comes); new
     events make none."""
     _check_manager(actor, webhook.tournament)
-    fields = []
-    if url is not None:
-        webhook.url = _check_url(url)
-        fields.append("url")
-    if events is not None:
-        webhook.events = _check_events(events)
-        fields.append("events")
-    if is_active is not None:
-        webhook.is_active = is_active
-        fields.append("is_active")
-    if fields:
-        webhook.save(update_fields=fields)
+    given = {
+        "url": None if url is None else _check_url(url),
+        "events": None if events is None else _check_events(events),
+        "is_active": is_active,
+    }
+    changed = {
+        key: value
+        for key, value in given.items()
+        if value is not None and getattr(webhook, key) != value
+    }
+    if changed:
+        before = {key: getattr(webhook, key) for key in changed}
+        for key, value in changed.items():
+            setattr(webhook, key, value)
+        webhook.save(update_fields=list(changed))
+        audit_record(
+            actor=actor,
+            action=AuditEvent.Action.TOURNAMENT_EDIT,
+            tournament=webhook.tournament,
+            target=webhook,
+            before=before,
+            after=changed,
+        )
     return webhook
 
 
