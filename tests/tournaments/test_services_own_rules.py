@@ -17,8 +17,10 @@ from durak_site.errors import Forbidden
 from tests.builders import make_tournament
 from tests.factories import PlayerFactory
 from tournaments import services
+from tournaments.console.csv_import import Row
 from tournaments.models import AuditEvent, Entry, Round, Tournament, Webhook
 from tournaments.services import webhooks
+from tournaments.services.imports import ImportRefused, entries_import
 
 pytestmark = pytest.mark.django_db
 
@@ -37,6 +39,11 @@ def open_event(organiser: User, event_referee: User) -> Tournament:
 
 def outsiders(other_organiser: User, event_referee: User) -> list[Any]:
     return [other_organiser, event_referee, AnonymousUser()]
+
+
+def after(row: AuditEvent) -> dict[str, Any]:
+    assert isinstance(row.after, dict)
+    return row.after
 
 
 def rows(tournament: Tournament, action: str) -> list[AuditEvent]:
@@ -148,8 +155,8 @@ def test_creating_a_tournament_is_an_organisers_and_audited_by_the_service(
         name="Кубок", stages=SWISS, league=league, created_by=organiser
     )
     (row,) = rows(created, AuditEvent.Action.TOURNAMENT_CREATE)
-    assert row.actor == organiser and row.after["name"] == "Кубок"
-    assert row.after["league"] == league.pk
+    assert row.actor == organiser and after(row)["name"] == "Кубок"
+    assert after(row)["league"] == league.pk
 
 
 def test_a_webhook_is_the_organisers_and_its_changes_are_audited_by_the_service(
@@ -162,7 +169,7 @@ def test_a_webhook_is_the_organisers_and_its_changes_are_audited_by_the_service(
     assert not Webhook.objects.exists()
     hook = webhooks.webhook_create(tournament=open_event, url=url, actor=organiser)
     (created,) = rows(open_event, AuditEvent.Action.TOURNAMENT_EDIT)
-    assert created.target_type == "webhook" and created.after["url"] == url
+    assert created.target_type == "webhook" and after(created)["url"] == url
     assert hook.secret not in str(created.after)
     for actor in outsiders(other_organiser, event_referee):
         with pytest.raises(Forbidden):
@@ -174,3 +181,33 @@ def test_a_webhook_is_the_organisers_and_its_changes_are_audited_by_the_service(
     assert (changed.before, changed.after) == ({"is_active": True}, {"is_active": False})
     webhooks.webhook_update(webhook=hook, actor=organiser, is_active=False)  # no change
     assert len(rows(open_event, AuditEvent.Action.TOURNAMENT_EDIT)) == 2
+
+
+def test_importing_players_is_the_organisers_one_transaction_audited_per_entry(
+    open_event: Tournament, organiser: User, other_organiser: User, event_referee: User
+) -> None:
+    rows = [Row(2, "Иван", "Ферзь", 1600.0), Row(3, "Пётр"), Row(4, "", errors=("no name",))]
+    for actor in outsiders(other_organiser, event_referee):
+        with pytest.raises(Forbidden):
+            entries_import(actor=actor, tournament=open_event, rows=rows, paid=True)
+    assert not rows_of_import(open_event)
+    assert entries_import(actor=organiser, tournament=open_event, rows=rows, paid=True) == 2
+    audit = rows_of_import(open_event)
+    assert [(row.actor, after(row)["line"]) for row in audit] == [(organiser, 2), (organiser, 3)]
+    # a refused line stores nothing: the event is full now
+    Tournament.objects.filter(pk=open_event.pk).update(max_entries=5)
+    more = [Row(5, "Анна"), Row(6, "Олег")]
+    with pytest.raises(ImportRefused) as refused:
+        entries_import(actor=organiser, tournament=open_event, rows=more, paid=True)
+    assert refused.value.line == 6
+    assert len(rows_of_import(open_event)) == 2
+    assert not Entry.objects.filter(tournament=open_event, player__display_name="Анна").exists()
+
+
+def rows_of_import(tournament: Tournament) -> list[AuditEvent]:
+    return sorted(
+        AuditEvent.objects.filter(
+            tournament=tournament, action=AuditEvent.Action.ENTRY_REGISTER, reason="CSV import"
+        ),
+        key=lambda row: after(row)["line"],
+    )

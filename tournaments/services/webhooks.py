@@ -47,6 +47,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -207,7 +208,7 @@ def webhook_create(
         url=url,
         events=events,
         secret=new_secret(),
-        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        created_by=None if isinstance(actor, AnonymousUser) else actor,
     )
     audit_record(
         actor=actor,
