@@ -467,7 +467,9 @@ def test_the_audit_log_is_its_events_own_and_read_only(
 
     as_user(client, other_referee)
     assert client.get(url(AuditEvent, "change", a.audit_event.pk)).status_code == 404
-    assert listed(client, AuditEvent) == [b.audit_event]
+    theirs = listed(client, AuditEvent)  # B's rows: its creation (by the service) and the start
+    assert b.audit_event in theirs
+    assert {row.tournament_id for row in theirs} == {b.tournament.pk}
 
 
 # --- people and leagues ------------------------------------------------------------------------

@@ -1,12 +1,14 @@
-"""The console's admin actions: each runs one service per selected object and records it in the
-audit log, in one transaction per object.
+"""The console's admin actions: each runs one service per selected object, in one transaction
+per object; the service checks who acts and records it in the audit log.
 
-:func:`console_action` turns ``step(request, obj, reason)`` (the service call and its
-``audit_record``) into an admin action that:
+:func:`console_action` turns ``step(request, obj, reason)`` (one service call) into an admin
+action that:
 
 - refuses the whole selection (404) if it names an object its user does not see, and (403) if
-  the user may not act on one of them (``may(user, tournament)``: ``can_manage`` or
-  ``can_referee``), before changing anything;
+  the action is not offered on one of them (:data:`OFFERED`: ``can_manage`` or
+  ``can_referee``, as the action's ``permission`` says), before asking for a reason or changing
+  anything. That is what the console offers, not the rule: each service checks its actor
+  itself and writes its own audit row (a refusal there is that object's error message);
 - asks for a reason first when the action needs one: an intermediate page like Django's delete
   confirmation, with a required reason;
 - runs ``step`` for each object inside ``transaction.atomic()``; a service's refusal is an error
@@ -68,7 +70,7 @@ class ReasonForm(forms.Form):
     )
 
 
-# A step: the service call for one object and its audit row (``reason``: "" unless asked for).
+# A step: the service call for one object (``reason``: "" unless asked for).
 Step = Callable[[HttpRequest, Any, str], None]
 Action = Callable[[ConsoleAdmin[Any], HttpRequest, QuerySet[Any]], HttpResponse | None]
 
@@ -84,21 +86,30 @@ def _selection(
     return objects
 
 
+#: Which selected objects an action is offered on: the per-object counterpart of
+#: ``ConsoleAdmin.has_<permission>_permission`` (which shows the action at all).
+OFFERED: dict[str, Callable[[Any, Tournament], bool]] = {
+    "manage": can_manage,
+    "referee": can_referee,
+}
+
+
 def console_action(
     *,
     description: str | _StrPromise,
-    may: Callable[[Any, Tournament], bool],
     permission: str,
     done: str | _StrPromise,
     reason: bool = False,
     consequences: str | _StrPromise = "",
 ) -> Callable[[Step], Action]:
-    """An admin action that runs ``step`` for each selected object the user ``may`` act on.
+    """An admin action that runs ``step`` for each selected object it is offered on.
 
     ``permission`` names the ``ConsoleAdmin.has_<permission>_permission`` that shows the action
-    at all; ``done`` is the message after it, with ``%(count)d`` objects; ``consequences``, what
-    the action does, on the page that asks for the reason.
+    at all (and, per object, :data:`OFFERED`); ``done`` is the message after it, with
+    ``%(count)d`` objects; ``consequences``, what the action does, on the page that asks for the
+    reason.
     """
+    offered = OFFERED[permission]
 
     def decorate(step: Step) -> Action:
         @admin.action(description=description, permissions=[permission])
@@ -109,7 +120,7 @@ def console_action(
             objects = _selection(modeladmin, request, queryset)
             for obj in objects:
                 tournament = modeladmin.tournament_of(obj)
-                if tournament is None or not may(request.user, tournament):
+                if tournament is None or not offered(request.user, tournament):
                     raise PermissionDenied
             text = ""
             if reason:
@@ -177,7 +188,6 @@ def _ask_reason(
 
 @console_action(
     description=_("Open registration"),
-    may=can_manage,
     permission="manage",
     done=ngettext_lazy(
         "Registration opened for %(count)d tournament.",
@@ -191,7 +201,6 @@ def open_registration(request: HttpRequest, tournament: Tournament, reason: str)
 
 @console_action(
     description=_("Close registration"),
-    may=can_manage,
     permission="manage",
     done=ngettext_lazy(
         "Registration closed for %(count)d tournament.",
@@ -205,7 +214,6 @@ def close_registration(request: HttpRequest, tournament: Tournament, reason: str
 
 @console_action(
     description=_("Start"),
-    may=can_manage,
     permission="manage",
     done=ngettext_lazy("%(count)d tournament started.", "%(count)d tournaments started.", "count"),
 )
@@ -215,7 +223,6 @@ def start(request: HttpRequest, tournament: Tournament, reason: str) -> None:
 
 @console_action(
     description=_("Cancel (with a reason)"),
-    may=can_manage,
     permission="manage",
     reason=True,
     done=ngettext_lazy(
@@ -228,7 +235,6 @@ def cancel(request: HttpRequest, tournament: Tournament, reason: str) -> None:
 
 @console_action(
     description=_("Request pairing"),
-    may=can_referee,
     permission="referee",
     done=ngettext_lazy(
         "Pairing requested for %(count)d tournament.",
@@ -251,7 +257,6 @@ def pair_next_round(request: HttpRequest, tournament: Tournament, reason: str) -
 
 @console_action(
     description=_("Request pairing"),
-    may=can_referee,
     permission="referee",
     done=ngettext_lazy(
         "Pairing requested for %(count)d round.", "Pairing requested for %(count)d rounds.", "count"
@@ -263,7 +268,6 @@ def request_pairing(request: HttpRequest, round_: Round, reason: str) -> None:
 
 @console_action(
     description=_("Check in"),
-    may=can_referee,
     permission="referee",
     done=ngettext_lazy("%(count)d entry checked in.", "%(count)d entries checked in.", "count"),
 )
@@ -273,7 +277,6 @@ def check_in(request: HttpRequest, entry: Entry, reason: str) -> None:
 
 @console_action(
     description=_("Withdraw (with a reason)"),
-    may=can_referee,
     permission="referee",
     reason=True,
     done=ngettext_lazy("%(count)d entry withdrawn.", "%(count)d entries withdrawn.", "count"),
@@ -291,7 +294,6 @@ def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
 
 @console_action(
     description=_("Disqualify (with a reason)"),
-    may=can_referee,
     permission="referee",
     reason=True,
     done=ngettext_lazy("%(count)d entry disqualified.", "%(count)d entries disqualified.", "count"),
@@ -315,7 +317,6 @@ def _hand_to_bots(request: HttpRequest, tables: QuerySet[Table], reason: str) ->
 
 @console_action(
     description=_("Hand the seats to bots (with a reason)"),
-    may=can_referee,
     permission="referee",
     reason=True,
     done=ngettext_lazy(
@@ -331,7 +332,6 @@ def hand_table_to_bots(request: HttpRequest, table: Table, reason: str) -> None:
 
 @console_action(
     description=_("Hand the round's seats to bots (with a reason)"),
-    may=can_referee,
     permission="referee",
     reason=True,
     done=ngettext_lazy(
@@ -347,7 +347,6 @@ def hand_round_to_bots(request: HttpRequest, round_: Round, reason: str) -> None
 
 @console_action(
     description=_("Re-enter (pays the re-entry fee)"),
-    may=can_manage,
     permission="manage",
     done=ngettext_lazy("%(count)d re-entry recorded.", "%(count)d re-entries recorded.", "count"),
 )
