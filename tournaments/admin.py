@@ -33,6 +33,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST, require_safe
 
 from durak_site.errors import ServiceError
+from games.actors import Actor
 from games.models import Game, RefereeEvent
 from tournaments import models
 from tournaments.console import records, teams, webhooks
@@ -140,10 +141,10 @@ class PlayerAdmin(ConsoleAdmin[models.Player]):
             return ["display_name", "club", "city"]
         return list(self.search_fields)
 
-    def scope(self, user: Any, queryset: QuerySet[models.Player]) -> QuerySet[models.Player]:
+    def scope(self, user: Actor, queryset: QuerySet[models.Player]) -> QuerySet[models.Player]:
         return queryset.filter(pk__in=players_for(user))
 
-    def may_view(self, user: Any, obj: models.Player) -> bool:
+    def may_view(self, user: Actor, obj: models.Player) -> bool:
         return players_for(user).filter(pk=obj.pk).exists()
 
     def get_fields(self, request: HttpRequest, obj: models.Player | None = None) -> tuple[str, ...]:
@@ -216,10 +217,10 @@ class LeagueAdmin(ConsoleAdmin[League]):
     search_fields = ["name", "season"]
     readonly_after = ("slug", "created_by", "created_at", "tournament_names")
 
-    def scope(self, user: Any, queryset: QuerySet[League]) -> QuerySet[League]:
+    def scope(self, user: Actor, queryset: QuerySet[League]) -> QuerySet[League]:
         return queryset.filter(pk__in=leagues_for(user))
 
-    def may_view(self, user: Any, obj: League) -> bool:
+    def may_view(self, user: Actor, obj: League) -> bool:
         return leagues_for(user).filter(pk=obj.pk).exists()
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[League]:
@@ -368,7 +369,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         ),
     ]
 
-    def scope(self, user: Any, queryset: QuerySet[Tournament]) -> QuerySet[Tournament]:
+    def scope(self, user: Actor, queryset: QuerySet[Tournament]) -> QuerySet[Tournament]:
         return queryset.filter(pk__in=tournaments_for(user))
 
     def tournament_of(self, obj: Tournament) -> Tournament:

@@ -31,6 +31,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
+from games.actors import Actor
 from tournaments.models import Tournament
 from tournaments.permissions import (
     can_view,
@@ -100,7 +101,7 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
 
     # --- scope -------------------------------------------------------------------------------
 
-    def scope(self, user: Any, queryset: QuerySet[_M]) -> QuerySet[_M]:
+    def scope(self, user: Actor, queryset: QuerySet[_M]) -> QuerySet[_M]:
         """The rows of ``queryset`` a non-superuser console user sees."""
         return queryset.filter(**{f"{self.tournament_path}__in": tournaments_for(user)})
 
@@ -109,7 +110,7 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
         tournament = follow(obj, self.tournament_path)
         return tournament if isinstance(tournament, Tournament) else None
 
-    def may_view(self, user: Any, obj: _M) -> bool:
+    def may_view(self, user: Actor, obj: _M) -> bool:
         """Whether a non-superuser console user may see ``obj``."""
         tournament = self.tournament_of(obj)
         return tournament is not None and can_view(user, tournament)

@@ -21,6 +21,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from rest_framework.settings import api_settings
 
+from games.actors import Actor
 from tournaments.console.rules_form import RulesForm
 from tournaments.console.stage_forms import BaseStageFormSet, StageForm, StageFormSet
 from tournaments.console.widgets import number_input
@@ -200,7 +201,7 @@ class TournamentSettingsForm(forms.Form):
         (None, {"fields": ["expected_entries"]}),
     ]
 
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: Actor, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         league = self.fields["league"]
         assert isinstance(league, forms.ModelChoiceField)
@@ -244,7 +245,7 @@ class PlanForms:
     """
 
     def __init__(
-        self, data: Mapping[str, Any] | None, *, user: Any, previewing: bool = False
+        self, data: Mapping[str, Any] | None, *, user: Actor, previewing: bool = False
     ) -> None:
         self.previewing = previewing
         self.settings = TournamentSettingsForm(data, user=user)

@@ -47,6 +47,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import Forbidden, ServiceError
+from games.actors import Actor
 from tournaments import selectors
 from tournaments.console.live import is_stalled, live_games
 from tournaments.models import (
@@ -329,7 +330,7 @@ def _missing(
     return [str(job.label) for job, missing in parts if missing and job not in failed]
 
 
-def _finish(tournament: Tournament, user: Any) -> Finish | None:
+def _finish(tournament: Tournament, user: Actor) -> Finish | None:
     if tournament.status != Tournament.Status.FINISHED:
         return None
     pool = PrizePool.objects.filter(tournament=tournament).first()
@@ -375,7 +376,7 @@ def _finish(tournament: Tournament, user: Any) -> Finish | None:
 
 
 def tournament_progress(
-    tournament: Tournament, *, user: Any, now: dt.datetime | None = None
+    tournament: Tournament, *, user: Actor, now: dt.datetime | None = None
 ) -> TournamentProgress:
     """Everything the progress page shows, in a fixed number of queries."""
     now = now or timezone.now()
@@ -499,7 +500,7 @@ def _league_rows(
     return rows, who
 
 
-def league_standings(league: League, *, user: Any) -> LeagueStandings:
+def league_standings(league: League, *, user: Actor) -> LeagueStandings:
     """Everything the league table page shows."""
     visible = list(
         tournaments_for(user)

@@ -26,6 +26,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
+from games.actors import Actor
 from tournaments.console import csv_import
 from tournaments.console.admin_base import form_error
 from tournaments.models import Entry, Player, Team, Tournament
@@ -41,7 +42,7 @@ from tournaments.services.registration import entry_register, registration_check
 TEMPLATE = "admin/tournaments/entry/register.html"
 
 
-def open_for_registration(user: Any) -> QuerySet[Tournament]:
+def open_for_registration(user: Actor) -> QuerySet[Tournament]:
     """The tournaments ``user`` manages that take entries now (or may, during the first rounds
     of late registration: the service has the last word)."""
     return managed_tournaments(user).filter(
@@ -58,7 +59,7 @@ class EntryRegisterForm(forms.Form):
     )
     paid = forms.BooleanField(label=_("Entry fee paid"), required=False, initial=True)
 
-    def __init__(self, *args: Any, user: Any, admin_site: admin.AdminSite, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: Actor, admin_site: admin.AdminSite, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         tournament = self.fields["tournament"]
         assert isinstance(tournament, forms.ModelChoiceField)

@@ -22,6 +22,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
+from games.actors import Actor
 from tournaments.console.admin_base import ConsoleAdmin, adopt, choosing, form_error
 from tournaments.models import Player, Team, TeamMember
 from tournaments.permissions import can_change_team, is_console_user, is_organiser, teams_for
@@ -101,10 +102,10 @@ class TeamAdmin(ConsoleAdmin[Team]):
     ordering = ["name", "id"]
     search_fields = ["name", "members__display_name", "members__club"]
 
-    def scope(self, user: Any, queryset: QuerySet[Team]) -> QuerySet[Team]:
+    def scope(self, user: Actor, queryset: QuerySet[Team]) -> QuerySet[Team]:
         return queryset.filter(pk__in=teams_for(user))
 
-    def may_view(self, user: Any, obj: Team) -> bool:
+    def may_view(self, user: Actor, obj: Team) -> bool:
         return teams_for(user).filter(pk=obj.pk).exists()
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Team]:

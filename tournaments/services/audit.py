@@ -16,12 +16,13 @@ from typing import Any
 
 from django.db import models, transaction
 
+from games.actors import Actor, person
 from tournaments.models import AuditEvent, League, Tournament
 
 
 def audit_record(
     *,
-    actor: Any,
+    actor: Actor | None,
     action: str,
     tournament: Tournament | None = None,
     league: League | None = None,
@@ -36,7 +37,7 @@ def audit_record(
         raise ValueError(f"unknown audit action {action!r}")
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("audit_record runs inside the transaction of the change it records")
-    user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+    user = person(actor)
     return AuditEvent.objects.create(
         tournament=tournament,
         league=league if league is not None else (tournament.league if tournament else None),

@@ -114,7 +114,7 @@ def validate_plan(tournament: Tournament, stages: Sequence[Stage], entries: int 
         ) from None
 
 
-def _check_league(actor: Any, league: League | None) -> None:
+def _check_league(actor: Actor | None, league: League | None) -> None:
     """A person (``actor``; None: the system) puts a tournament only in a league it manages:
     the league's table is its organiser's."""
     if league is not None and actor is not None and not can_manage_league(actor, league):
@@ -351,7 +351,7 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
 
 
 @transaction.atomic
-def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> Tournament:
+def tournament_update(*, tournament: Tournament, actor: Actor | None, **changes: Any) -> Tournament:
     """Change a tournament's settings (name, fees, rake, payouts, ...; see
     :data:`EDITABLE_BY_STATUS`), validated as creation validates them
     (:func:`validate_tournament_changes`), with an audit row of the values before and after.
@@ -388,7 +388,7 @@ def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> 
 
 @transaction.atomic
 def tournament_set_referees(
-    *, tournament: Tournament, actor: Any, referees: Iterable[Any]
+    *, tournament: Tournament, actor: Actor, referees: Iterable[Any]
 ) -> Tournament:
     """Make ``referees`` (users of the ``referee`` group) the tournament's referees, with an
     audit row of the usernames before and after. Refused once the tournament is over, and for

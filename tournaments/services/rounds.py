@@ -373,7 +373,7 @@ def round_request_pairing(*, round_: Round, actor: Actor | None = None) -> None:
         enqueue_on_commit("tournaments.round_pair", round_.pk)
 
 
-def seats_swap(*, first: Seat, second: Seat, actor: Any, reason: str) -> list[str]:
+def seats_swap(*, first: Seat, second: Seat, actor: Actor, reason: str) -> list[str]:
     """Swap the entries of two seats of a round before play begins at their tables (a referee's
     or organiser's call, with a reason), re-validated: the tables' compromises (repeat meetings,
     shared clubs) are computed again, stored and returned, and the tables' first games dealt

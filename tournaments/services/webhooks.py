@@ -180,13 +180,13 @@ def _check_url(url: str) -> str:
     return url
 
 
-def _check_manager(actor: Actor, tournament: Tournament) -> None:
+def _check_manager(actor: Actor | None, tournament: Tournament) -> None:
     if not can_manage(actor, tournament):
         raise Forbidden(gettext("only the tournament's organiser can change its webhooks"))
 
 
 def validate_webhook(
-    *, tournament: Tournament, url: str, events: Sequence[str], actor: Actor
+    *, tournament: Tournament, url: str, events: Sequence[str], actor: Actor | None
 ) -> tuple[str, list[str]]:
     """The checks of :func:`webhook_create` and :func:`webhook_update` (for the console's form):
     the organiser, the URL and the events as they would be stored, or a refusal naming its
@@ -197,7 +197,7 @@ def validate_webhook(
 
 @transaction.atomic
 def webhook_create(
-    *, tournament: Tournament, url: str, events: Sequence[str] = (), actor: Actor
+    *, tournament: Tournament, url: str, events: Sequence[str] = (), actor: Actor | None
 ) -> Webhook:
     """A webhook for ``tournament``'s events (empty ``events``: all of them) with a new secret
     (:func:`new_secret`), shown to the organiser on its console page. The organiser only;
