@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.text import slugify
@@ -44,6 +44,9 @@ from tournaments.plan_schema import (
 from tournaments.scoring.errors import ScoringError
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 _CYRILLIC = dict(
     zip(
@@ -388,7 +391,7 @@ def tournament_update(*, tournament: Tournament, actor: Actor | None, **changes:
 
 @transaction.atomic
 def tournament_set_referees(
-    *, tournament: Tournament, actor: Actor, referees: Iterable[Any]
+    *, tournament: Tournament, actor: Actor | None, referees: Iterable[User]
 ) -> Tournament:
     """Make ``referees`` (users of the ``referee`` group) the tournament's referees, with an
     audit row of the usernames before and after. Refused once the tournament is over, and for
