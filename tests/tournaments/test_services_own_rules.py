@@ -211,3 +211,16 @@ def rows_of_import(tournament: Tournament) -> list[AuditEvent]:
         ),
         key=lambda row: after(row)["line"],
     )
+
+
+def test_a_league_is_created_by_an_organiser_only_and_audited(
+    organiser: User, event_referee: User
+) -> None:
+    # the anonymous visitor is a person, not the system (None): refused like a referee
+    for actor in (event_referee, AnonymousUser()):
+        with pytest.raises(Forbidden):
+            services.league_create(name="Лига", season="2027", actor=actor)
+    assert not AuditEvent.objects.filter(action=AuditEvent.Action.LEAGUE_CREATE).exists()
+    league = services.league_create(name="Лига", season="2027", actor=organiser)
+    (row,) = AuditEvent.objects.filter(league=league, action=AuditEvent.Action.LEAGUE_CREATE)
+    assert row.actor == organiser and league.created_by == organiser
