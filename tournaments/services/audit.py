@@ -1,13 +1,14 @@
 """The audit log: one row per change made by a person, in the same transaction as the change.
 
-Rows are append-only (``AuditEvent``): nothing here edits or deletes one. A service that a
-person calls through several faces (the console, the API, the players' pages) takes the person
-as ``actor`` and writes the row itself, so every face records the same row::
+Rows are append-only (``AuditEvent``): nothing here edits or deletes one. Every write service
+takes the person as ``actor`` (``games.actors.Actor``), checks what that person may do to the
+object, and writes the row itself, so every face (the console, the API, the players' pages)
+records the same row::
 
     entry_withdraw(entry=entry, reason=reason, actor=request.user)
 
-A face's own step (a console action around a service that has no ``actor``) records it in the
-service's transaction.
+Faces never write a row: they call the service and render. ``actor`` None is the system (a
+command, a job): a row in its name ("system") where the service records one at all.
 """
 
 from __future__ import annotations
