@@ -10,3 +10,11 @@ if TYPE_CHECKING:
 
 #: A signed-in user, or the anonymous visitor of a public page or socket.
 Actor: TypeAlias = "User | AnonymousUser"
+
+
+def person(actor: Actor | None) -> User | None:
+    """The signed-in user behind ``actor``, as a row's user field takes it (None: the anonymous
+    visitor, or the system)."""
+    if actor is None or not actor.is_authenticated:
+        return None
+    return actor

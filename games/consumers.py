@@ -24,7 +24,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ParamSpec
+from typing import Any, ParamSpec, cast
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -34,6 +34,7 @@ from django.utils.translation import gettext
 from durak_site.dbthreads import db_async
 from durak_site.errors import DATABASE_DOWN, ServiceError, Unavailable
 from games import broadcast, presence, selectors, services, timing
+from games.actors import Actor
 from games.auth import refused_credentials
 from games.broadcast import game_message, table_group
 from games.errors import Forbidden, NotFound
@@ -175,7 +176,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.user = self.scope.get("user")
+        # channels' lazy object stands for the request's user (or the anonymous visitor)
+        self.user = cast("Actor | None", self.scope.get("user"))
         self.group: str | None = None
         self.presence: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()

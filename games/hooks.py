@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
+
+from games.actors import Actor
 
 PLAYER, SPECTATOR, REFEREE = "player", "spectator", "referee"
 
@@ -32,7 +34,7 @@ class TableAccess:
 class Tables(Protocol):
     """The seating layer as the games layer sees it."""
 
-    def access(self, *, table_id: int, user: Any) -> TableAccess:
+    def access(self, *, table_id: int, user: Actor | None) -> TableAccess:
         """The role of ``user`` at the table: a seated player, a referee, or a spectator.
 
         Raises ``games.errors.NotFound`` for no such table and ``games.errors.Forbidden`` for
@@ -40,7 +42,7 @@ class Tables(Protocol):
         """
         ...
 
-    def player_id(self, user: Any) -> int | None:
+    def player_id(self, user: Actor | None) -> int | None:
         """The Player id of ``user`` (None for anonymous users and users without a player)."""
         ...
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from games import engine, hooks
+from games.actors import Actor
 from games.engine import GameState
 from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE, TableAccess
 from games.models import Game
 
 
-def table_access(*, table_id: int, user: Any) -> TableAccess:
+def table_access(*, table_id: int, user: Actor | None) -> TableAccess:
     """The role of ``user`` at a table (``games.hooks.Tables.access``): ``NotFound`` for no such
     table, ``Forbidden`` for an outsider of a private event."""
     return hooks.tables().access(table_id=table_id, user=user)
@@ -37,7 +38,7 @@ def player_names(player_ids: list[Any]) -> dict[int, str]:
     return hooks.tables().player_names(p for p in player_ids if isinstance(p, int))
 
 
-def game_visible_to(game: Game, user: Any) -> bool:
+def game_visible_to(game: Game, user: Actor | None) -> bool:
     """A game is visible to whoever may watch its table (a game without a table: to anyone)."""
     if game.table_id is None:
         return True

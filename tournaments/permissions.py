@@ -29,12 +29,13 @@ on an object it can see but may not change.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext
 
 from durak_site.errors import Forbidden
+from games.actors import Actor
 from tournaments.models import League, Player, Team, Tournament
 
 # The role predicates live in ``roles`` (the visibility scopes ask them too); asked here as ever.
@@ -45,53 +46,60 @@ from tournaments.roles import is_console_user as is_console_user  # noqa: PLC041
 from tournaments.roles import is_organiser as is_organiser  # noqa: PLC0414
 from tournaments.roles import is_referee as is_referee  # noqa: PLC0414
 from tournaments.roles import is_superuser as is_superuser  # noqa: PLC0414
+from tournaments.roles import signed_in as _signed_in
 from tournaments.selectors.visibility import tournaments_managed_by
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
-def can_manage(user: Any, tournament: Tournament) -> bool:
+
+def can_manage(user: Actor | None, tournament: Tournament) -> bool:
     """Change the event itself: its plan, registration, start, cancel, its referees."""
-    if user is None or not user.is_authenticated:
+    if not _signed_in(user):
         return False
     if user.is_superuser:
         return True
     return is_organiser(user) and tournament.created_by_id == user.pk
 
 
-def can_referee(user: Any, tournament: Tournament) -> bool:
+def can_referee(user: Actor | None, tournament: Tournament) -> bool:
     """Results, corrections, rulings at its tables, dropouts: its organiser and its referees."""
     if can_manage(user, tournament):
         return True
-    return is_referee(user) and tournament.referees.filter(pk=user.pk).exists()
+    return _signed_in(user) and is_referee(user) and tournament.referees.filter(pk=user.pk).exists()
 
 
-def can_view(user: Any, tournament: Tournament) -> bool:
+def can_view(user: Actor | None, tournament: Tournament) -> bool:
     """See the event's records in the console (the public pages have their own rule)."""
     return can_referee(user, tournament)
 
 
-def require_manager(actor: Any, tournament: Tournament) -> None:
+def require_manager(actor: Actor | None, tournament: Tournament) -> None:
     """Refuse (``Forbidden``) a person who may not change ``tournament`` itself
     (:func:`can_manage`); ``actor`` None is the system (a command, a job) and passes."""
     if actor is not None and not can_manage(actor, tournament):
         raise Forbidden(gettext("only the tournament's organiser can change it"))
 
 
-def require_referee(actor: Any, tournament: Tournament) -> None:
+def require_referee(actor: Actor | None, tournament: Tournament) -> None:
     """Refuse (``Forbidden``) a person who does not referee ``tournament``
-    (:func:`can_referee`); ``actor`` None is the system and passes."""
+    (:func:`can_referee`); ``actor`` None is the system and passes. The refusal is the API's
+    answer to the same request (``permission_denied``), whichever face asked."""
     if actor is not None and not can_referee(actor, tournament):
-        raise Forbidden(gettext("Only a referee of this tournament can do this."))
+        raise Forbidden(
+            gettext("Only a referee of this tournament can do this."), code="permission_denied"
+        )
 
 
-def can_manage_league(user: Any, league: League) -> bool:
-    if user is None or not user.is_authenticated:
+def can_manage_league(user: Actor | None, league: League) -> bool:
+    if not _signed_in(user):
         return False
     return bool(user.is_superuser) or (is_organiser(user) and league.created_by_id == user.pk)
 
 
-def managed_tournaments(user: Any) -> QuerySet[Tournament]:
+def managed_tournaments(user: Actor | None) -> QuerySet[Tournament]:
     """The tournaments ``user`` may manage (:func:`can_manage` as a queryset)."""
-    if user is None or not user.is_authenticated or not user.is_active:
+    if not _active(user):
         return Tournament.objects.none()
     if user.is_superuser:
         return Tournament.objects.all()
@@ -100,9 +108,9 @@ def managed_tournaments(user: Any) -> QuerySet[Tournament]:
     return Tournament.objects.none()
 
 
-def managed_leagues(user: Any) -> QuerySet[League]:
+def managed_leagues(user: Actor | None) -> QuerySet[League]:
     """The leagues ``user`` may manage (:func:`can_manage_league` as a queryset)."""
-    if user is None or not user.is_authenticated or not user.is_active:
+    if not _active(user):
         return League.objects.none()
     if user.is_superuser:
         return League.objects.all()
@@ -126,7 +134,7 @@ def tournaments_of_team(team: Team) -> QuerySet[Tournament]:
     return Tournament.objects.filter(entries__team=team).distinct()
 
 
-def _owns_all(user: Any, events: QuerySet[Tournament], created_by_id: int | None) -> bool:
+def _owns_all(user: User, events: QuerySet[Tournament], created_by_id: int | None) -> bool:
     """``user`` organises every one of ``events`` (an event nobody owns counts against), or,
     with none, made the row (``created_by_id``)."""
     owners = set(events.values_list("created_by_id", flat=True))
@@ -137,7 +145,7 @@ def _owns_all(user: Any, events: QuerySet[Tournament], created_by_id: int | None
     return created_by_id is not None and created_by_id == user.pk
 
 
-def can_change_player(user: Any, player: Player) -> bool:
+def can_change_player(user: Actor | None, player: Player) -> bool:
     """Change ``player``'s profile: a superuser, the player themselves, or the organiser of
     every event the player is in (a player in none: the organiser who added it)."""
     if not _active(user):
@@ -149,7 +157,7 @@ def can_change_player(user: Any, player: Player) -> bool:
     return _owns_all(user, tournaments_of_player(player), player.created_by_id)
 
 
-def can_change_team(user: Any, team: Team) -> bool:
+def can_change_team(user: Actor | None, team: Team) -> bool:
     """Rename ``team`` or change its members: a superuser or the organiser of every event it is
     in (a team in none: the organiser who made it)."""
     if not _active(user):
@@ -159,7 +167,7 @@ def can_change_team(user: Any, team: Team) -> bool:
     return _owns_all(user, tournaments_of_team(team), team.created_by_id)
 
 
-def players_for(user: Any) -> QuerySet[Player]:
+def players_for(user: Actor | None) -> QuerySet[Player]:
     """The players ``user`` sees in the console: all for a superuser; for anyone else those of
     the events it sees (alone or in a team), those it added, and its own."""
     everything = Player.objects.all()
@@ -177,7 +185,7 @@ def players_for(user: Any) -> QuerySet[Player]:
     return everything.filter(pk__in=Player.objects.filter(scope).values("pk"))
 
 
-def teams_for(user: Any) -> QuerySet[Team]:
+def teams_for(user: Actor | None) -> QuerySet[Team]:
     """The teams ``user`` sees in the console: all for a superuser; for anyone else those of
     the events it sees, those it made, and those it plays in."""
     everything = Team.objects.all()
@@ -196,21 +204,21 @@ def teams_for(user: Any) -> QuerySet[Team]:
 # --- nobody plays in an event they run --------------------------------------------------------
 
 
-def plays_in(user: Any, tournament: Tournament) -> bool:
+def plays_in(user: Actor | None, tournament: Tournament) -> bool:
     """``user``'s player has an entry in ``tournament`` (alone or in a team, any status)."""
     if not _active(user):
         return False
     return tournament.entries.filter(Q(player__user=user) | Q(team__members__user=user)).exists()
 
 
-def runs(user: Any, tournament: Tournament) -> bool:
+def runs(user: Actor | None, tournament: Tournament) -> bool:
     """``user`` organises ``tournament`` (``created_by``) or is one of its referees."""
     if not _active(user):
         return False
     return tournament.created_by_id == user.pk or tournament.referees.filter(pk=user.pk).exists()
 
 
-def can_see_hands(user: Any, tournament: Tournament) -> bool:
+def can_see_hands(user: Actor | None, tournament: Tournament) -> bool:
     """The referee's view at ``tournament``'s live tables (every hand, the referee's commands):
     :func:`can_referee`, and no entry of the user's own in it (a player of an event never sees
     its other tables' hands, even one who is also its organiser, referee or a superuser)."""

@@ -17,9 +17,14 @@ if TYPE_CHECKING:
 ORGANISER, REFEREE = "organiser", "referee"
 
 
+def signed_in(user: Actor | None) -> TypeGuard[User]:
+    """A signed-in user (None and the anonymous visitor: no)."""
+    return user is not None and bool(user.is_authenticated)
+
+
 def active(user: Actor | None) -> TypeGuard[User]:
     """A signed-in, active user (None, the anonymous visitor and a deactivated account: no)."""
-    return user is not None and bool(user.is_authenticated) and bool(user.is_active)
+    return signed_in(user) and bool(user.is_active)
 
 
 def is_superuser(user: Actor | None) -> bool:

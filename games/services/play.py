@@ -14,6 +14,7 @@ from django.utils.translation import gettext, ngettext
 from durak_site.errors import status_name
 from durak_site.jobs import enqueue_on_commit
 from games import engine, hooks, rows
+from games.actors import Actor, person
 from games.broadcast import broadcast_on_commit
 from games.engine import Action, EngineError, GameState, Rules
 from games.errors import (
@@ -105,7 +106,7 @@ def log_action(
     *,
     kind: str,
     client_id: str = "",
-    user: Any = None,
+    user: Actor | None = None,
     log: list[GameAction] | None = None,
 ) -> GameState:
     """Apply ``action`` to the locked ``game`` and log it; raises the engine's refusal.
@@ -130,7 +131,7 @@ def log_action(
         action=logged,
         kind=kind,
         client_id=client_id,
-        user=user,
+        user=person(user),
     )
     if log is None:
         rows.insert(entry)
@@ -175,7 +176,7 @@ def game_apply_action(
     action: dict[str, Any],
     version: int | None = None,
     client_id: str = "",
-    user: Any = None,
+    user: Actor | None = None,
 ) -> Outcome:
     """Validate ``action`` for ``seat`` with the engine and append it to the game's log.
 
@@ -188,7 +189,7 @@ def game_apply_action(
 
 
 def _act(
-    lock: Callable[[], tuple[Game, Action]], version: int | None, client_id: str, user: Any
+    lock: Callable[[], tuple[Game, Action]], version: int | None, client_id: str, user: Actor | None
 ) -> Outcome:
     """One transaction: ``lock`` locks the game row and gives the game and the parsed action,
     then :func:`_apply_locked`. An ``IntegrityError`` after the lock can only be a concurrent
@@ -216,7 +217,7 @@ def _parse_action(action: Any, seat: int) -> Action:
 
 
 def _apply_locked(
-    game: Game, parsed: Action, version: int | None, client_id: str, user: Any
+    game: Game, parsed: Action, version: int | None, client_id: str, user: Actor | None
 ) -> Outcome:
     """The body of :func:`game_apply_action` on the locked ``game`` (inside its transaction)."""
     client_id = (client_id or "")[:64]
@@ -303,7 +304,7 @@ def _check_game(current: int, game_id: int | None) -> None:
 def table_act(
     *,
     table_id: int,
-    user: Any,
+    user: Actor,
     action: dict[str, Any],
     version: int | None = None,
     client_id: str = "",

@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 
 from durak_site.errors import status_name
 from games import hooks
+from games.actors import Actor, person
 from games.broadcast import broadcast_on_commit
 from games.errors import (
     Forbidden,
@@ -26,7 +27,7 @@ REFEREE_COMMANDS = ("pause", "resume", "adjudicate", "void")
 def table_referee(
     *,
     table_id: int,
-    referee: Any,
+    referee: Actor | None,
     command: str,
     reason: str,
     places: list[int] | None = None,
@@ -58,7 +59,9 @@ def table_referee(
     )
 
 
-def _referee_event(game: Game, kind: str, reason: str, referee: Any, ruling: Any = None) -> None:
+def _referee_event(
+    game: Game, kind: str, reason: str, referee: Actor | None, ruling: Any = None
+) -> None:
     if not reason or not reason.strip():
         raise GameError(gettext("a referee action needs a reason"), code="reason_required")
     longest = RefereeEvent._meta.get_field("reason").max_length or 0
@@ -72,13 +75,13 @@ def _referee_event(game: Game, kind: str, reason: str, referee: Any, ruling: Any
         game=game,
         kind=kind,
         reason=reason.strip()[:300],
-        referee=referee,
+        referee=person(referee),
         ruling=ruling,
         at_version=game.version,
     )
 
 
-def game_pause(*, game_id: int, reason: str, referee: Any) -> Game:
+def game_pause(*, game_id: int, reason: str, referee: Actor | None) -> Game:
     with transaction.atomic():
         game = locked_game(game_id)
         if game.status != Game.Status.ACTIVE:
@@ -93,7 +96,7 @@ def game_pause(*, game_id: int, reason: str, referee: Any) -> Game:
         return game
 
 
-def game_resume(*, game_id: int, reason: str, referee: Any) -> Game:
+def game_resume(*, game_id: int, reason: str, referee: Actor | None) -> Game:
     with transaction.atomic():
         game = locked_game(game_id)
         if game.status != Game.Status.PAUSED:
@@ -110,7 +113,7 @@ def game_resume(*, game_id: int, reason: str, referee: Any) -> Game:
 
 
 def game_adjudicate(
-    *, game_id: int, places: list[int], fool: int | None, reason: str, referee: Any
+    *, game_id: int, places: list[int], fool: int | None, reason: str, referee: Actor | None
 ) -> Game:
     """End the game with a referee's ruling: the finishing order of every seat and the fool."""
     with transaction.atomic():
@@ -137,7 +140,7 @@ def game_adjudicate(
         return game
 
 
-def game_void(*, game_id: int, reason: str, referee: Any) -> Game:
+def game_void(*, game_id: int, reason: str, referee: Actor | None) -> Game:
     """Void the game: it counts for nothing and its table deals a new one."""
     with transaction.atomic():
         game = locked_game(game_id)

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Any
 
 from django.core.cache import cache
+
+from games.actors import Actor
 
 TICKET_SECONDS = 30
 _PREFIX = "socket-ticket:"
@@ -25,10 +26,10 @@ def _key(ticket: str) -> str:
     return _PREFIX + hashlib.sha256(ticket.encode("utf-8", "replace")).hexdigest()
 
 
-def socket_ticket_issue(*, user: Any) -> str:
+def socket_ticket_issue(*, user: Actor) -> str:
     """A new ticket for ``user`` (an authenticated user), valid :data:`TICKET_SECONDS`."""
     ticket = secrets.token_urlsafe(32)
-    cache.set(_key(ticket), int(user.pk), TICKET_SECONDS)
+    cache.set(_key(ticket), user.pk, TICKET_SECONDS)
     return ticket
 
 

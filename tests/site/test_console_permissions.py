@@ -387,7 +387,8 @@ def test_open_and_start_an_event(client: Client, organiser: User) -> None:
     assert act(client, Tournament, "start", draft).status_code == 302
 
     assert Tournament.objects.get(pk=draft.pk).status == Tournament.Status.RUNNING
-    assert audit_rows(draft, AuditEvent.Action.TOURNAMENT_OPEN)
+    [_] = audit_rows(draft, AuditEvent.Action.TOURNAMENT_OPEN)  # the service's one row
+    [_] = audit_rows(draft, AuditEvent.Action.TOURNAMENT_CREATE)
     [row] = audit_rows(draft, AuditEvent.Action.TOURNAMENT_START)
     assert row.before == {"status": "registration"} and row.after == {"status": "running"}
 
@@ -412,6 +413,10 @@ def test_a_referee_checks_in_withdraws_and_disqualifies_with_audit_rows(
     [withdrawal] = audit_rows(a.tournament, AuditEvent.Action.ENTRY_WITHDRAW)
     assert check_in.actor == event_referee and withdrawal.reason == "ill"
     assert withdrawal.target_id == second.pk
+    # a disqualification with its reason: one row, the service's
+    assert act(client, Entry, "disqualify", third, post="yes", reason="карты").status_code == 302
+    [disqualified] = audit_rows(a.tournament, AuditEvent.Action.ENTRY_DISQUALIFY)
+    assert disqualified.actor == event_referee and disqualified.reason == "карты"
 
 
 def test_pairing_is_requested_for_a_pending_round_only(
@@ -467,7 +472,9 @@ def test_the_audit_log_is_its_events_own_and_read_only(
 
     as_user(client, other_referee)
     assert client.get(url(AuditEvent, "change", a.audit_event.pk)).status_code == 404
-    assert listed(client, AuditEvent) == [b.audit_event]
+    theirs = listed(client, AuditEvent)  # B's rows: its creation (by the service) and the start
+    assert b.audit_event in theirs
+    assert {row.tournament_id for row in theirs} == {b.tournament.pk}
 
 
 # --- people and leagues ------------------------------------------------------------------------

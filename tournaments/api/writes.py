@@ -9,6 +9,12 @@ permissions (``tournaments.permissions``).
   audit rows);
 - request the pairing of a pending round (``can_referee``).
 
+Each service checks its actor itself. A view checks first only where its answer would
+otherwise differ: before it reads a body (a refused caller gets a 403, not its body's 400), and
+where the API is narrower than the service (a player may withdraw or check in its own entry on
+its pages, not through the API). Where the service's refusal is the same 403
+``permission_denied`` (confirming a result, requesting a pairing), the view leaves it to it.
+
 Every write takes a token (``Authorization: Token <key>``; a browser session also works, with
 its CSRF token): no credentials is a 401 with ``WWW-Authenticate: Token``. An object the caller
 may not read is a 404 (``visibility.tournaments_visible_to``: a private event is invisible to
@@ -439,7 +445,7 @@ class TableResultEnterView(WriteView):
 
 
 class ResultReviewView(WriteView):
-    def pending_result(self, pk: int) -> TableResult:
+    def visible_result(self, pk: int) -> TableResult:
         found = (
             TableResult.objects.select_related("table__round__stage__tournament")
             .filter(pk=pk, table__round__stage__tournament__in=self.visible_tournaments())
@@ -447,7 +453,6 @@ class ResultReviewView(WriteView):
         )
         if found is None:
             raise NotFound
-        self.may_referee(found.table.round.stage.tournament)
         return found
 
 
@@ -466,7 +471,8 @@ class ResultConfirmView(ResultReviewView):
     )
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
-        result = table_result_confirm(result=self.pending_result(pk), actor=request.user)
+        # The service refuses who does not referee the event (403 ``permission_denied``).
+        result = table_result_confirm(result=self.visible_result(pk), actor=request.user)
         return Response(ApiResultStateSerializer(result).data)
 
 
@@ -485,7 +491,8 @@ class ResultRejectView(ResultReviewView):
     )
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
-        pending = self.pending_result(pk)
+        pending = self.visible_result(pk)
+        self.may_referee(pending.table.round.stage.tournament)  # before the body's 400
         data = ApiResultRejectSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = table_result_reject(
@@ -519,7 +526,7 @@ class RoundPairView(WriteView):
         )
         if round_ is None:
             raise NotFound
-        self.may_referee(tournament)
+        # The service refuses who does not referee the event (403 ``permission_denied``).
         round_request_pairing(round_=round_, actor=request.user)
         return Response(ApiRoundStateSerializer(round_).data, status=status.HTTP_202_ACCEPTED)
 

@@ -1,12 +1,14 @@
-"""The console's admin actions: each runs one service per selected object and records it in the
-audit log, in one transaction per object.
+"""The console's admin actions: each runs one service per selected object, in one transaction
+per object; the service checks who acts and records it in the audit log.
 
-:func:`console_action` turns ``step(request, obj, reason)`` (the service call and its
-``audit_record``) into an admin action that:
+:func:`console_action` turns ``step(request, obj, reason)`` (one service call) into an admin
+action that:
 
 - refuses the whole selection (404) if it names an object its user does not see, and (403) if
-  the user may not act on one of them (``may(user, tournament)``: ``can_manage`` or
-  ``can_referee``), before changing anything;
+  the action is not offered on one of them (:data:`OFFERED`: ``can_manage`` or
+  ``can_referee``, as the action's ``permission`` says), before asking for a reason or changing
+  anything. That is what the console offers, not the rule: each service checks its actor
+  itself and writes its own audit row (a refusal there is that object's error message);
 - asks for a reason first when the action needs one: an intermediate page like Django's delete
   confirmation, with a required reason;
 - runs ``step`` for each object inside ``transaction.atomic()``; a service's refusal is an error
@@ -38,9 +40,8 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from tournaments.console.admin_base import ConsoleAdmin
 from tournaments.errors import StateError
-from tournaments.models import AuditEvent, Entry, Round, Seat, Table, Tournament
+from tournaments.models import Entry, Round, Seat, Table, Tournament
 from tournaments.permissions import can_manage, can_referee
-from tournaments.services.audit import audit_record
 from tournaments.services.progression import tournament_start
 from tournaments.services.registration import (
     entry_check_in,
@@ -69,7 +70,7 @@ class ReasonForm(forms.Form):
     )
 
 
-# A step: the service call for one object and its audit row (``reason``: "" unless asked for).
+# A step: the service call for one object (``reason``: "" unless asked for).
 Step = Callable[[HttpRequest, Any, str], None]
 Action = Callable[[ConsoleAdmin[Any], HttpRequest, QuerySet[Any]], HttpResponse | None]
 
@@ -85,21 +86,30 @@ def _selection(
     return objects
 
 
+#: Which selected objects an action is offered on: the per-object counterpart of
+#: ``ConsoleAdmin.has_<permission>_permission`` (which shows the action at all).
+OFFERED: dict[str, Callable[[Any, Tournament], bool]] = {
+    "manage": can_manage,
+    "referee": can_referee,
+}
+
+
 def console_action(
     *,
     description: str | _StrPromise,
-    may: Callable[[Any, Tournament], bool],
     permission: str,
     done: str | _StrPromise,
     reason: bool = False,
     consequences: str | _StrPromise = "",
 ) -> Callable[[Step], Action]:
-    """An admin action that runs ``step`` for each selected object the user ``may`` act on.
+    """An admin action that runs ``step`` for each selected object it is offered on.
 
     ``permission`` names the ``ConsoleAdmin.has_<permission>_permission`` that shows the action
-    at all; ``done`` is the message after it, with ``%(count)d`` objects; ``consequences``, what
-    the action does, on the page that asks for the reason.
+    at all (and, per object, :data:`OFFERED`); ``done`` is the message after it, with
+    ``%(count)d`` objects; ``consequences``, what the action does, on the page that asks for the
+    reason.
     """
+    offered = OFFERED[permission]
 
     def decorate(step: Step) -> Action:
         @admin.action(description=description, permissions=[permission])
@@ -110,7 +120,7 @@ def console_action(
             objects = _selection(modeladmin, request, queryset)
             for obj in objects:
                 tournament = modeladmin.tournament_of(obj)
-                if tournament is None or not may(request.user, tournament):
+                if tournament is None or not offered(request.user, tournament):
                     raise PermissionDenied
             text = ""
             if reason:
@@ -173,26 +183,11 @@ def _ask_reason(
     return TemplateResponse(request, REASON_TEMPLATE, context)
 
 
-# --- actions: one service each, audited in its transaction -----------------------------------
-
-
-def _audit_status(
-    request: HttpRequest, action: str, obj: Any, *, tournament: Tournament, before: str, reason: str
-) -> None:
-    audit_record(
-        actor=request.user,
-        action=action,
-        tournament=tournament,
-        target=obj,
-        reason=reason,
-        before={"status": before},
-        after={"status": obj.status},
-    )
+# --- actions: one service each (which checks its actor and writes its audit row) ------------
 
 
 @console_action(
     description=_("Open registration"),
-    may=can_manage,
     permission="manage",
     done=ngettext_lazy(
         "Registration opened for %(count)d tournament.",
@@ -201,21 +196,11 @@ def _audit_status(
     ),
 )
 def open_registration(request: HttpRequest, tournament: Tournament, reason: str) -> None:
-    before = tournament.status
     tournament_open_registration(tournament=tournament, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.TOURNAMENT_OPEN,
-        tournament,
-        tournament=tournament,
-        before=before,
-        reason=reason,
-    )
 
 
 @console_action(
     description=_("Close registration"),
-    may=can_manage,
     permission="manage",
     done=ngettext_lazy(
         "Registration closed for %(count)d tournament.",
@@ -224,40 +209,20 @@ def open_registration(request: HttpRequest, tournament: Tournament, reason: str)
     ),
 )
 def close_registration(request: HttpRequest, tournament: Tournament, reason: str) -> None:
-    before = tournament.status
     tournament_close_registration(tournament=tournament, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.TOURNAMENT_CLOSE,
-        tournament,
-        tournament=tournament,
-        before=before,
-        reason=reason,
-    )
 
 
 @console_action(
     description=_("Start"),
-    may=can_manage,
     permission="manage",
     done=ngettext_lazy("%(count)d tournament started.", "%(count)d tournaments started.", "count"),
 )
 def start(request: HttpRequest, tournament: Tournament, reason: str) -> None:
-    before = tournament.status
-    tournament = tournament_start(tournament=tournament, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.TOURNAMENT_START,
-        tournament,
-        tournament=tournament,
-        before=before,
-        reason=reason,
-    )
+    tournament_start(tournament=tournament, actor=request.user)
 
 
 @console_action(
     description=_("Cancel (with a reason)"),
-    may=can_manage,
     permission="manage",
     reason=True,
     done=ngettext_lazy(
@@ -265,21 +230,11 @@ def start(request: HttpRequest, tournament: Tournament, reason: str) -> None:
     ),
 )
 def cancel(request: HttpRequest, tournament: Tournament, reason: str) -> None:
-    before = tournament.status
-    tournament_cancel(tournament=tournament, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.TOURNAMENT_CANCEL,
-        tournament,
-        tournament=tournament,
-        before=before,
-        reason=reason,
-    )
+    tournament_cancel(tournament=tournament, actor=request.user, reason=reason)
 
 
 @console_action(
     description=_("Request pairing"),
-    may=can_referee,
     permission="referee",
     done=ngettext_lazy(
         "Pairing requested for %(count)d tournament.",
@@ -302,7 +257,6 @@ def pair_next_round(request: HttpRequest, tournament: Tournament, reason: str) -
 
 @console_action(
     description=_("Request pairing"),
-    may=can_referee,
     permission="referee",
     done=ngettext_lazy(
         "Pairing requested for %(count)d round.", "Pairing requested for %(count)d rounds.", "count"
@@ -314,7 +268,6 @@ def request_pairing(request: HttpRequest, round_: Round, reason: str) -> None:
 
 @console_action(
     description=_("Check in"),
-    may=can_referee,
     permission="referee",
     done=ngettext_lazy("%(count)d entry checked in.", "%(count)d entries checked in.", "count"),
 )
@@ -324,7 +277,6 @@ def check_in(request: HttpRequest, entry: Entry, reason: str) -> None:
 
 @console_action(
     description=_("Withdraw (with a reason)"),
-    may=can_referee,
     permission="referee",
     reason=True,
     done=ngettext_lazy("%(count)d entry withdrawn.", "%(count)d entries withdrawn.", "count"),
@@ -342,7 +294,6 @@ def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
 
 @console_action(
     description=_("Disqualify (with a reason)"),
-    may=can_referee,
     permission="referee",
     reason=True,
     done=ngettext_lazy("%(count)d entry disqualified.", "%(count)d entries disqualified.", "count"),
@@ -354,16 +305,7 @@ def withdraw(request: HttpRequest, entry: Entry, reason: str) -> None:
     ),
 )
 def disqualify(request: HttpRequest, entry: Entry, reason: str) -> None:
-    before = entry.status
-    entry = entry_disqualify(entry=entry, reason=reason, actor=request.user)
-    _audit_status(
-        request,
-        AuditEvent.Action.ENTRY_DISQUALIFY,
-        entry,
-        tournament=entry.tournament,
-        before=before,
-        reason=reason,
-    )
+    entry_disqualify(entry=entry, reason=reason, actor=request.user)
 
 
 def _hand_to_bots(request: HttpRequest, tables: QuerySet[Table], reason: str) -> None:
@@ -375,7 +317,6 @@ def _hand_to_bots(request: HttpRequest, tables: QuerySet[Table], reason: str) ->
 
 @console_action(
     description=_("Hand the seats to bots (with a reason)"),
-    may=can_referee,
     permission="referee",
     reason=True,
     done=ngettext_lazy(
@@ -391,7 +332,6 @@ def hand_table_to_bots(request: HttpRequest, table: Table, reason: str) -> None:
 
 @console_action(
     description=_("Hand the round's seats to bots (with a reason)"),
-    may=can_referee,
     permission="referee",
     reason=True,
     done=ngettext_lazy(
@@ -407,17 +347,9 @@ def hand_round_to_bots(request: HttpRequest, round_: Round, reason: str) -> None
 
 @console_action(
     description=_("Re-enter (pays the re-entry fee)"),
-    may=can_manage,
     permission="manage",
     done=ngettext_lazy("%(count)d re-entry recorded.", "%(count)d re-entries recorded.", "count"),
 )
 def reenter(request: HttpRequest, entry: Entry, reason: str) -> None:
     """A re-entry where the plan allows one (a re-entry fee, registration open)."""
-    entry = entry_reenter(entry=entry, actor=request.user)
-    audit_record(
-        actor=request.user,
-        action=AuditEvent.Action.ENTRY_REENTER,
-        tournament=entry.tournament,
-        target=entry,
-        after={"reentries": entry.reentries},
-    )
+    entry_reenter(entry=entry, actor=request.user)

@@ -27,6 +27,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games import presence
+from games.actors import Actor
 from games.engine.bots import acting_seat
 from games.engine.state import GameState
 from games.models import Game, GameAction, RefereeEvent
@@ -89,7 +90,7 @@ class LiveTableRow:
         return self.seconds_left is not None and self.seconds_left < 0
 
 
-def live_games(user: Any, tournament: Tournament | None = None) -> Any:
+def live_games(user: Actor, tournament: Tournament | None = None) -> Any:
     """The current games (in play or paused) of the playing tables of the playing rounds of the
     running events ``user`` referees (or of ``tournament`` only, if it is one of them)."""
     scope = tournaments_managed_by(user).filter(status=Tournament.Status.RUNNING)
@@ -129,7 +130,7 @@ def is_stalled(game: Game, last_action_at: dt.datetime | None, now: dt.datetime)
 
 
 def live_tables(
-    user: Any,
+    user: Actor,
     *,
     tournament: Tournament | None = None,
     flagged_only: bool = False,
@@ -198,7 +199,7 @@ class LiveTablesFilter(forms.Form):
     )
     flagged = forms.BooleanField(label=_("Only flagged tables"), required=False)
 
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: Actor, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         field = self.fields["tournament"]
         assert isinstance(field, forms.ModelChoiceField)

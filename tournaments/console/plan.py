@@ -18,7 +18,6 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -28,7 +27,7 @@ from django.utils.translation import gettext_lazy as _
 from tournaments.console.forms import PlanForms
 from tournaments.console.stage_forms import StageForm
 from tournaments.errors import ConfigurationError
-from tournaments.models import AuditEvent, Stage, Tournament
+from tournaments.models import Stage, Tournament
 from tournaments.permissions import is_organiser
 from tournaments.plan_schema import (
     TournamentPlanSerializer,
@@ -36,7 +35,6 @@ from tournaments.plan_schema import (
     error_message,
 )
 from tournaments.selectors import previews
-from tournaments.services.audit import audit_record
 from tournaments.services.plans import plan_rows, tournament_create, validate_plan
 
 __all__ = ["PlanPreview", "plan_preview", "tournament_add_view"]
@@ -104,18 +102,8 @@ def tournament_add_view(
 
 
 def _create(request: HttpRequest, plan: dict[str, Any]) -> Tournament:
-    """The tournament and its audit row, in one transaction (a refusal stores neither)."""
-    with transaction.atomic():
-        tournament = tournament_create(**plan, created_by=request.user)
-        stored = {**TournamentPlanSerializer(tournament).data, "league": tournament.league_id}
-        audit_record(
-            actor=request.user,
-            action=AuditEvent.Action.TOURNAMENT_CREATE,
-            tournament=tournament,
-            target=tournament,
-            after=stored,
-        )
-    return tournament
+    """The tournament (the service checks who creates it and writes its audit row)."""
+    return tournament_create(**plan, created_by=request.user)
 
 
 # --- the page ------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games.actors import Actor
 from games.admin import GameRecordAdmin, RefereeEventRecordAdmin
 from games.models import Game, RefereeEvent
 from tournaments import models, selectors
@@ -237,13 +238,13 @@ class RankRecordAdmin(ConsoleAdmin[models.RankRecord]):
     readonly_fields = all_fields(models.RankRecord)
 
     def scope(
-        self, user: Any, queryset: QuerySet[models.RankRecord]
+        self, user: Actor, queryset: QuerySet[models.RankRecord]
     ) -> QuerySet[models.RankRecord]:
         return queryset.filter(
             Q(tournament__in=tournaments_managed_by(user)) | Q(league__in=leagues_managed_by(user))
         )
 
-    def may_view(self, user: Any, obj: models.RankRecord) -> bool:
+    def may_view(self, user: Actor, obj: models.RankRecord) -> bool:
         if obj.tournament is not None:
             return can_view(user, obj.tournament)
         return obj.league is not None and leagues_managed_by(user).filter(pk=obj.league.pk).exists()
@@ -294,13 +295,13 @@ class AuditEventAdmin(ConsoleAdmin[AuditEvent]):
         "change_table",
     )
 
-    def scope(self, user: Any, queryset: QuerySet[AuditEvent]) -> QuerySet[AuditEvent]:
+    def scope(self, user: Actor, queryset: QuerySet[AuditEvent]) -> QuerySet[AuditEvent]:
         return queryset.filter(
             Q(tournament__in=tournaments_managed_by(user))
             | Q(tournament__isnull=True, league__in=managed_leagues(user))
         )
 
-    def may_view(self, user: Any, obj: AuditEvent) -> bool:
+    def may_view(self, user: Actor, obj: AuditEvent) -> bool:
         if obj.tournament is not None:
             return can_view(user, obj.tournament)
         return obj.league is not None and can_manage_league(user, obj.league)

@@ -3,7 +3,8 @@ team) for a tournament its user manages, through ``services.entry_register`` (au
 refusal (registration closed, the event full, the player already in) is shown on the form.
 "Import players from CSV" (a tournament's page) reads a file (``console.csv_import``), previews
 what each line will do (nothing stored), and on confirmation creates the new players and
-registers every valid line in one transaction, or none if the service refuses one. The
+registers every valid line (``services.imports.entries_import``: one transaction, or nothing
+if the service refuses a line). The
 preview's rows travel to the confirmation signed (``django.core.signing``), not stored."""
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from django.contrib import admin, messages
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.core import signing
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -26,17 +26,23 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
+from games.actors import Actor
 from tournaments.console import csv_import
 from tournaments.form_errors import form_error
 from tournaments.models import Entry, Player, Team, Tournament
 from tournaments.permissions import can_manage, managed_tournaments
-from tournaments.services.people import player_create
+from tournaments.services.imports import (
+    ImportRefused,
+    MatchedRow,
+    entries_import,
+    players_matched,
+)
 from tournaments.services.registration import entry_register, registration_check_open
 
 TEMPLATE = "admin/tournaments/entry/register.html"
 
 
-def open_for_registration(user: Any) -> QuerySet[Tournament]:
+def open_for_registration(user: Actor) -> QuerySet[Tournament]:
     """The tournaments ``user`` manages that take entries now (or may, during the first rounds
     of late registration: the service has the last word)."""
     return managed_tournaments(user).filter(
@@ -53,7 +59,7 @@ class EntryRegisterForm(forms.Form):
     )
     paid = forms.BooleanField(label=_("Entry fee paid"), required=False, initial=True)
 
-    def __init__(self, *args: Any, user: Any, admin_site: admin.AdminSite, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: Actor, admin_site: admin.AdminSite, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         tournament = self.fields["tournament"]
         assert isinstance(tournament, forms.ModelChoiceField)
@@ -97,18 +103,16 @@ def entry_register_view(model_admin: admin.ModelAdmin[Entry], request: HttpReque
     data = request.POST if request.method == "POST" else None
     form = EntryRegisterForm(data, user=request.user, admin_site=site)
     if data is not None and form.is_valid():
-        tournament = form.cleaned_data["tournament"]
-        if not can_manage(request.user, tournament):
-            raise PermissionDenied
+        tournament = form.cleaned_data["tournament"]  # one of the user's (the form's choices)
         try:
-            with transaction.atomic():
-                entry = entry_register(
-                    tournament=tournament,
-                    player=form.cleaned_data["player"],
-                    team=form.cleaned_data["team"],
-                    paid=form.cleaned_data["paid"],
-                    actor=request.user,
-                )
+            # The service refuses who may not register an entry in it (and audits the entry).
+            entry = entry_register(
+                tournament=tournament,
+                player=form.cleaned_data["player"],
+                team=form.cleaned_data["team"],
+                paid=form.cleaned_data["paid"],
+                actor=request.user,
+            )
         except ServiceError as exc:
             form_error(form, exc)
         else:
@@ -139,7 +143,6 @@ def entry_register_view(model_admin: admin.ModelAdmin[Entry], request: HttpReque
 IMPORT_TEMPLATE = "admin/tournaments/tournament/import_players.html"
 IMPORT_SALT = "tournaments.console.import-players"
 IMPORT_MAX_AGE = 60 * 60  # seconds between the preview and the confirmation
-IMPORT_REASON = "CSV import"
 
 
 class PlayersFileForm(forms.Form):
@@ -156,83 +159,30 @@ class PlayersFileForm(forms.Form):
 
 @dataclass(frozen=True)
 class PlannedRow:
-    """A line of the file and what confirming will do with it."""
+    """A line of the file, the player it names (``services.imports.players_matched``) and
+    what confirming will do with it."""
 
-    row: csv_import.Row
-    player: Player | None  # the existing player it names (display name and club), if any
-    registered: bool  # that player is in the tournament already: skipped
+    matched: MatchedRow[csv_import.Row]
+
+    @property
+    def row(self) -> csv_import.Row:
+        return self.matched.row
+
+    @property
+    def to_register(self) -> bool:
+        return self.matched.to_register
 
     @property
     def outcome(self) -> str:
         if not self.row.valid:
             return gettext("Skipped: an error")
-        if self.registered:
+        if self.matched.registered:
             return gettext("Skipped: already registered")
-        if self.player is not None:
+        if self.matched.player is not None:
             if self.row.rating is not None:
                 return gettext("Existing player (its rating is kept, the file's is not used)")
             return gettext("Existing player")
         return gettext("New player")
-
-    @property
-    def to_register(self) -> bool:
-        return self.row.valid and not self.registered
-
-
-def plan_rows(tournament: Tournament, rows: Sequence[csv_import.Row]) -> list[PlannedRow]:
-    """Match each row to an existing player by exact display name and club (the oldest, if the
-    same name and club are there twice), and see whether it is registered already."""
-    names = {row.name for row in rows if row.name}
-    existing: dict[tuple[str, str], Player] = {}
-    for player in Player.objects.filter(display_name__in=names).order_by("pk"):
-        existing.setdefault((player.display_name, player.club), player)
-    registered = set(
-        Entry.objects.filter(tournament=tournament, player__in=list(existing.values())).values_list(
-            "player_id", flat=True
-        )
-    )
-    planned = []
-    for row in rows:
-        match = existing.get((row.name, row.club))
-        planned.append(PlannedRow(row, match, match is not None and match.pk in registered))
-    return planned
-
-
-class ImportRefused(Exception):
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line, self.message = line, message
-
-
-@transaction.atomic
-def import_players(
-    *, tournament: Tournament, rows: Sequence[csv_import.Row], paid: bool, actor: Any
-) -> int:
-    """Register the rows' players (creating the new ones, with their rating) in one
-    transaction, one audit row per entry; the number registered. A refusal of the service
-    (the event full, registration closed meanwhile) raises :class:`ImportRefused` with its line,
-    and nothing is stored."""
-    count = 0
-    for planned in plan_rows(tournament, rows):
-        if not planned.to_register:
-            continue
-        row = planned.row
-        try:
-            player = planned.player
-            if player is None:
-                player = player_create(display_name=row.name, club=row.club, rating=row.rating)
-            entry_register(
-                tournament=tournament,
-                player=player,
-                paid=paid,
-                actor=actor,
-                reason=IMPORT_REASON,
-                note={"line": row.line, "new_player": planned.player is None},
-            )
-        except ServiceError as exc:
-            raise ImportRefused(row.line, exc.message) from exc
-        count += 1
-    return count
 
 
 def sign_rows(tournament: Tournament, rows: Sequence[csv_import.Row], paid: bool) -> str:
@@ -282,8 +232,8 @@ def tournament_import_players_view(
             context["form"], status = PlayersFileForm(), 400
         else:
             try:
-                count = import_players(
-                    tournament=tournament, rows=rows, paid=paid, actor=request.user
+                count = entries_import(
+                    actor=request.user, tournament=tournament, rows=rows, paid=paid
                 )
             except ImportRefused as exc:
                 context["refusal"] = gettext(
@@ -310,7 +260,7 @@ def tournament_import_players_view(
                 parsed = csv_import.parse_players_csv(upload.read())
             context["file_errors"] = parsed.errors
             if not parsed.errors:
-                planned = plan_rows(tournament, parsed.rows)
+                planned = [PlannedRow(m) for m in players_matched(tournament, parsed.rows)]
                 context["planned"] = planned
                 context["to_register"] = sum(p.to_register for p in planned)
                 context["signed_rows"] = sign_rows(

@@ -5,6 +5,7 @@
   settings and referees changed later (audited);
 - :mod:`~tournaments.services.leagues`: leagues, owned by their organiser (audited);
 - :mod:`~tournaments.services.registration`: opening, closing, entries and their status;
+- :mod:`~tournaments.services.imports`: entries from a list of players (a CSV file), all or none;
 - :mod:`~tournaments.services.rounds`: pairing a round (swiss, round robin, knockout bracket);
 - :mod:`~tournaments.services.seating`: seating a table and dealing its series' games;
 - :mod:`~tournaments.services.results`: the results tables produce, the knockout feed;
@@ -13,12 +14,14 @@
 - :mod:`~tournaments.services.progression`: start, round completion, advancing, finishing;
 - :mod:`~tournaments.services.awards`: prize pool, ranks and ratings.
 
-Services are keyword-only, typed ``<entity>_<verb>()`` functions. Each validates before it
-writes and raises a :mod:`tournaments.errors` refusal with a clear message; nothing is
-half-changed (each runs in one transaction). Services that lock rows say which. Jobs are
-requested with ``durak_site.jobs.enqueue_on_commit`` by task name, so that a worker never sees a
-row the caller has not committed yet (the tasks in ``tournaments.tasks`` call these services,
-never the other way round).
+Services are keyword-only, typed ``<entity>_<verb>()`` functions. A write takes the person
+behind it as ``actor`` (``games.actors.Actor``; None: the system), checks what that person may
+do to the object (``tournaments.permissions``) and writes its own audit row; the faces call it
+and render. Each validates before it writes and raises a :mod:`tournaments.errors` refusal
+with a clear message; nothing is half-changed (each runs in one transaction). Services that
+lock rows say which. Jobs are requested with ``durak_site.jobs.enqueue_on_commit`` by task
+name, so that a worker never sees a row the caller has not committed yet (the tasks in
+``tournaments.tasks`` call these services, never the other way round).
 """
 
 from tournaments.services.awards import (
@@ -32,6 +35,7 @@ from tournaments.services.corrections import (
     table_result_enter,
     table_result_reject,
 )
+from tournaments.services.imports import entries_import
 from tournaments.services.leagues import league_create, league_update
 from tournaments.services.people import player_create, player_update, team_create, team_update
 from tournaments.services.plans import (
@@ -55,6 +59,7 @@ from tournaments.services.rounds import round_pair, round_request_pairing, seats
 from tournaments.services.seating import seats_hand_to_bots
 
 __all__ = [
+    "entries_import",
     "entry_check_in",
     "entry_disqualify",
     "entry_reenter",

@@ -1,13 +1,14 @@
 """The audit log: one row per change made by a person, in the same transaction as the change.
 
-Rows are append-only (``AuditEvent``): nothing here edits or deletes one. A service that a
-person calls through several faces (the console, the API, the players' pages) takes the person
-as ``actor`` and writes the row itself, so every face records the same row::
+Rows are append-only (``AuditEvent``): nothing here edits or deletes one. Every write service
+takes the person as ``actor`` (``games.actors.Actor``), checks what that person may do to the
+object, and writes the row itself, so every face (the console, the API, the players' pages)
+records the same row::
 
     entry_withdraw(entry=entry, reason=reason, actor=request.user)
 
-A face's own step (a console action around a service that has no ``actor``) records it in the
-service's transaction.
+Faces never write a row: they call the service and render. ``actor`` None is the system (a
+command, a job): a row in its name ("system") where the service records one at all.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from typing import Any
 
 from django.db import models, transaction
 
+from games.actors import Actor, person
 from tournaments.models import AuditEvent, League, Tournament
 
 
 def audit_record(
     *,
-    actor: Any,
+    actor: Actor | None,
     action: str,
     tournament: Tournament | None = None,
     league: League | None = None,
@@ -36,7 +38,7 @@ def audit_record(
         raise ValueError(f"unknown audit action {action!r}")
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("audit_record runs inside the transaction of the change it records")
-    user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+    user = person(actor)
     return AuditEvent.objects.create(
         tournament=tournament,
         league=league if league is not None else (tournament.league if tournament else None),

@@ -30,6 +30,7 @@ from django.utils.translation import gettext
 
 from durak_site.errors import Forbidden, status_name
 from durak_site.jobs import enqueue_on_commit
+from games.actors import Actor, person
 from games.engine.cards import RANKS
 from games.models import Game
 from games.services import game_void
@@ -67,10 +68,13 @@ def _locked_table(table: Table) -> Table:
     )
 
 
-def _check_referee(actor: Any, tournament: Tournament) -> None:
+def _check_referee(actor: Actor, tournament: Tournament) -> None:
+    """Refuse who does not referee ``tournament``, with the API's answer (``permission_denied``,
+    403): the API leaves this check to the service."""
     if not can_referee(actor, tournament):
         raise Forbidden(
-            gettext("only a referee of this tournament can enter or review its results")
+            gettext("only a referee of this tournament can enter or review its results"),
+            code="permission_denied",
         )
 
 
@@ -153,7 +157,7 @@ def _dependants(table: Table) -> list[Table]:
     return list(later.tables.all())
 
 
-def _repair(table: Table, dependants: list[Table], actor: Any, reason: str) -> None:
+def _repair(table: Table, dependants: list[Table], actor: Actor, reason: str) -> None:
     """Undo what was built on the old result (:func:`_impact` has checked that nothing of it
     has started): unseat the later knockout tables (they are seated again by
     :func:`feed_knockout`) or remove the next round's tables and pair it again."""
@@ -228,7 +232,7 @@ def _described(result: TableResult | None) -> dict[str, Any] | None:
 
 
 def _take_effect(
-    table: Table, result: TableResult, actor: Any, reason: str, dependants: list[Table]
+    table: Table, result: TableResult, actor: Actor, reason: str, dependants: list[Table]
 ) -> None:
     """A confirmed referee's result: end the table's live games, finish it, re-pair what was
     built on the old result (``dependants``: :func:`_impact`'s answer, which is empty unless
@@ -250,7 +254,7 @@ def _take_effect(
 def table_result_enter(
     *,
     table: Table,
-    actor: Any,
+    actor: Actor,
     places: Sequence[int],
     fool: int | None,
     drawn: Sequence[int] = (),
@@ -311,7 +315,7 @@ def table_result_enter(
             source=TableResult.Source.REFEREE,
             reason=reason.strip()[:300],
             supersedes=current,
-            entered_by=actor,
+            entered_by=person(actor),
             status=TableResult.Status.PENDING if pending else TableResult.Status.CONFIRMED,
             repairs=repair,
         )
@@ -332,7 +336,7 @@ def table_result_enter(
         return result
 
 
-def _pending(result: TableResult, actor: Any) -> tuple[Table, TableResult]:
+def _pending(result: TableResult, actor: Actor) -> tuple[Table, TableResult]:
     table = _locked_table(result.table)
     _check_referee(actor, table.round.stage.tournament)
     result = TableResult.objects.get(pk=result.pk)
@@ -348,7 +352,7 @@ def _pending(result: TableResult, actor: Any) -> tuple[Table, TableResult]:
     return table, result
 
 
-def table_result_confirm(*, result: TableResult, actor: Any) -> TableResult:
+def table_result_confirm(*, result: TableResult, actor: Actor) -> TableResult:
     """The second referee confirms a pending result: it counts from now (with the re-pair its
     enterer asked for, checked again now). Locks the table row; announced on the feed last."""
     with transaction.atomic():
@@ -356,7 +360,7 @@ def table_result_confirm(*, result: TableResult, actor: Any) -> TableResult:
         # Checked again: the round may have been seated or begun since the result was entered.
         dependants = _impact(table, result.repairs) if result.supersedes_id is not None else []
         result.status = TableResult.Status.CONFIRMED
-        result.reviewed_by, result.reviewed_at = actor, timezone.now()
+        result.reviewed_by, result.reviewed_at = person(actor), timezone.now()
         result.save(update_fields=["status", "reviewed_by", "reviewed_at"])
         audit_record(
             actor=actor,
@@ -372,7 +376,7 @@ def table_result_confirm(*, result: TableResult, actor: Any) -> TableResult:
         return result
 
 
-def table_result_reject(*, result: TableResult, actor: Any, note: str) -> TableResult:
+def table_result_reject(*, result: TableResult, actor: Actor, note: str) -> TableResult:
     """The second referee rejects a pending result (with a reason): it never counts; the table
     keeps the result it had, and a new one may be entered. Locks the table row."""
     if not note.strip():
@@ -382,7 +386,7 @@ def table_result_reject(*, result: TableResult, actor: Any, note: str) -> TableR
     with transaction.atomic():
         table, result = _pending(result, actor)
         result.status = TableResult.Status.REJECTED
-        result.reviewed_by, result.reviewed_at = actor, timezone.now()
+        result.reviewed_by, result.reviewed_at = person(actor), timezone.now()
         result.review_note = note.strip()[:300]
         result.save(update_fields=["status", "reviewed_by", "reviewed_at", "review_note"])
         audit_record(

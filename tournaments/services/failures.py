@@ -28,6 +28,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import Forbidden, ServiceError
+from games.actors import Actor
 from tournaments.errors import AwardsError, StateError
 from tournaments.models import (
     AuditEvent,
@@ -207,7 +208,7 @@ def awards_job(job: str, tournament_id: int) -> Any:
     return outcome
 
 
-def tournament_awards_recompute(*, tournament: Tournament, actor: Any) -> list[AwardsFailure]:
+def tournament_awards_recompute(*, tournament: Tournament, actor: Actor) -> list[AwardsFailure]:
     """An organiser or a referee of ``tournament`` runs its end-of-event jobs again, now, in
     order: the final places, the prize pool, the ranks, the ratings (the ranks and ratings only
     if they have not been applied: they are claimed once). Audited. Returns the failures left

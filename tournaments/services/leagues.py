@@ -13,6 +13,7 @@ from django.utils.translation import gettext, ngettext
 from rest_framework import serializers
 
 from durak_site.errors import Forbidden
+from games.actors import Actor, person
 from tournaments.errors import ConfigurationError
 from tournaments.models import AuditEvent, League
 from tournaments.permissions import can_manage_league, is_organiser
@@ -128,12 +129,12 @@ def league_create(
     *,
     name: str,
     season: str,
-    actor: Any,
+    actor: Actor | None,
     points_scale: Sequence[Any] = (),
     rank_ladder: Sequence[str] = (),
 ) -> League:
-    """Create a league owned by ``actor`` (its organiser), with an audit row. Its slug comes
-    from the name (unique within the season)."""
+    """Create a league owned by ``actor`` (an organiser; anyone else is refused), with an audit
+    row. Its slug comes from the name (unique within the season)."""
     checked = validate_league(
         {
             "name": name,
@@ -142,11 +143,11 @@ def league_create(
             "rank_ladder": list(rank_ladder),
         }
     )
-    owner = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
-    if owner is not None and not is_organiser(owner):
+    # A person (anonymous too) is an organiser; None is the system (a command, a test).
+    if actor is not None and not is_organiser(actor):
         raise Forbidden(gettext("only an organiser can create a league"))
     league = League.objects.create(
-        slug=_free_slug(checked["name"], checked["season"]), created_by=owner, **checked
+        slug=_free_slug(checked["name"], checked["season"]), created_by=person(actor), **checked
     )
     audit_record(
         actor=actor,
@@ -159,7 +160,7 @@ def league_create(
 
 
 @transaction.atomic
-def league_update(*, league: League, actor: Any, **changes: Any) -> League:
+def league_update(*, league: League, actor: Actor | None, **changes: Any) -> League:
     """Change a league's name, season, points scale or rank ladder, with an audit row of the
     values before and after (nothing is written when nothing changes). The slug stays, so that
     its addresses do; a season that already has a league of that slug is refused.

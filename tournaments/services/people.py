@@ -33,6 +33,7 @@ from django.db.models import Q
 from django.utils.translation import gettext, ngettext
 
 from durak_site.errors import Forbidden, status_name
+from games.actors import Actor, person
 from tournaments import selectors
 from tournaments.errors import (
     NotFound,
@@ -99,11 +100,11 @@ def player_create(
     display_name: str,
     club: str = "",
     city: str = "",
-    user: Any = None,
+    user: Actor | None = None,
     bot_kind: str = "",
     rating: float | None = None,
     language: str = "",
-    actor: Any = None,
+    actor: Actor | None = None,
 ) -> Player:
     """A new player; ``rating``, an Elo-like seeding strength, sets its starting ``rating_mu``
     (:func:`rating_mu_from_seed`; None: the defaults). Only a new player takes one: an existing
@@ -119,16 +120,16 @@ def player_create(
         display_name=name[:NAME_MAX],
         club=club.strip()[:NAME_MAX],
         city=city.strip()[:NAME_MAX],
-        user=user,
+        user=person(user),
         is_bot=bool(bot_kind),
         bot_kind=bot_kind,
         language=_language(language),
-        created_by=actor,
+        created_by=person(actor),
         **extra,
     )
 
 
-def _check_adder(actor: Any) -> None:
+def _check_adder(actor: Actor | None) -> None:
     """A person who adds a player or a team is an organiser (or a superuser)."""
     if actor is not None and not is_organiser(actor):
         raise Forbidden(gettext("only an organiser can add players and teams"))
@@ -206,7 +207,7 @@ def _audited(player: Player, field: str) -> Any:
 
 
 @transaction.atomic
-def player_update(*, player: Player, actor: Any, **changes: Any) -> Player:
+def player_update(*, player: Player, actor: Actor | None, **changes: Any) -> Player:
     """Change a player's display name, club, city or user account (:data:`PLAYER_FIELDS`),
     validated by :func:`validate_player`, with an audit row of the values before and after
     (nothing is written when nothing changes). Its rating and bot kind are not for changing.
@@ -347,13 +348,13 @@ def validate_team_change(team: Team, players: Sequence[Player]) -> None:
 
 
 @transaction.atomic
-def team_create(*, name: str, players: Sequence[Player], actor: Any = None) -> Team:
+def team_create(*, name: str, players: Sequence[Player], actor: Actor | None = None) -> Team:
     """A team of 2 or 3 ``players``, partners in that order (they sit at alternate seats);
     a blank ``name`` is the partners' names. With an ``actor`` (a person, in the console: an
     organiser), an audit row, and the team is theirs to change until it enters an event."""
     _check_adder(actor)
     validate_team_members(players)
-    team = Team.objects.create(name=_team_name(name, players), created_by=actor)
+    team = Team.objects.create(name=_team_name(name, players), created_by=person(actor))
     _set_members(team, players)
     if actor is not None:
         audit_record(
@@ -369,7 +370,7 @@ def team_create(*, name: str, players: Sequence[Player], actor: Any = None) -> T
 def team_update(
     *,
     team: Team,
-    actor: Any,
+    actor: Actor,
     name: str | None = None,
     players: Sequence[Player] | None = None,
 ) -> Team:
@@ -554,7 +555,7 @@ def player_sign_up(
 
 
 @transaction.atomic
-def player_profile_update(*, player: Player, actor: Any, **changes: Any) -> Player:
+def player_profile_update(*, player: Player, actor: Actor | None, **changes: Any) -> Player:
     """A player's change of their own profile (:data:`PROFILE_FIELDS`: display name, club,
     city, language): :func:`player_update` (validated, audited), and a display name that no
     other player has. Locks the player row (in :func:`player_update`)."""
@@ -569,14 +570,14 @@ def player_profile_update(*, player: Player, actor: Any, **changes: Any) -> Play
 
 
 @transaction.atomic
-def player_profile_create(*, user: Any, **profile: Any) -> Player:
+def player_profile_create(*, user: Actor, **profile: Any) -> Player:
     """The player of a user who has none yet (a console user who wants to play): the profile
     fields of :data:`PROFILE_FIELDS`, a display name no other player has. Refused if ``user``
     already plays as a player (the profile is edited instead)."""
     unknown = sorted(set(profile) - set(PROFILE_FIELDS))
     if unknown:
         raise _refuse(unknown[0], gettext("not a player's field"))
-    if Player.objects.filter(user=user).exists():
+    if Player.objects.filter(user=person(user)).exists():  # a signed-in user (the page asks)
         raise RegistrationError(gettext("you have a player profile already"), code="profile_exists")
     name = _text("display_name", profile.get("display_name"), required=True)
     if _name_taken(name) is not None:
@@ -598,7 +599,7 @@ def player_profile_create(*, user: Any, **profile: Any) -> Player:
 # --- a player's own entries ------------------------------------------------------------------
 
 
-def _own_tournament(tournament: Tournament, actor: Any) -> Tournament:
+def _own_tournament(tournament: Tournament, actor: Actor) -> Tournament:
     """``tournament`` locked for update, if ``actor`` may see it (else ``NotFound``, as for a
     tournament that does not exist: a private event's outsider learns nothing). The lock keeps
     it from starting while a player's entry changes (lock order: the tournament, then the
@@ -626,7 +627,7 @@ def _own_entry(tournament: Tournament, player: Player) -> Entry:
 
 
 @transaction.atomic
-def player_enter(*, player: Player, tournament: Tournament, actor: Any) -> Entry:
+def player_enter(*, player: Player, tournament: Tournament, actor: Actor) -> Entry:
     """``player`` registers themselves for ``tournament`` (``entry_register``; the entry fee is
     the pay-in, settled with the organiser: the entry counts as paid, as the console's entries
     do by default). Refused besides ``entry_register``'s refusals: a tournament ``actor`` may
@@ -652,7 +653,7 @@ def player_enter(*, player: Player, tournament: Tournament, actor: Any) -> Entry
 
 
 @transaction.atomic
-def player_check_in(*, player: Player, tournament: Tournament, actor: Any) -> Entry:
+def player_check_in(*, player: Player, tournament: Tournament, actor: Actor) -> Entry:
     """``player`` checks their own entry in (``entry_check_in``), while registration is open and
     only where the tournament asks for it. Audited with ``actor``. Locks the tournament row."""
     locked = _own_tournament(tournament, actor)
@@ -668,7 +669,7 @@ def player_check_in(*, player: Player, tournament: Tournament, actor: Any) -> En
 
 @transaction.atomic
 def player_withdraw(
-    *, player: Player, tournament: Tournament, actor: Any, reason: str = ""
+    *, player: Player, tournament: Tournament, actor: Actor, reason: str = ""
 ) -> Entry:
     """``player`` withdraws their own entry (``entry_withdraw``) before the tournament starts;
     once it runs, only a referee withdraws a player (the dropout rule then applies to their

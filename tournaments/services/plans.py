@@ -5,13 +5,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext, ngettext
 
 from durak_site.errors import Forbidden, status_name
+from games.actors import Actor
 from games.engine.errors import RulesError
 from tournaments import adapters
 from tournaments.errors import ConfigurationError, StateError
@@ -26,7 +27,13 @@ from tournaments.pairing import (
     PairingError,
     validate_stages,
 )
-from tournaments.permissions import can_manage_league, is_referee, plays_in, require_manager
+from tournaments.permissions import (
+    can_manage_league,
+    is_organiser,
+    is_referee,
+    plays_in,
+    require_manager,
+)
 from tournaments.plan_schema import (
     TournamentPlanSerializer,
     error_fields,
@@ -37,6 +44,9 @@ from tournaments.plan_schema import (
 from tournaments.scoring.errors import ScoringError
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 _CYRILLIC = dict(
     zip(
@@ -107,7 +117,7 @@ def validate_plan(tournament: Tournament, stages: Sequence[Stage], entries: int 
         ) from None
 
 
-def _check_league(actor: Any, league: League | None) -> None:
+def _check_league(actor: Actor | None, league: League | None) -> None:
     """A person (``actor``; None: the system) puts a tournament only in a league it manages:
     the league's table is its organiser's."""
     if league is not None and actor is not None and not can_manage_league(actor, league):
@@ -139,9 +149,11 @@ def tournament_create(
     dropout_rule: str = "clock",
     is_public: bool = True,
     seed: str = "",
-    created_by: Any = None,
+    created_by: Actor | None = None,
 ) -> Tournament:
     """Create a tournament with its whole stage plan, validated before anything is stored.
+    ``created_by``: the person who creates it (an organiser; anyone else is refused), its owner
+    from now on, audited with the plan as stored; None: the system.
 
     The settings go through the plan's schema (``plan_schema.TournamentPlanSerializer``): a
     refusal names each field's path (``stages[2].series.target: must be odd for best_of, not
@@ -150,6 +162,8 @@ def tournament_create(
     code, the scoring tables and payout percentages by the scoring code (:func:`validate_plan`).
     A ``league`` is one its organiser (``created_by``) manages.
     """
+    if created_by is not None and not is_organiser(created_by):
+        raise Forbidden(gettext("only an organiser can create a tournament"))
     _check_league(created_by, league)
     plan = TournamentPlanSerializer(
         data={
@@ -187,6 +201,14 @@ def tournament_create(
     for stage in built:
         stage.tournament = tournament
     Stage.objects.bulk_create(built)
+    if created_by is not None:
+        audit_record(
+            actor=created_by,
+            action=AuditEvent.Action.TOURNAMENT_CREATE,
+            tournament=tournament,
+            target=tournament,
+            after={**TournamentPlanSerializer(tournament).data, "league": tournament.league_id},
+        )
     return tournament
 
 
@@ -332,7 +354,7 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
 
 
 @transaction.atomic
-def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> Tournament:
+def tournament_update(*, tournament: Tournament, actor: Actor | None, **changes: Any) -> Tournament:
     """Change a tournament's settings (name, fees, rake, payouts, ...; see
     :data:`EDITABLE_BY_STATUS`), validated as creation validates them
     (:func:`validate_tournament_changes`), with an audit row of the values before and after.
@@ -369,7 +391,7 @@ def tournament_update(*, tournament: Tournament, actor: Any, **changes: Any) -> 
 
 @transaction.atomic
 def tournament_set_referees(
-    *, tournament: Tournament, actor: Any, referees: Iterable[Any]
+    *, tournament: Tournament, actor: Actor | None, referees: Iterable[User]
 ) -> Tournament:
     """Make ``referees`` (users of the ``referee`` group) the tournament's referees, with an
     audit row of the usernames before and after. Refused once the tournament is over, and for

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -11,11 +10,13 @@ from django.utils.translation import gettext
 
 from durak_site.errors import ServiceError, status_name
 from durak_site.jobs import enqueue_on_commit
+from games.actors import Actor
 from tournaments import selectors
 from tournaments.errors import (
     StateError,
 )
 from tournaments.models import (
+    AuditEvent,
     AwardsFailure,
     Entry,
     Round,
@@ -32,6 +33,7 @@ from tournaments.pairing import (
 from tournaments.permissions import require_manager
 from tournaments.scoring.errors import ScoringError
 from tournaments.selectors.standings import standing_rows
+from tournaments.services.audit import audit_record
 from tournaments.services.failures import failure_record
 from tournaments.services.feed import tournament_changed
 from tournaments.services.placing import places_store
@@ -57,10 +59,10 @@ def _seed_order(entries: Sequence[Entry]) -> list[Entry]:
 
 
 @transaction.atomic
-def tournament_start(*, tournament: Tournament, actor: Any = None) -> Tournament:
+def tournament_start(*, tournament: Tournament, actor: Actor | None = None) -> Tournament:
     """Close registration (withdrawing entries that did not check in, if check-in is required),
     fix the rules, seed the field by rating and request the first round's pairing. ``actor``: a
-    person (the organiser; anyone else is refused), None: the system.
+    person (the organiser; anyone else is refused; audited), None: the system.
 
     Locks the tournament row; announced on the feed.
     """
@@ -86,12 +88,22 @@ def tournament_start(*, tournament: Tournament, actor: Any = None) -> Tournament
             % {"count": len(entries)}
         )
     validate_plan(tournament, list(tournament.stages.all()), len(entries))
+    before = tournament.status
     tournament.status = Tournament.Status.RUNNING
     tournament.started_at = timezone.now()
     tournament.save(update_fields=["status", "started_at"])
     first = tournament.stages.order_by("order").first()
     assert first is not None  # _validate_plan refuses a plan without stages
     _stage_begin(first, [e.pk for e in _seed_order(entries)])
+    if actor is not None:
+        audit_record(
+            actor=actor,
+            action=AuditEvent.Action.TOURNAMENT_START,
+            tournament=tournament,
+            target=tournament,
+            before={"status": before},
+            after={"status": tournament.status},
+        )
     tournament.version = tournament_changed(tournament_id=tournament.pk, event="tournament_started")
     return tournament
 

@@ -12,6 +12,7 @@ from django.utils.translation import gettext, ngettext
 
 from durak_site.errors import Forbidden, status_name
 from durak_site.jobs import enqueue_on_commit
+from games.actors import Actor
 from games.models import Game
 from games.services import game_pause
 from tournaments.errors import (
@@ -54,12 +55,31 @@ def _set_status(tournament: Tournament, allowed: Sequence[str], new: str) -> Tou
     return tournament
 
 
+def _audit_tournament_status(
+    actor: Actor | None, action: str, tournament: Tournament, before: str, reason: str = ""
+) -> None:
+    """The audit row of a person's change of a tournament's status (none for the system's)."""
+    if actor is not None:
+        audit_record(
+            actor=actor,
+            action=action,
+            tournament=tournament,
+            target=tournament,
+            reason=reason,
+            before={"status": before},
+            after={"status": tournament.status},
+        )
+
+
 @transaction.atomic
-def tournament_open_registration(*, tournament: Tournament, actor: Any = None) -> Tournament:
+def tournament_open_registration(
+    *, tournament: Tournament, actor: Actor | None = None
+) -> Tournament:
     """Open registration of a draft, or reopen a registration that was closed before the start
     (a conditional UPDATE: a second call refuses). Announced on the feed. ``actor``: a person
-    (the organiser; anyone else is refused), None: the system."""
+    (the organiser; anyone else is refused; audited), None: the system."""
     require_manager(actor, tournament)
+    before = tournament.status
     reopened = Tournament.objects.filter(
         pk=tournament.pk,
         status=Tournament.Status.REGISTRATION,
@@ -70,6 +90,7 @@ def tournament_open_registration(*, tournament: Tournament, actor: Any = None) -
         tournament.status = Tournament.Status.REGISTRATION
     else:
         _set_status(tournament, [Tournament.Status.DRAFT], Tournament.Status.REGISTRATION)
+    _audit_tournament_status(actor, AuditEvent.Action.TOURNAMENT_OPEN, tournament, before)
     tournament.version = tournament_changed(
         tournament_id=tournament.pk, event="registration_opened"
     )
@@ -77,15 +98,20 @@ def tournament_open_registration(*, tournament: Tournament, actor: Any = None) -
 
 
 @transaction.atomic
-def tournament_cancel(*, tournament: Tournament, actor: Any = None) -> Tournament:
+def tournament_cancel(
+    *, tournament: Tournament, actor: Actor | None = None, reason: str = ""
+) -> Tournament:
     """Cancel a tournament that has not finished (a conditional UPDATE). Announced on the
-    feed. ``actor``: a person (the organiser; anyone else is refused), None: the system."""
+    feed. ``actor``: a person (the organiser; anyone else is refused; audited with
+    ``reason``), None: the system."""
     require_manager(actor, tournament)
+    before = tournament.status
     _set_status(
         tournament,
         [Tournament.Status.DRAFT, Tournament.Status.REGISTRATION, Tournament.Status.RUNNING],
         Tournament.Status.CANCELLED,
     )
+    _audit_tournament_status(actor, AuditEvent.Action.TOURNAMENT_CANCEL, tournament, before, reason)
     tournament.version = tournament_changed(
         tournament_id=tournament.pk, event="tournament_cancelled"
     )
@@ -122,7 +148,7 @@ def entry_register(
     player: Player | None = None,
     team: Team | None = None,
     paid: bool = True,
-    actor: Any = None,
+    actor: Actor | None = None,
     reason: str = "",
     note: dict[str, Any] | None = None,
 ) -> Entry:
@@ -225,7 +251,7 @@ def _refuse_who_runs_it(
         )
 
 
-def _check_entry_actor(actor: Any, entry: Entry, what: str) -> None:
+def _check_entry_actor(actor: Actor | None, entry: Entry, what: str) -> None:
     """A person who changes ``entry``'s status is a referee of its tournament (its organiser
     too) or plays in the entry (``what``: the refusal)."""
     if actor is None or can_referee(actor, entry.tournament):
@@ -237,7 +263,9 @@ def _check_entry_actor(actor: Any, entry: Entry, what: str) -> None:
         raise Forbidden(what)
 
 
-def _audit_status(actor: Any, action: str, entry: Entry, before: str, reason: str = "") -> None:
+def _audit_entry_status(
+    actor: Actor | None, action: str, entry: Entry, before: str, reason: str = ""
+) -> None:
     """The audit row of a person's change of an entry's status (none for the system's)."""
     if actor is not None:
         audit_record(
@@ -261,9 +289,9 @@ def _entries_changed(entry: Entry, change: str) -> None:
     )
 
 
-def entry_reenter(*, entry: Entry, actor: Any = None) -> Entry:
+def entry_reenter(*, entry: Entry, actor: Actor | None = None) -> Entry:
     """A re-entry: the entry pays the re-entry fee again (the prize pool counts it).
-    ``actor``: a person (the organiser; anyone else is refused), None: the system."""
+    ``actor``: a person (the organiser; anyone else is refused; audited), None: the system."""
     tournament = entry.tournament
     require_manager(actor, tournament)
     if not tournament.reentry_fee:
@@ -271,8 +299,16 @@ def entry_reenter(*, entry: Entry, actor: Any = None) -> Entry:
     registration_check_open(tournament)
     with transaction.atomic():
         Entry.objects.filter(pk=entry.pk).update(reentries=F("reentries") + 1)
+        entry.refresh_from_db()
+        if actor is not None:
+            audit_record(
+                actor=actor,
+                action=AuditEvent.Action.ENTRY_REENTER,
+                tournament=tournament,
+                target=entry,
+                after={"reentries": entry.reentries},
+            )
         _entries_changed(entry, "re-entered")
-    entry.refresh_from_db()
     return entry
 
 
@@ -295,7 +331,7 @@ def _entry_set_status(entry: Entry, allowed: Sequence[str], new: str, reason: st
     return entry
 
 
-def entry_check_in(*, entry: Entry, actor: Any = None, reason: str = "") -> Entry:
+def entry_check_in(*, entry: Entry, actor: Actor | None = None, reason: str = "") -> Entry:
     """A registered entry is present. Audited when a person (``actor``: a referee of its
     tournament, or who plays in it; anyone else is refused) checks it in."""
     _check_entry_actor(actor, entry, gettext("only a referee of this tournament can check in"))
@@ -304,12 +340,12 @@ def entry_check_in(*, entry: Entry, actor: Any = None, reason: str = "") -> Entr
     with transaction.atomic():
         before = entry.status
         entry = _entry_set_status(entry, [Entry.Status.REGISTERED], Entry.Status.CHECKED_IN)
-        _audit_status(actor, AuditEvent.Action.ENTRY_CHECK_IN, entry, before, reason)
+        _audit_entry_status(actor, AuditEvent.Action.ENTRY_CHECK_IN, entry, before, reason)
         _entries_changed(entry, "checked in")
         return entry
 
 
-def entry_withdraw(*, entry: Entry, reason: str = "", actor: Any = None) -> Entry:
+def entry_withdraw(*, entry: Entry, reason: str = "", actor: Actor | None = None) -> Entry:
     """Withdraw an entry: it keeps its played results and is not seated again (the next round
     is paired without it). If it drops out of a running event while it plays, its games follow
     the tournament's dropout rule (:func:`_drop_out`). Audited when a person (``actor``: a
@@ -329,12 +365,12 @@ def entry_withdraw(*, entry: Entry, reason: str = "", actor: Any = None) -> Entr
         entry = _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
         if entry.tournament.status == Tournament.Status.RUNNING:
             _drop_out(entry, reason, actor)
-        _audit_status(actor, AuditEvent.Action.ENTRY_WITHDRAW, entry, before, reason)
+        _audit_entry_status(actor, AuditEvent.Action.ENTRY_WITHDRAW, entry, before, reason)
         _entries_changed(entry, "withdrew")
         return entry
 
 
-def _drop_out(entry: Entry, reason: str, actor: Any) -> None:
+def _drop_out(entry: Entry, reason: str, actor: Actor | None) -> None:
     """The running games of a withdrawn entry, by the tournament's dropout rule:
 
     - ``clock``: nothing is done to them; the move clock acts for the absent player at each of
@@ -356,14 +392,15 @@ def _drop_out(entry: Entry, reason: str, actor: Any) -> None:
         game_pause(game_id=game.pk, reason=why[:300], referee=actor)
 
 
-def entry_disqualify(*, entry: Entry, reason: str, actor: Any = None) -> Entry:
+def entry_disqualify(*, entry: Entry, reason: str, actor: Actor | None = None) -> Entry:
     """Disqualify an entry, with a reason, at any time (an entry that withdrew after the start,
     or was eliminated, too): its played results stand for the others, it is not seated again,
     and it shares the last place with the other disqualified entries, paid nothing and scoring
     no league points; its fee stays in the pool (``docs/leaving.md``). Once the tournament has
     finished, its final places are written again and the prize pool recomputed (after commit).
     Locks the tournament row first when it has finished (the places are written under it).
-    ``actor``: a person (a referee of the event; anyone else is refused), None: the system."""
+    ``actor``: a person (a referee of the event; anyone else is refused; audited), None: the
+    system."""
     if not reason.strip():
         raise RegistrationError(gettext("a disqualification needs a reason"))
     require_referee(actor, entry.tournament)
@@ -377,7 +414,9 @@ def entry_disqualify(*, entry: Entry, reason: str, actor: Any = None) -> Entry:
         # After the end nothing else changes entries but this (withdrawals are refused), and
         # the places are written under the tournament's row: lock it before the entry's.
         tournament = finished.select_for_update(no_key=True).first()
+        before = entry.status
         entry = _entry_set_status(entry, allowed, Entry.Status.DISQUALIFIED, reason)
+        _audit_entry_status(actor, AuditEvent.Action.ENTRY_DISQUALIFY, entry, before, reason)
         if tournament is not None:
             places_store(tournament)
             # The payouts were the old places': gone until the job pays the new ones (the
@@ -389,12 +428,14 @@ def entry_disqualify(*, entry: Entry, reason: str, actor: Any = None) -> Entry:
         return entry
 
 
-def tournament_close_registration(*, tournament: Tournament, actor: Any = None) -> Tournament:
+def tournament_close_registration(
+    *, tournament: Tournament, actor: Actor | None = None
+) -> Tournament:
     """Close registration before the start: no new entries (late registration, where the plan
     allows it, opens again once the event runs). With check-in required, the entries that did
     not check in are withdrawn now. The plan must still fit the entries left. Locks the
     tournament row; the organiser may reopen (:func:`tournament_open_registration`).
-    ``actor``: a person (the organiser; anyone else is refused), None: the system."""
+    ``actor``: a person (the organiser; anyone else is refused; audited), None: the system."""
     require_manager(actor, tournament)
     with transaction.atomic():
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
@@ -413,5 +454,6 @@ def tournament_close_registration(*, tournament: Tournament, actor: Any = None) 
         validate_plan(locked, list(locked.stages.all()), entries)
         locked.registration_closed_at = timezone.now()
         locked.save(update_fields=["registration_closed_at"])
+        _audit_tournament_status(actor, AuditEvent.Action.TOURNAMENT_CLOSE, locked, locked.status)
         locked.version = tournament_changed(tournament_id=locked.pk, event="registration_closed")
     return locked

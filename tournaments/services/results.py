@@ -11,6 +11,7 @@ from django.utils.translation import gettext
 
 from durak_site.jobs import enqueue_on_commit
 from games import engine
+from games.actors import Actor, person
 from games.engine import GameState
 from games.engine.series import Series
 from games.models import Game, RefereeEvent
@@ -77,7 +78,7 @@ def table_record_result(
     games: Sequence[dict[str, Any]] = (),
     source: str = TableResult.Source.LIVE,
     reason: str = "",
-    entered_by: Any = None,
+    entered_by: Actor | None = None,
 ) -> TableResult:
     """Record the result a table's series produced (played live, by bots, or adjudicated game
     by game): its first result. A referee's entry or correction is
@@ -121,7 +122,7 @@ def table_record_result(
             games=list(games),
             source=source,
             reason=reason.strip()[:300],
-            entered_by=entered_by,
+            entered_by=person(entered_by),
         )
         if table.status != Table.Status.FINISHED:
             table.status = Table.Status.FINISHED

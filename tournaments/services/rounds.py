@@ -13,6 +13,7 @@ from django.utils.translation import gettext
 
 from durak_site.errors import Forbidden, status_name
 from durak_site.jobs import enqueue_on_commit
+from games.actors import Actor
 from games.models import Game
 from tournaments import selectors
 from tournaments.errors import (
@@ -45,7 +46,7 @@ from tournaments.pairing import (
     snake_groups,
     table_compromises,
 )
-from tournaments.permissions import can_referee
+from tournaments.permissions import can_referee, require_referee
 from tournaments.selectors.standings import standing_rows
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
@@ -349,9 +350,11 @@ def round_pair(*, round_id: int) -> Round:
         return round_
 
 
-def round_request_pairing(*, round_: Round, actor: Any = None) -> None:
+def round_request_pairing(*, round_: Round, actor: Actor | None = None) -> None:
     """A referee asks for a round to be paired: refused with a clear error unless it is pending
-    (the job itself is idempotent and quietly skips a paired round). Audited with ``actor``."""
+    (the job itself is idempotent and quietly skips a paired round). ``actor``: a person (a
+    referee of the event; anyone else is refused; audited), None: the system."""
+    require_referee(actor, round_.stage.tournament)
     round_.refresh_from_db(fields=["status"])
     if round_.status != Round.Status.PENDING:
         raise StateError(
@@ -371,7 +374,7 @@ def round_request_pairing(*, round_: Round, actor: Any = None) -> None:
         enqueue_on_commit("tournaments.round_pair", round_.pk)
 
 
-def seats_swap(*, first: Seat, second: Seat, actor: Any, reason: str) -> list[str]:
+def seats_swap(*, first: Seat, second: Seat, actor: Actor, reason: str) -> list[str]:
     """Swap the entries of two seats of a round before play begins at their tables (a referee's
     or organiser's call, with a reason), re-validated: the tables' compromises (repeat meetings,
     shared clubs) are computed again, stored and returned, and the tables' first games dealt

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext
 
 from durak_site.errors import Forbidden
+from games.actors import Actor
 from games.engine.series import Series
 from games.models import Game
 from games.services import game_create, game_hand_seat_to_bot
@@ -132,7 +132,7 @@ def table_started(table: Table) -> bool:
 
 
 def seats_hand_to_bots(
-    *, seats: Sequence[Seat], actor: Any, reason: str, kind: str = "heuristic"
+    *, seats: Sequence[Seat], actor: Actor, reason: str, kind: str = "heuristic"
 ) -> int:
     """Hand ``seats`` (of playing tables) to bots of ``kind`` for the rest of their tables'
     series: the seat's current game at once, the later games as they are dealt. Seats already

@@ -25,15 +25,13 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import transaction
 
 from durak_site.errors import ServiceError
 from games import services as game_services
 from games.models import Game
 from tournaments import services
-from tournaments.models import AuditEvent, Entry, Round, Seat, Table, TableResult, Tournament
+from tournaments.models import Entry, Round, Seat, Table, TableResult, Tournament
 from tournaments.permissions import ORGANISER, REFEREE
-from tournaments.services.audit import audit_record
 from tournaments.services.corrections import table_result_reject
 from tournaments.services.registration import registration_check_open
 
@@ -313,19 +311,8 @@ class Injector:
 
         def act() -> None:
             # What the console's action does (``console.admin_actions.disqualify``): the service,
-            # then the audit row in the organiser's name.
-            before = entry.status
-            with transaction.atomic():
-                services.entry_disqualify(entry=entry, reason=reason)
-                audit_record(
-                    actor=self.cast.referee,
-                    action=AuditEvent.Action.ENTRY_DISQUALIFY,
-                    tournament=self.tournament,
-                    target=entry,
-                    reason=reason,
-                    before={"status": before},
-                    after={"status": Entry.Status.DISQUALIFIED},
-                )
+            # which writes its audit row in the referee's name.
+            services.entry_disqualify(entry=entry, reason=reason, actor=self.cast.referee)
 
         return f"{entry.name} is disqualified", act
 
@@ -362,16 +349,8 @@ class Injector:
         entry = self.rng.choice(entries)
 
         def act() -> None:
-            # The console's ``reenter`` action: the service, then its audit row.
-            with transaction.atomic():
-                done = services.entry_reenter(entry=entry)
-                audit_record(
-                    actor=self.cast.organiser,
-                    action=AuditEvent.Action.ENTRY_REENTER,
-                    tournament=self.tournament,
-                    target=done,
-                    after={"reentries": done.reentries},
-                )
+            # The console's ``reenter`` action: the service, which writes its audit row.
+            services.entry_reenter(entry=entry, actor=self.cast.organiser)
 
         return f"{entry.name} re-enters", act
 
