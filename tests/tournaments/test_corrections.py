@@ -4,18 +4,22 @@ rule; seat swaps, seats handed to bots, dropouts (``tournaments.services.correct
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.utils import translation
 
 from durak_site.errors import Forbidden
 from games.engine import legal_actions
 from games.models import Game, GameAction
 from games.services import game_apply_action, load_state
 from tests.builders import make_tournament
+from tests.conftest import jobs_in_process
 from tests.factories import PlayerFactory, console_user
 from tournaments import selectors, services
 from tournaments.errors import ResultError, StateError
@@ -268,6 +272,57 @@ def test_two_seats_swap_before_play_begins_and_the_tables_are_dealt_again(
     other = Seat.objects.get(table=second, position=1)
     with pytest.raises(StateError, match="play has begun"):
         services.seats_swap(first=seat, second=other, actor=referee, reason="ещё раз")
+
+
+@pytest.mark.skipif(not settings.USES_POSTGRES, reason="row locks between two sessions: PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_a_swap_racing_a_move_being_written_waits_for_it_and_refuses(referee: User) -> None:
+    # given a move at one of the two tables, written (its game row locked) but not committed
+    with jobs_in_process():
+        tournament = started(referees=[referee])
+    first, second = tables(tournament)
+    seat_a = Seat.objects.get(table=first, position=0)
+    seat_b = Seat.objects.get(table=second, position=1)
+    locked, go_on = threading.Event(), threading.Event()
+
+    def move() -> None:
+        try:
+            with transaction.atomic():
+                make_a_move(first)
+                locked.set()
+                go_on.wait(10)
+        finally:
+            connection.close()
+
+    mover = threading.Thread(target=move)
+    mover.start()
+    assert locked.wait(10)
+    # when a referee swaps the two seats meanwhile
+    swapped: list[BaseException | None] = []
+
+    def swap() -> None:
+        try:
+            with translation.override("en"):
+                services.seats_swap(first=seat_a, second=seat_b, actor=referee, reason="просьба")
+            swapped.append(None)
+        except BaseException as refusal:
+            swapped.append(refusal)
+        finally:
+            connection.close()
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    swapper.join(1)
+    # then the swap waits for the move (the games are locked) ...
+    assert swapper.is_alive() and swapped == []
+    go_on.set()
+    mover.join(10)
+    swapper.join(10)
+    # ... and, play having begun, refuses: no game deleted under the move (no broken key)
+    (refusal,) = swapped
+    assert isinstance(refusal, StateError) and "play has begun" in str(refusal)
+    assert GameAction.objects.filter(game__table=first).count() == 1
+    assert seated(first)[0] == seat_a.entry_id
 
 
 def test_a_swap_is_re_validated_against_earlier_meetings(eager_jobs: None, referee: User) -> None:

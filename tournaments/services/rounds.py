@@ -381,8 +381,8 @@ def seats_swap(*, first: Seat, second: Seat, actor: Actor, reason: str) -> list[
     again for their new players. Individual events only. Audited.
 
     Refused if a seat is a bye's, if the tables are not in the same round, or once a move has
-    been made at either table. Locks both table rows (in id order), then (announcing the swap
-    on the feed, last) the tournament's.
+    been made at either table. Locks both table rows (in id order), then their games, then
+    (announcing the swap on the feed, last) the tournament's.
     """
     if not reason.strip():
         raise StateError(gettext("a seat swap needs a reason"), code="reason_required")
@@ -397,6 +397,11 @@ def seats_swap(*, first: Seat, second: Seat, actor: Actor, reason: str) -> list[
             .filter(pk__in=ids)
             .order_by("pk")
         }
+        # And their games: a bot moving at one of them holds its game's row while it writes the
+        # move, so that move either came first (play has begun: refused below) or, waiting
+        # here, finds its game dealt again (its job has nothing to do). Unlocked, the move's row
+        # could reference a game this swap deletes (a foreign key broken at commit).
+        list(Game.objects.select_for_update().filter(table_id__in=ids).order_by("pk").values("pk"))
         a = Seat.objects.select_related("player", "entry").get(pk=first.pk)
         b = Seat.objects.select_related("player", "entry").get(pk=second.pk)
         table_a, table_b = tables[a.table_id], tables[b.table_id]
