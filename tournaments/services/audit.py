@@ -13,6 +13,7 @@ command, a job): a row in its name ("system") where the service records one at a
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.db import models, transaction
@@ -51,4 +52,32 @@ def audit_record(
         reason=reason.strip()[:300],
         before=before,
         after=after,
+    )
+
+
+def audit_changes(
+    *,
+    row: models.Model,
+    changes: Mapping[str, Any],
+    actor: Actor | None,
+    action: str,
+    tournament: Tournament | None = None,
+    league: League | None = None,
+    shown: Callable[[Any], Any] = lambda value: value,
+) -> None:
+    """Apply ``changes`` to ``row`` (locked by the caller), save just those fields, and record
+    their values before and after (each as ``shown`` makes it a JSON value) in one audit row
+    with ``row`` as its target: how every settings change of the services is written."""
+    before = {name: shown(getattr(row, name)) for name in changes}
+    for name, value in changes.items():
+        setattr(row, name, value)
+    row.save(update_fields=list(changes))
+    audit_record(
+        actor=actor,
+        action=action,
+        tournament=tournament,
+        league=league,
+        target=row,
+        before=before,
+        after={name: shown(getattr(row, name)) for name in changes},
     )

@@ -18,7 +18,7 @@ from tournaments.errors import ConfigurationError
 from tournaments.models import AuditEvent, League
 from tournaments.permissions import can_manage_league, is_organiser
 from tournaments.plan_schema import ExactNumberField
-from tournaments.services.audit import audit_record
+from tournaments.services.audit import audit_changes, audit_record
 from tournaments.services.feed import league_changed
 from tournaments.services.plans import _transliterate
 
@@ -181,17 +181,12 @@ def league_update(*, league: League, actor: Actor | None, **changes: Any) -> Lea
                 "season",
                 gettext("that season already has a league '%(slug)s'") % {"slug": locked.slug},
             )
-    before = _audit_fields(locked, list(changed))
-    for key, value in changed.items():
-        setattr(locked, key, value)
-    locked.save(update_fields=list(changed))
-    audit_record(
+    audit_changes(
+        row=locked,
+        changes=changed,
         actor=actor,
         action=AuditEvent.Action.LEAGUE_EDIT,
         league=locked,
-        target=locked,
-        before=before,
-        after=_audit_fields(locked, list(changed)),
     )
     # Last: its tournaments show its name and season (then their rows are locked).
     league_changed(league_id=locked.pk, fields=changed)

@@ -42,7 +42,7 @@ from tournaments.plan_schema import (
     stage_spec,
 )
 from tournaments.scoring.errors import ScoringError
-from tournaments.services.audit import audit_record
+from tournaments.services.audit import audit_changes, audit_record
 from tournaments.services.feed import tournament_changed
 
 if TYPE_CHECKING:
@@ -371,17 +371,13 @@ def tournament_update(*, tournament: Tournament, actor: Actor | None, **changes:
         return locked
     if "league" in changed:
         _check_league(actor, changed["league"])
-    before = {key: _audit_value(getattr(locked, key)) for key in changed}
-    for key, value in changed.items():
-        setattr(locked, key, value)
-    locked.save(update_fields=list(changed))
-    audit_record(
+    audit_changes(
+        row=locked,
+        changes=changed,
         actor=actor,
         action=AuditEvent.Action.TOURNAMENT_EDIT,
         tournament=locked,
-        target=locked,
-        before=before,
-        after={key: _audit_value(value) for key, value in changed.items()},
+        shown=_audit_value,
     )
     locked.version = tournament_changed(
         tournament_id=locked.pk, event="tournament_updated", data={"fields": sorted(changed)}

@@ -22,7 +22,7 @@ from games.actors import Actor
 from tournaments.errors import ConfigurationError
 from tournaments.models import AuditEvent, Tournament, Webhook
 from tournaments.permissions import require_manager
-from tournaments.services.audit import audit_record
+from tournaments.services.audit import audit_changes, audit_record
 from tournaments.services.feed import EVENTS
 from tournaments.services.webhooks.signing import new_secret
 from tournaments.services.webhooks.transport import is_public
@@ -142,16 +142,11 @@ def webhook_update(
     changed = {name: value for name, value in wanted.items() if getattr(locked, name) != value}
     if not changed:
         return locked
-    before = _shown(locked, changed)
-    for name, value in changed.items():
-        setattr(locked, name, value)
-    locked.save(update_fields=list(changed))
-    audit_record(
+    audit_changes(
+        row=locked,
+        changes=changed,
         actor=actor,
         action=AuditEvent.Action.TOURNAMENT_EDIT,
         tournament=locked.tournament,
-        target=locked,
-        before=before,
-        after=_shown(locked, changed),
     )
     return locked
