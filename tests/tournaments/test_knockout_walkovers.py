@@ -4,6 +4,7 @@ a stage with fewer than two entries to play is skipped, the event finishing."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from io import StringIO
 from typing import Any
@@ -44,16 +45,35 @@ def pool_paid_in_full(tournament: Tournament) -> None:
     assert paid == pool.total
 
 
-@pytest.mark.django_db  # on_commit never fires here: the test runs the jobs' bodies itself
-def test_a_final_whose_bye_left_is_a_walkover(bot_players: list[Player], client: Client) -> None:
-    # given a knockout of three at two-seat tables: the top seed goes straight to the final
-    tournament = make_tournament(
-        bot_players[:3],
-        stages=[{"format": "knockout", "table_size": 2, "advance_per_table": 1}],
-    )
+KNOCKOUT_OF_TWOS = [{"format": "knockout", "table_size": 2, "advance_per_table": 1}]
+
+
+def started(
+    players: list[Player], stages: list[dict[str, Any]], *, referees: Sequence[User] = ()
+) -> tuple[Tournament, Round]:
+    """A started event of ``players`` refereed by ``referees``, and its first round, paired."""
+    tournament = make_tournament(players, stages=stages)
+    tournament.referees.add(*referees)
     services.tournament_start(tournament=tournament)
     first_round = Round.objects.get(stage__tournament=tournament, number=1)
     services.round_pair(round_id=first_round.pk)
+    return tournament, first_round
+
+
+def first_seats_win(round_: Round) -> list[int]:
+    """Every table of ``round_`` finished with its first seat first; the winners."""
+    winners = []
+    for table in Table.objects.filter(round=round_):
+        first, second = seated(table)
+        services.table_record_result(table=table, places=[first, second], fool=second)
+        winners.append(first)
+    return winners
+
+
+@pytest.mark.django_db  # on_commit never fires here: the test runs the jobs' bodies itself
+def test_a_final_whose_bye_left_is_a_walkover(bot_players: list[Player], client: Client) -> None:
+    # given a knockout of three at two-seat tables: the top seed goes straight to the final
+    tournament, first_round = started(bot_players[:3], KNOCKOUT_OF_TWOS)
     final = Table.objects.get(round__stage__tournament=tournament, round__number=2)
     top_seed = next(f["entry"] for f in final.feeds_from if "entry" in f)
     # when the top seed withdraws before its final, and the first round's table finishes
@@ -90,13 +110,7 @@ def test_a_final_whose_bye_left_is_a_walkover(bot_players: list[Player], client:
 @pytest.mark.django_db
 def test_a_final_everyone_left_is_void_and_the_event_finishes(bot_players: list[Player]) -> None:
     # given the same knockout of three
-    tournament = make_tournament(
-        bot_players[:3],
-        stages=[{"format": "knockout", "table_size": 2, "advance_per_table": 1}],
-    )
-    services.tournament_start(tournament=tournament)
-    first_round = Round.objects.get(stage__tournament=tournament, number=1)
-    services.round_pair(round_id=first_round.pk)
+    tournament, first_round = started(bot_players[:3], KNOCKOUT_OF_TWOS)
     final = Table.objects.get(round__stage__tournament=tournament, round__number=2)
     top_seed = next(f["entry"] for f in final.feeds_from if "entry" in f)
     table = Table.objects.get(round=first_round)
@@ -123,21 +137,14 @@ def test_a_final_everyone_left_is_void_and_the_event_finishes(bot_players: list[
 @pytest.mark.parametrize("staying", [1, 0])
 def test_a_stage_too_few_are_left_for_is_skipped(bot_players: list[Player], staying: int) -> None:
     # given a swiss round of four at two-seat tables, the top two going on to a knockout
-    tournament = make_tournament(
+    tournament, first_round = started(
         bot_players[:4],
         stages=[
             {"format": "swiss", "table_size": 2, "rounds": 1, "advance": {"top": 2}},
             {"format": "knockout", "table_size": 2, "advance_per_table": 1},
         ],
     )
-    services.tournament_start(tournament=tournament)
-    first_round = Round.objects.get(stage__tournament=tournament, number=1)
-    services.round_pair(round_id=first_round.pk)
-    winners = []
-    for table in Table.objects.filter(round=first_round):
-        first, second = seated(table)
-        services.table_record_result(table=table, places=[first, second], fool=second)
-        winners.append(first)
+    winners = first_seats_win(first_round)
     # when all but ``staying`` of them withdraw before the round is over
     stays = winners[:staying]
     for entry in Entry.objects.filter(tournament=tournament).exclude(pk__in=stays):
@@ -209,21 +216,14 @@ def test_a_knockout_too_few_are_left_for_does_not_stall_the_event(eager_jobs: No
 @pytest.mark.django_db
 def test_round_robin_groups_shrink_to_the_entries_left(bot_players: list[Player]) -> None:
     # given a swiss round of six, the top four going on to two round-robin groups
-    tournament = make_tournament(
+    tournament, first_round = started(
         bot_players[:6],
         stages=[
             {"format": "swiss", "table_size": 2, "rounds": 1, "advance": {"top": 4}},
             {"format": "round_robin", "table_size": 2, "groups": 2},
         ],
     )
-    services.tournament_start(tournament=tournament)
-    first_round = Round.objects.get(stage__tournament=tournament, number=1)
-    services.round_pair(round_id=first_round.pk)
-    winners = []
-    for table in Table.objects.filter(round=first_round):
-        first, second = seated(table)
-        services.table_record_result(table=table, places=[first, second], fool=second)
-        winners.append(first)
+    winners = first_seats_win(first_round)
     # when all but two withdraw before the round is over (two groups of one could not play)
     for entry in Entry.objects.filter(tournament=tournament).exclude(pk__in=winners[:2]):
         services.entry_withdraw(entry=entry, reason="ушёл")
@@ -238,23 +238,16 @@ def test_round_robin_groups_shrink_to_the_entries_left(bot_players: list[Player]
 @pytest.mark.django_db
 def test_a_knockout_table_plays_smaller_without_a_bye_that_left(bot_players: list[Player]) -> None:
     # given a knockout of six at four-seat tables: two top seeds go straight to the final
-    tournament = make_tournament(
+    tournament, first_round = started(
         bot_players[:6],
         stages=[{"format": "knockout", "table_size": 4, "advance_per_table": 1}],
     )
-    services.tournament_start(tournament=tournament)
-    first_round = Round.objects.get(stage__tournament=tournament, number=1)
-    services.round_pair(round_id=first_round.pk)
     final = Table.objects.get(round__stage__tournament=tournament, round__number=2)
     byes = [f["entry"] for f in final.feeds_from if "entry" in f]
     assert len(byes) == 2
     # when one top seed withdraws and the first round's tables finish
     services.entry_withdraw(entry=Entry.objects.get(pk=byes[0]), reason="ушёл")
-    winners = []
-    for table in Table.objects.filter(round=first_round):
-        first, second = seated(table)
-        services.table_record_result(table=table, places=[first, second], fool=second)
-        winners.append(first)
+    winners = first_seats_win(first_round)
     # then the final is played by the three still in, its game dealt to three
     final.refresh_from_db()
     assert final.status == Table.Status.PLAYING and not final.is_bye
@@ -266,14 +259,7 @@ def test_a_knockout_table_plays_smaller_without_a_bye_that_left(bot_players: lis
 @pytest.mark.django_db
 def test_a_correction_decides_a_walkover_again(bot_players: list[Player], referee: User) -> None:
     # given the knockout of three whose final was a walkover after the top seed withdrew
-    tournament = make_tournament(
-        bot_players[:3],
-        stages=[{"format": "knockout", "table_size": 2, "advance_per_table": 1}],
-    )
-    tournament.referees.add(referee)
-    services.tournament_start(tournament=tournament)
-    first_round = Round.objects.get(stage__tournament=tournament, number=1)
-    services.round_pair(round_id=first_round.pk)
+    tournament, first_round = started(bot_players[:3], KNOCKOUT_OF_TWOS, referees=[referee])
     final = Table.objects.get(round__stage__tournament=tournament, round__number=2)
     top_seed = next(f["entry"] for f in final.feeds_from if "entry" in f)
     services.entry_withdraw(entry=Entry.objects.get(pk=top_seed), reason="ушёл")
