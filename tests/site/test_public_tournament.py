@@ -91,6 +91,20 @@ def test_a_finished_event_shows_its_final_places_payouts_ranks_and_pool(
         assert f"{amount}{NBSP}RUB" in final
 
 
+def test_the_podium_shows_every_entry_of_a_shared_place(client: Client, event: Tournament) -> None:
+    # given two entries sharing third place (a knockout's two losing semi-finalists)
+    fourth = Entry.objects.get(tournament=event, final_place=4)
+    Entry.objects.filter(pk=fourth.pk).update(final_place=3)
+    html = page(client, f"/tournaments/{event.slug}/")
+    podium = html[html.index('class="podium"') :].split("</ol>")[0]
+    # then the podium holds all four, the two thirds alike
+    placed = Entry.objects.filter(tournament=event, final_place__lte=3)
+    assert placed.count() == 4
+    for entry in placed:
+        assert f">{entry.name}</a>" in podium
+    assert podium.count('class="podium-3"') == 2
+
+
 def test_every_stage_shows_its_plan_standings_with_each_tie_break_and_its_rounds(
     client: Client, event: Tournament
 ) -> None:

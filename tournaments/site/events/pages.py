@@ -476,7 +476,7 @@ class FinalLine:
 class Final:
     lines: Sequence[FinalLine]
     pager: Pager | None  # None: every line (an embed)
-    podium: list[FinalLine]
+    podium: list[FinalLine]  # every line placed 1–3: a shared place shows each of its entries
     pool: list[Line]
     paid_out: str
     has_points: bool  # the last stage has standings (a knockout's has none)
@@ -515,7 +515,7 @@ def final(
     return Final(
         lines=shown,
         pager=pager,
-        podium=lines[:3],
+        podium=[line for line in lines if line.place <= 3],
         pool=pool_lines(detail),
         paid_out=money(paid, code) if paid else "",
         has_points=any(line.points for line in lines),
