@@ -76,6 +76,34 @@ def test_every_line_error_is_on_its_line_and_the_others_stand() -> None:
     assert [r.line for r in parsed.valid_rows] == [2, 9]
 
 
+def test_an_unclosed_quote_is_refused_naming_the_lines_it_swallowed() -> None:
+    # given 40 players whose line 21 opens a quote in the club it never closes
+    lines = [f"Игрок {n};Клуб;1500" for n in range(2, 42)]
+    lines[19] = 'Игрок 21;"Спартак;1500'
+    parsed = parse_players_csv(("name;club;rating\n" + "\n".join(lines) + "\n").encode())
+    # then lines 2-20 stand, and line 21 is refused naming lines 22-41, read into its cell
+    assert parsed.errors == []
+    assert [r.line for r in parsed.valid_rows] == list(range(2, 21))
+    broken = parsed.rows[-1]
+    assert broken.line == 21 and len(broken.errors) == 1
+    assert "22–41" in broken.errors[0] and "quote" in broken.errors[0]
+
+
+def test_a_quote_closed_on_a_later_line_is_refused_and_the_lines_after_it_stand() -> None:
+    data = 'name;club\nАнна;"Спар\nтак"\nБорис;А\n'.encode()
+    parsed = parse_players_csv(data)
+    assert [(r.line, r.valid) for r in parsed.rows] == [(2, False), (4, True)]
+    assert "3–3" in parsed.rows[0].errors[0]
+
+
+def test_more_filled_cells_than_columns_is_a_line_error_and_trailing_separators_pass() -> None:
+    data = "name;club\nИванов; Пётр;Спартак\nАнна;А;;\n".encode()
+    parsed = parse_players_csv(data)
+    errors = {row.line: row.errors for row in parsed.rows}
+    assert len(errors[2]) == 1 and "3" in errors[2][0] and "2 columns" in errors[2][0]
+    assert errors[3] == ()
+
+
 def test_too_many_lines_too_big_no_name_column_or_nothing_refuse_the_whole_file() -> None:
     many = ("name\n" + "".join(f"p{i}\n" for i in range(MAX_ROWS + 1))).encode()
     assert parse_players_csv(many).rows == []
@@ -170,6 +198,21 @@ def test_an_organiser_imports_sixteen_players_and_the_seeding_follows_their_rati
     seeded = StageEntry.objects.filter(entry__tournament=open_event).order_by("seed")
     mus = [s.entry.player.rating_mu for s in seeded if s.entry.player]
     assert len(mus) == 16 and mus == sorted(mus, reverse=True)
+
+
+@pytest.mark.django_db
+def test_the_preview_counts_every_player_line_and_shows_the_swallowed_lines(
+    client: Client, organiser: User, open_event: Tournament
+) -> None:
+    as_user(client, organiser)
+    lines = [f"Игрок {n};Клуб;1500" for n in range(2, 12)]
+    lines[4] = 'Игрок 6;"Клуб;1500'  # swallows lines 7-11
+    preview = upload(client, open_event, "name;club;rating\n" + "\n".join(lines) + "\n")
+    assert preview.status_code == 200
+    html = preview.content.decode()
+    counts = html[html.index('id="import-counts"') :].split("</p>")[0]
+    assert "read from the file: 5; to register: 4; with errors: 1." in counts
+    assert "7–11" in html
 
 
 @pytest.mark.django_db

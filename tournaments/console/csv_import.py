@@ -7,7 +7,10 @@ The file has a header row naming its columns: ``name`` (or ``имя``, ``игр�
 ignored. It is UTF-8 (with or without a BOM) or Windows-1251 (Russian Excel), its cells
 separated by ``,`` or ``;``. Each line is checked on its own (a name, 1 to 80 characters; a club
 up to 80; a rating, empty or a number from 0 to 3000, a decimal comma allowed; not the same name
-and club as an earlier line): a line's errors leave the others alone. What makes the whole file
+and club as an earlier line; no more filled cells than the header has columns; a quote closed on
+its own line): a line's errors leave the others alone. A quote left open swallows the lines after
+it into one cell: that row is refused naming the lines it swallowed, so no player is lost
+silently. What makes the whole file
 unreadable (too big, too many lines, no header, no name column, an unknown encoding) is a file
 error, and then there are no rows.
 """
@@ -130,7 +133,7 @@ def parse_players_csv(data: bytes) -> ParsedFile:
         return refused(_("The file is not valid CSV: %(error)s.") % {"error": exc})
     if not lines:
         return refused(_("The file is empty: it needs a header row and a line per player."))
-    header_at, header = lines[0]
+    header_at, _header_last, header = lines[0]
     columns: dict[str, int] = {}
     for index, title in enumerate(header):
         key = COLUMNS.get(title.strip().lower())
@@ -154,35 +157,69 @@ def parse_players_csv(data: bytes) -> ParsedFile:
 
     parsed = ParsedFile()
     first_line: dict[tuple[str, str], int] = {}
-    for line, cells in records:
+    for line, last, cells in records:
         name, club = cell(cells, "name"), cell(cells, "club")
         rating, rating_error = parse_rating(cell(cells, "rating"))
-        errors = []
-        if not name:
-            errors.append(_("The name is empty."))
-        elif len(name) > NAME_LENGTH:
-            errors.append(_("The name is longer than %(max)d characters.") % {"max": NAME_LENGTH})
-        if len(club) > CLUB_LENGTH:
-            errors.append(_("The club is longer than %(max)d characters.") % {"max": CLUB_LENGTH})
-        if rating_error:
-            errors.append(rating_error)
-        if name and (name, club) in first_line:
-            errors.append(
-                _("The same player as line %(line)d.") % {"line": first_line[(name, club)]}
-            )
-        elif name:
-            first_line[(name, club)] = line
+        # a broken line's cells are not what they seem: its shape is its only error
+        shape = shape_errors(line, last, cells, len(header))
+        errors = shape or cell_errors(name, club, rating_error)
+        if name and not shape:
+            if (name, club) in first_line:
+                errors.append(
+                    _("The same player as line %(line)d.") % {"line": first_line[(name, club)]}
+                )
+            else:
+                first_line[(name, club)] = line
         parsed.rows.append(Row(line, name, club, rating, tuple(errors)))
     return parsed
 
 
-def records_of(text: str, delimiter: str) -> list[tuple[int, list[str]]]:
-    """The non-blank records of ``text``, each with the line it starts on."""
+def cell_errors(name: str, club: str, rating_error: str | None) -> list[str]:
+    """What is wrong with a well-formed line's cells."""
+    errors = []
+    if not name:
+        errors.append(_("The name is empty."))
+    elif len(name) > NAME_LENGTH:
+        errors.append(_("The name is longer than %(max)d characters.") % {"max": NAME_LENGTH})
+    if len(club) > CLUB_LENGTH:
+        errors.append(_("The club is longer than %(max)d characters.") % {"max": CLUB_LENGTH})
+    if rating_error:
+        errors.append(rating_error)
+    return errors
+
+
+def shape_errors(line: int, last: int, cells: list[str], columns: int) -> list[str]:
+    """What is wrong with a record's shape: a quoted cell running over lines ``line`` to
+    ``last`` (a quote left open), or more filled cells than the header's ``columns`` (a name
+    holding the separator, unquoted). Empty cells past the header are Excel's trailing
+    separators and pass."""
+    if last > line:
+        return [
+            _(
+                "A quote opened on this line is closed only on line %(last)d, so lines "
+                "%(first)d–%(last)d were read into one cell: close the quote (or remove it)."
+            )
+            % {"first": line + 1, "last": last}
+        ]
+    extra = [c for c in cells[columns:] if c.strip()]
+    if extra:
+        return [
+            _(
+                "The line has %(count)d filled cells but the header has %(columns)d columns: "
+                "a name or club holding the separator must be in quotes."
+            )
+            % {"count": columns + len(extra), "columns": columns}
+        ]
+    return []
+
+
+def records_of(text: str, delimiter: str) -> list[tuple[int, int, list[str]]]:
+    """The non-blank records of ``text``, each with the lines it starts and ends on."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     records = []
     line = 1
     for cells in reader:
         if any(c.strip() for c in cells):
-            records.append((line, cells))
+            records.append((line, reader.line_num, cells))
         line = reader.line_num + 1
     return records

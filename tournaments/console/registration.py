@@ -263,6 +263,7 @@ def tournament_import_players_view(
                 planned = [PlannedRow(m) for m in players_matched(tournament, parsed.rows)]
                 context["planned"] = planned
                 context["to_register"] = sum(p.to_register for p in planned)
+                context["with_errors"] = sum(bool(p.row.errors) for p in planned)
                 context["signed_rows"] = sign_rows(
                     tournament, parsed.valid_rows, form.cleaned_data["paid"]
                 )
