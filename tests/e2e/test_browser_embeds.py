@@ -84,7 +84,7 @@ def test_the_offered_snippet_works_from_a_local_file_sized_and_themed(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # given a finished event and a visitor of its page, who takes the code of both embeds
-    event = finished_event(16, name="Кубок клуба", seed="embed-seed")
+    event = finished_event(8, name="Кубок клуба", seed="embed-seed")
     winner = Entry.objects.get(tournament=event, final_place=1).name
     ARTIFACTS.mkdir(exist_ok=True)
     with asgi_server() as address, chromium(monkeypatch) as browser:
@@ -95,6 +95,14 @@ def test_the_offered_snippet_works_from_a_local_file_sized_and_themed(
         # the page's own preview is sized by the same loader
         sized(site, f"durak-{event.slug}-standings")
         site.locator("#embed").screenshot(path=str(ARTIFACTS / "embed_snippet_box.png"))
+        # the copy button puts the code on the clipboard, and says so
+        site.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        site.click("#embed-standings button.copy")
+        site.wait_for_function(
+            "() => document.querySelector('#embed-standings .copy-status').textContent !== ''"
+        )
+        assert site.locator("#embed-standings .copy-status").inner_text() == "Copied"
+        assert site.evaluate("() => navigator.clipboard.readText()") == standings
         # the theme chooser rewrites the code
         site.select_option("#embed-theme", "dark")
         dark = site.input_value("#embed-standings-code")
