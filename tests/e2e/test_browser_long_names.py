@@ -64,7 +64,8 @@ def test_an_80_letter_name_without_a_space_fits_a_phone(
     # given a player, and an event, whose names are 80 letters without a space
     long_player = BotPlayerFactory.create(display_name=LONG[:80])
     field = [long_player, *BotPlayerFactory.create_batch(15)]
-    event = finished_event(field, name=LONG[:80] + "Кубок")
+    league = services.league_create(name="Лига", season="2026", actor=None)
+    event = finished_event(field, name=LONG[:80] + "Кубок", league=league)
     # and a game of theirs to replay
     pair = [long_player, BotPlayerFactory.create(display_name=LONG[1:81])]
     duel = make_tournament(pair, stages=TWO_SEATS, rules={"deck_size": 24})
@@ -80,7 +81,8 @@ def test_an_80_letter_name_without_a_space_fits_a_phone(
             " .seats .who",
         ),
         "standings_embed": (f"/embed/tournaments/{event.slug}/standings/?stage=1", "tbody th"),
-        "profile": (f"/players/{long_player.pk}/", "h1"),
+        "profile": (f"/players/{long_player.pk}/", "h1, table.data a"),
+        "league": (f"/leagues/{league.slug}/2026/", "table.data tbody th"),
         "replay": (
             f"/games/{game.pk}/replay/",
             ".rp-players, .rp-name, .rp-places li, .rp-box .fool, .rp-moves a",
