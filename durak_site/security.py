@@ -5,8 +5,11 @@
   ``{{ request.csp_nonce }}``), no plugins, no ``<base>`` or form posts elsewhere, and no
   framing by other sites;
 - the embeds (``settings.DURAK_EMBED_PATHS``, ``/embed/...``) are made to be framed by club and
-  venue sites: their ``frame-ancestors`` is ``DURAK_EMBED_FRAME_ANCESTORS`` (any site by default)
-  and they carry no ``X-Frame-Options``;
+  venue sites, and by a page saved on a computer: they carry no ``X-Frame-Options`` and, unless
+  ``DURAK_EMBED_FRAME_ANCESTORS`` names the sites that may frame them, no ``frame-ancestors``
+  at all. (``frame-ancestors *`` is not "anyone": in CSP3 ``*`` matches the network schemes only,
+  so a local file's page, a ``data:`` page or a sandboxed frame, whose origins are ``file:`` or
+  opaque, would be refused; only a policy without the directive lets every ancestor frame.)
 - ``Permissions-Policy``: no page of ours uses the camera, the microphone, the location, payment
   or USB, so none may (nor may anything it frames).
 
@@ -45,6 +48,7 @@ class SecurityHeadersMiddleware(CSPMiddleware):
     ) -> PolicyParts:
         parts = super().get_policy_parts(request, response, report_only)
         if is_embed(request):
-            ancestors = {"frame-ancestors": settings.DURAK_EMBED_FRAME_ANCESTORS}
+            # None drops the directive (django-csp): any ancestor, of any scheme.
+            ancestors = {"frame-ancestors": settings.DURAK_EMBED_FRAME_ANCESTORS or None}
             parts.replace = {**(parts.replace or {}), **ancestors}
         return parts

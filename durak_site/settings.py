@@ -490,10 +490,11 @@ CONTENT_SECURITY_POLICY = {
         "report-uri": CSP_REPORT_URI,
     }
 }
-# The embeds (/embed/...) are meant to be framed by club and venue sites: these may frame them
-# (CSP frame-ancestors sources, "*" any site); no other page may be framed at all.
+# The embeds (/embed/...) are meant to be framed by club and venue sites, and by a page saved on a
+# computer: unset, anyone may frame them (no frame-ancestors: "*" would refuse a file: page);
+# else only these CSP frame-ancestors sources may. No other page may be framed at all.
 DURAK_EMBED_PATHS = ("/embed/",)
-DURAK_EMBED_FRAME_ANCESTORS = env_list("DURAK_EMBED_FRAME_ANCESTORS", ["*"])
+DURAK_EMBED_FRAME_ANCESTORS = env_list("DURAK_EMBED_FRAME_ANCESTORS")
 DURAK_PERMISSIONS_POLICY = (
     "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), "
     "microphone=(), payment=(), usb=()"

@@ -418,6 +418,36 @@ def test_the_players_login_locks_a_name_out_after_repeated_failures() -> None:
         assert again.status_code == 429
 
 
+def visible_text(html: str) -> str:
+    """What a reader of ``html`` sees: its text without tags (attributes included) or the head."""
+    body = html[html.index("<body") :]
+    return " ".join(re.sub(r"<[^>]+>", " ", body).split())
+
+
+@pytest.mark.usefixtures("throttled")
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("en", "Too many failed logins with this name from your address: try again in 15 minutes"),
+        ("ru", "Слишком много неудачных попыток входа под этим именем с вашего адреса"),
+    ],
+)
+def test_the_lockout_page_says_it_in_words_not_in_a_code(language: str, sentence: str) -> None:
+    # given a name locked out after repeated failures
+    member("masha")
+    client = web(language)
+    fail(client, reverse("login"), "masha", LIMIT)
+    # when its owner tries again
+    locked = client.post(reverse("login"), {"username": "masha", "password": PASSWORD})
+    # then the page says what happened in a sentence of the reader's language, and no raw code
+    assert locked.status_code == 429
+    text = visible_text(locked.content.decode())
+    assert sentence in text
+    assert "login_locked_out" not in text and "locked_out" not in text
+    # (the code stays for scripts: in the alert's data-code, and in the JSON answer)
+    assert 'data-code="login_locked_out"' in locked.content.decode()
+
+
 @pytest.mark.usefixtures("throttled")
 def test_the_admin_login_is_throttled_the_same_way(referee: User) -> None:
     client = web()

@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import pytest
 from django.contrib.sessions.models import Session
 from django.core.management import call_command
+from django.db import transaction
 from django.test import override_settings
 from django.urls import resolve
 from pytest_django import DjangoDbBlocker
@@ -428,3 +430,43 @@ def test_the_write_watch_sees_rows_written_and_only_them(cast: Cast) -> None:
     with az.row_writes() as written:
         League.objects.filter(pk=league.pk).update(season="2027")
     assert written == ["UPDATE tournaments_league"]
+
+
+# --- who may frame what ---------------------------------------------------------------------------
+
+
+def framing(response: Any) -> str:
+    """What a response's headers say about framing it: ``deny`` (X-Frame-Options DENY and CSP
+    frame-ancestors 'none'), ``anyone`` (neither header restricts it), or what else it says."""
+    options = response.get("X-Frame-Options")
+    csp = response.get("Content-Security-Policy", "")
+    directives = dict(d.strip().partition(" ")[::2] for d in csp.split(";") if d.strip())
+    ancestors = directives.get("frame-ancestors")
+    if options == "DENY" and ancestors == "'none'":
+        return "deny"
+    if options is None and ancestors is None and csp:
+        return "anyone"
+    return f"X-Frame-Options {options!r}, frame-ancestors {ancestors!r}"
+
+
+@pytest.mark.parametrize("role", [az.ANON, az.PLAYER_A, az.SUPERUSER])
+def test_only_the_embeds_may_be_framed_and_by_anyone(cast: Cast, role: str) -> None:
+    """The embeds may be framed by any page, a local file's or a sandboxed one included (no
+    frame-ancestors at all: ``*`` would refuse those); every other answer of every route, a page
+    or an error, may be framed by nobody."""
+    # given every route the matrix knows, read by a visitor and by the superuser
+    probes = [p for p in http_probes(cast) if p.method == "GET"]
+    embeds = {"embed-standings", "embed-bracket"}
+    wrong = []
+    for probe in probes:
+        # when it is asked for
+        with transaction.atomic():
+            response = cast.clients[role].get(probe.path, headers={"Accept-Language": "en"})
+            transaction.set_rollback(True)
+        # then only an embed may be framed
+        expected = "anyone" if probe.key in embeds else "deny"
+        got = framing(response)
+        if got != expected:
+            wrong.append(f"{key(probe)} ({response.status_code}): {got}, not {expected}")
+    assert {p.key for p in probes} >= embeds
+    assert not wrong, "\n".join(wrong)

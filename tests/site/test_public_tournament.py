@@ -9,6 +9,7 @@ same data.
 from __future__ import annotations
 
 import re
+from html import escape, unescape
 
 import pytest
 from django.contrib.auth.models import User
@@ -272,6 +273,69 @@ def test_the_embeds_are_frameable_headerless_and_themed(client: Client, event: T
     assert 'data-theme="auto"' in bracket.content.decode()
     odd = client.get(f"/embed/tournaments/{event.slug}/bracket/?theme=<script>")
     assert 'data-theme="light"' in odd.content.decode()
+
+
+def test_the_embeds_may_be_framed_by_any_page_a_local_file_included(
+    client: Client, event: Tournament
+) -> None:
+    for kind in ("standings", "bracket"):
+        response = client.get(f"/embed/tournaments/{event.slug}/{kind}/")
+        # no X-Frame-Options, and no frame-ancestors: "*" would refuse file: and opaque origins
+        assert "X-Frame-Options" not in response
+        assert "frame-ancestors" not in response["Content-Security-Policy"]
+        assert "script-src 'self'" in response["Content-Security-Policy"]
+        # and it tells its parent its height
+        assert '/static/js/embed.js" defer' in response.content.decode()
+    page = client.get(f"/tournaments/{event.slug}/")
+    assert "frame-ancestors 'none'" in page["Content-Security-Policy"]
+
+
+def snippet_codes(html: str) -> dict[str, str]:
+    """The code the tournament page offers to copy, by what it embeds."""
+    found = re.findall(r'<textarea id="embed-(\w+)-code"[^>]*>([^<]*)</textarea>', html)
+    return {kind: unescape(code) for kind, code in found}
+
+
+def test_the_tournament_page_offers_the_code_that_embeds_its_standings_and_bracket(
+    client: Client, event: Tournament
+) -> None:
+    html = page(client, f"/tournaments/{event.slug}/")
+    codes = snippet_codes(html)
+    assert set(codes) == {"standings", "bracket"}
+    for kind, code in codes.items():
+        # an iframe of the embed, by its absolute address (it runs on another site), named by
+        # the id the embed posts its height with, and the loader that sizes it
+        frame_id = f"durak-{event.slug}-{kind}"
+        src = f"http://testserver/embed/tournaments/{event.slug}/{kind}/?theme=light&id={frame_id}"
+        assert f'<iframe id="{frame_id}" src="{escape(src)}"' in code
+        assert f'title="{event.name}: {kind}"' in code
+        assert '<script src="http://testserver/static/js/embed-loader.js" async>' in code
+        # the live preview is the snippet itself (the offered code is the textarea's, escaped)
+        assert code in html
+        assert client.get(src).status_code == 200
+    assert "/static/js/embed-snippet.js" in html
+    # in Russian too
+    ru = page(client, f"/tournaments/{event.slug}/", language="ru")
+    assert "Встроить на свой сайт" in ru and f"{event.name}: турнирная таблица" in ru
+
+
+def test_only_the_embeds_an_event_has_are_offered_and_none_for_a_private_one(
+    client: Client, outsider: User
+) -> None:
+    # given a swiss-only event: standings, no bracket
+    swiss_only = make_tournament(
+        BotPlayerFactory.create_batch(4), stages=[{"format": "swiss", "table_size": 2, "rounds": 1}]
+    )
+    services.tournament_start(tournament=swiss_only)
+    assert set(snippet_codes(page(client, f"/tournaments/{swiss_only.slug}/"))) == {"standings"}
+    # given a private event: its embeds are a 404 to anyone else, so none is offered
+    players = PlayerFactory.create_batch(2)
+    private = make_tournament(players, stages=TWO_SEATS, is_public=False)
+    services.tournament_start(tournament=private)
+    assert players[0].user is not None
+    client.force_login(players[0].user)
+    html = page(client, f"/tournaments/{private.slug}/")
+    assert snippet_codes(html) == {} and 'id="embed"' not in html
 
 
 def test_the_standings_embed_shows_final_places_or_the_stage_asked_for(

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_safe
 from tournaments.models import Tournament
 from tournaments.selectors import visibility
 from tournaments.site.accounts.panel import entry_panel
-from tournaments.site.events import pages
+from tournaments.site.events import pages, snippets
 
 
 def _tournament(request: HttpRequest, slug: str) -> Tournament:
@@ -39,11 +39,13 @@ def _tournament(request: HttpRequest, slug: str) -> Tournament:
 def tournament_page(request: HttpRequest, slug: str) -> HttpResponse:
     """``/tournaments/<slug>/``: the status, the rules in words, the money, every stage with its
     rounds and tables, standings with every tie-break, the knockout bracket drawn, and once
-    finished the final places with payouts and ranks. ``?round=<id>`` opens that round."""
+    finished the final places with payouts and ranks; the code that embeds its standings and
+    bracket in another page. ``?round=<id>`` opens that round."""
     tournament = _tournament(request, slug)
     page = pages.event_page(tournament, request.GET)
+    embeds = snippets.embed_snippets(request, page)
     # The reader's own entry: register, check in, withdraw (tournaments.site.accounts).
-    context = {"page": page, **entry_panel(request, tournament)}
+    context = {"page": page, "embeds": embeds, **entry_panel(request, tournament)}
     return render(request, "tournaments/tournament.html", context)
 
 
@@ -52,7 +54,8 @@ def tournament_page(request: HttpRequest, slug: str) -> HttpResponse:
 def embed_standings(request: HttpRequest, slug: str) -> HttpResponse:
     """``/embed/tournaments/<slug>/standings/``: the standings alone, for an ``<iframe>``;
     ``?stage=<n>`` a stage's, else the final places once finished, else the current stage's;
-    ``?theme=light|dark|auto``."""
+    ``?theme=light|dark|auto``; ``?id=`` names it in the height it posts to its parent page
+    (``static/js/embed.js``)."""
     tournament = _tournament(request, slug)
     embed = pages.standings_embed(tournament, request.GET)
     if embed is None:
@@ -69,7 +72,7 @@ def embed_standings(request: HttpRequest, slug: str) -> HttpResponse:
 def embed_bracket(request: HttpRequest, slug: str) -> HttpResponse:
     """``/embed/tournaments/<slug>/bracket/``: a knockout stage's bracket alone, for an
     ``<iframe>``; ``?stage=<n>`` (default: the current or last knockout stage),
-    ``?theme=light|dark|auto``."""
+    ``?theme=light|dark|auto``, ``?id=`` as for the standings."""
     tournament = _tournament(request, slug)
     block = pages.bracket_embed(tournament, request.GET)
     if block is None:
