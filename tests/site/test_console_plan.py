@@ -271,7 +271,7 @@ def test_an_even_best_of_is_refused_on_stage_2s_target(organiser_client: Client)
     forms = errors_of(save(organiser_client, data))
     first, second = forms.stages.filled_forms()
     assert first.errors == {}
-    assert second.errors == {"series_target": ["must be odd for best_of, not 2"]}
+    assert second.errors == {"series_target": ["must be odd for a best-of series, not 2"]}
     assert nothing_stored()
 
 
@@ -285,9 +285,13 @@ def test_an_even_best_of_is_refused_on_stage_2s_target(organiser_client: Client)
             "the simple variant has no throw-ins",
         ),
         # four hands of 7 cards are more than a 24-card deck
-        ({"rules-deck_size": "24", "rules-hand_size": "7"}, "hand_size", "need more than 24"),
+        (
+            {"rules-deck_size": "24", "rules-hand_size": "7"},
+            "hand_size",
+            "for 4 players with 7 cards each, the 36-card deck is needed",
+        ),
         # a transfer option without the transfer variant (sent without the page's script)
-        ({"rules-transfer_over_trump": "on"}, "transfer_over_trump", "only with variant"),
+        ({"rules-transfer_over_trump": "on"}, "transfer_over_trump", "only in the transfer"),
     ],
 )
 def test_rules_the_engine_refuses_are_shown_on_the_rule(
@@ -324,15 +328,21 @@ def test_settings_are_refused_on_their_field(
 
 @pytest.mark.django_db
 def test_whole_plan_refusals_go_to_the_stage_row_or_the_top(organiser_client: Client) -> None:
-    # the pairing code names the stage: its row
+    # the pairing code names the stage and its field: the field in its row
     data = plan_data(SWISS_TOP_8, {**KNOCKOUT, "advance_per_table": "4"})
     forms = errors_of(save(organiser_client, data))
     second = forms.stages.filled_forms()[1]
-    assert "nobody is knocked out" in second.non_field_errors()[0]
+    assert second.errors == {
+        "advance_per_table": [
+            "from a table of 4 seats at most 3 go on: otherwise nobody is knocked out"
+        ]
+    }
     # a stage that does not say who advances
     data = plan_data(SWISS, KNOCKOUT)
     forms = errors_of(save(organiser_client, data))
-    assert "say who advances to stage 2" in forms.stages.filled_forms()[0].non_field_errors()[0]
+    assert forms.stages.filled_forms()[0].errors == {
+        "advance_rule": ["say who advances to stage 2"]
+    }
     # no stage at all: above the stages
     response = save(organiser_client, plan_data())
     assert errors_of(response).stage_list_errors == ["a tournament needs at least one stage"]
@@ -462,21 +472,39 @@ def test_the_preview_checks_like_a_save(organiser_client: Client) -> None:
     # top 8 of 6 expected players cannot advance: refused for the preview's count
     data = plan_data(SWISS_TOP_8, KNOCKOUT, expected_entries="6")
     forms = errors_of(preview(organiser_client, data))
-    assert (
-        "8 are to advance but only 6 take part"
-        in forms.stages.filled_forms()[0].errors["__all__"][0]
-    )
-    # without a count (no expected entries, no max entries) it asks for one
-    data = plan_data(SWISS_TOP_8, KNOCKOUT, max_entries="")
-    response = preview(organiser_client, data)
-    assert errors_of(response).settings.errors == {
-        "expected_entries": ["Say how many entries you expect."]
+    assert forms.stages.filled_forms()[0].errors == {
+        "advance_count": ["8 are to advance but the stage has only 6 entries"]
     }
-    assert response.context["preview"] is None
-    # a fee of a fraction of a kopek cannot be paid
+    # a fee of a fraction of a kopek cannot be paid (nor saved)
     data = plan_data(SWISS_TOP_8, KNOCKOUT, entry_fee="10.005", expected_entries="16")
     forms = errors_of(preview(organiser_client, data))
-    assert "not a whole number of minor units" in forms.settings.errors["entry_fee"][0]
+    assert forms.settings.errors["entry_fee"] == [
+        "10.005 RUB cannot be paid: the smallest amount in RUB is 0.01"
+    ]
+    assert errors_of(save(organiser_client, data)).settings.errors["entry_fee"]
+    assert nothing_stored()
+
+
+@pytest.mark.django_db
+def test_without_a_count_the_preview_shows_the_fewest_entries_and_usual_fields(
+    organiser_client: Client,
+) -> None:
+    # given no expected entries and no max entries: a swiss stage sending its top 8 on
+    data = plan_data(SWISS_TOP_8, KNOCKOUT, max_entries="")
+    # when previewed
+    response = preview(organiser_client, data)
+    # then the plan is shown at 8 entries (the fewest the top 8 need) and a few usual sizes
+    assert response.status_code == 200 and not response.context["forms"].has_errors
+    shown: list[PlanPreview] = response.context["previews"]
+    assert [p.entries for p in shown] == [8, 16, 32, 64]
+    assert shown[0].note == "The fewest entries this plan can run with."
+    assert [s.entries for s in shown[0].stages] == [8, 8]
+    page = response.content.decode()
+    assert 'id="preview"' in page and 'id="preview-64"' in page
+    # with a max entries, the usual sizes stay within it
+    data = plan_data(SWISS_TOP_8, KNOCKOUT, max_entries="20")
+    shown = preview(organiser_client, data).context["previews"]
+    assert [p.entries for p in shown] == [20]  # the max entries stand for the expected
     assert nothing_stored()
 
 
