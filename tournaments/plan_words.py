@@ -77,6 +77,11 @@ STAGE_LABELS: dict[str, Promise] = {
     "bye_points": _("Points for a bye"),
     "tiebreaks": _("Tie-breaks"),
 }
+# The engine's options the stages set per table (refused in a plan's rules).
+PER_TABLE_LABELS: dict[str, Promise] = {
+    "players": _("Players per table"),
+    "teams": _("Teams"),
+}
 NON_FIELD = "non_field_errors"
 
 
@@ -127,7 +132,7 @@ def field_label(path: Sequence[Any]) -> str:
                 continue
             pending = ""
             parts.append(text)
-            where = "tables" if key == "tables" else "other"
+            where = {"tables": "tables", "tiebreaks": "items"}.get(str(key), "other")
         elif where == "tables":
             size = _index(key)
             parts.append(
@@ -143,8 +148,10 @@ def field_label(path: Sequence[Any]) -> str:
             )
             where = "other"
         elif where == "rules":
-            parts.append(str(rule_label(str(key))))
+            parts.append(str(PER_TABLE_LABELS.get(str(key)) or rule_label(str(key))))
             where = "other"
+        elif where == "items" and _index(key) is not None:
+            continue  # one of a list's items: the list's label says enough
         else:
             parts.append(str(key))
     if pending:
@@ -217,7 +224,7 @@ def rules_problem(exc: RulesError) -> str:
     if reason == "players_deck":
         return gettext(
             "%(table)s needs the 52-card deck (with 24 or 36 cards, 6 seats at most)"
-        ) % {"table": _capital(table_phrase(params["players"], "nominative"))}
+        ) % {"table": table_phrase(params["players"], "nominative")}
     if reason == "players_range":
         return gettext("with %(deck)d cards a table seats 2 to %(max)d players") % {
             "deck": params["deck"],
@@ -247,10 +254,6 @@ def rules_problem(exc: RulesError) -> str:
     if reason == "not_object":
         return gettext("must be an object of rule options")
     return gettext("the game's engine refuses these rules: %(problem)s") % {"problem": exc}
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 # --- the pairing code's stages -------------------------------------------------------------------
@@ -373,7 +376,7 @@ def scoring_problem(exc: ScoringError) -> str:
                 "%(table)s needs one value for each place, %(size)d in all, not %(count)d",
                 "%(table)s needs one value for each place, %(size)d in all, not %(count)d",
                 p["size"],
-            ) % {"table": _capital(table), "size": p["size"], "count": p["count"]}
+            ) % {"table": table, "size": p["size"], "count": p["count"]}
         if code == "table_negative":
             return gettext("the points of %(table)s must not be negative") % {"table": table}
         return gettext(
