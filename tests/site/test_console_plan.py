@@ -20,6 +20,7 @@ from django.contrib.messages import get_messages
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import URLPattern, URLResolver, path, reverse
+from django.utils.html import escape
 from pytest_django import Settings
 
 from games.engine.rules import Rules
@@ -308,6 +309,51 @@ def test_rules_the_engine_refuses_are_shown_on_the_rule(
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
+    ("language", "hand", "pogony", "payouts"),
+    [
+        (
+            "en",
+            "for 4 players with 40 cards each, 160 cards are needed, more than the largest "
+            "deck (52)",
+            "must be 1 to 4, not 9",
+            "the payout percentages must add up to exactly 100%; now they add up to 110%",
+        ),
+        (
+            "ru",
+            "для 4 игроков по 40 карт нужно 160 карт: больше, чем в самой большой колоде (52)",
+            "должно быть от 1 до 4, а не 9",
+            "доли выплат должны в сумме давать 100 %, сейчас 110 %",
+        ),
+    ],
+)
+def test_three_independent_problems_are_shown_at_their_fields_in_one_submit(
+    organiser_client: Client, language: str, hand: str, pogony: str, payouts: str
+) -> None:
+    # given a hand of 40 cards at 4-seat tables of the 36-card deck, a pogony minimum of 9
+    # and payouts adding up to 110, in the organiser's language
+    organiser_client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    data = plan_data(
+        SWISS_TOP_8,
+        KNOCKOUT,
+        **{"rules-deck_size": "36", "rules-hand_size": "40", "rules-pogony_min_cards": "9"},
+        payout_structure="50, 30, 30",
+    )
+    # when it is saved once
+    response = save(organiser_client, data)
+    # then all three are on their fields, and nothing else is refused
+    forms = errors_of(response)
+    assert forms.rules.errors == {"hand_size": [hand], "pogony_min_cards": [pogony]}
+    assert forms.settings.errors == {"payout_structure": [payouts]}
+    assert forms.plan_errors == [] and forms.stage_list_errors == []
+    assert all(not form.errors for form in forms.stages.forms)
+    page = response.content.decode()
+    for message in (hand, pogony, payouts):
+        assert escape(message) in page
+    assert nothing_stored()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
         ({"rake_percent": "120"}, "rake_percent", "the rake is a percentage from 0 to 100"),
@@ -409,6 +455,19 @@ def test_the_preview_shows_tables_and_payouts_and_stores_nothing(
     page = response.content.decode()
     assert 'id="preview"' in page and 'id="payouts"' in page
     assert "6 of 4 seats, 2 of 3 seats" in page
+    # the money to the currency's minor unit, grouped: never "15000.000"
+    assert [(line.label, line.amount) for line in shown.pool_lines] == [
+        ("Fees of 30 entries × 500.00\u00a0RUB", "15,000.00\u00a0RUB"),
+        ("Rake", "−1,500.00\u00a0RUB"),
+        ("Raised to the guarantee", "+1,500.00\u00a0RUB"),
+        ("Pool", "15,000.00\u00a0RUB"),
+    ]
+    assert [line.amount for line in shown.payout_lines] == [
+        "7,500.00\u00a0RUB",
+        "4,500.00\u00a0RUB",
+        "3,000.00\u00a0RUB",
+    ]
+    assert "15,000.00\u00a0RUB" in page and "7,500.00\u00a0RUB" in page
     assert nothing_stored()
 
 
