@@ -30,6 +30,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
@@ -131,6 +132,9 @@ def _choice(values: list[Any], **kwargs: Any) -> serializers.ChoiceField:
     return _ChoiceField(choices=values, **kwargs)
 
 
+@extend_schema_field(
+    {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "example": "1/2"}]}
+)
 class ExactNumberField(serializers.Field[int | str, Any, int | str, Any]):
     """A non-negative exact number for the scoring tables: an int, or a string such as "0.5" or
     "1/2" (kept as given, since JSON has no exact decimals). Floats are refused: 0.1 is not exact.

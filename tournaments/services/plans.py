@@ -192,6 +192,8 @@ def _pool_problems(tournament: Tournament, entries: int | None, add: Add) -> Non
         # The guarantee's amount is blamed above; the rake is the pool's other setting.
         if error.code not in ("minor_units", "negative"):
             add(("rake_percent",), plan_words.pool_problem(error))
+    if not tournament.payout_structure:
+        return  # the default scale fits any field (and is not built for a field of millions)
     try:
         adapters.payout_structure(tournament, entries or 1)
     except (ScoringError, InvalidOperation) as exc:
