@@ -282,7 +282,7 @@ BAD_PLANS: list[dict[str, Any]] = [
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 
 
-@pytest.mark.parametrize("change", BAD_PLANS, ids=lambda change: ",".join(change))
+@pytest.mark.parametrize("change", BAD_PLANS, ids=",".join)
 def test_no_plan_message_is_latin_only_in_russian(change: dict[str, Any]) -> None:
     # given a bad plan; when it is checked in Russian
     with translation.override("ru"):
