@@ -401,6 +401,20 @@ def test_whole_plan_refusals_go_to_the_stage_row_or_the_top(organiser_client: Cl
 
 
 @pytest.mark.django_db
+def test_a_bad_point_is_named_by_its_table_and_place_in_words(organiser_client: Client) -> None:
+    # "1, x, 0": the points of 3-seat tables, the second place not a number
+    data = plan_data({**SWISS_TOP_8, "points": "3, 2, 1, 0; 1, x, 0"}, KNOCKOUT)
+    first = errors_of(save(organiser_client, data)).stages.filled_forms()[0]
+    assert first.errors == {
+        "points": [
+            "Table of 3 seats, place 2: 'x' is not a number: write a whole number, a decimal "
+            "such as 0.5 or a fraction such as 1/2"
+        ]
+    }
+    assert nothing_stored()
+
+
+@pytest.mark.django_db
 def test_the_preview_count_does_not_stop_a_save(organiser_client: Client) -> None:
     data = plan_data(SWISS_TOP_8, KNOCKOUT, expected_entries="1")
     forms = errors_of(preview(organiser_client, data))

@@ -12,10 +12,12 @@ import re
 from typing import Any
 
 import pytest
+from django import forms
 from django.utils import translation
 
 from tournaments import plan_words, services
 from tournaments.errors import ConfigurationError
+from tournaments.form_errors import form_error
 from tournaments.models import Tournament
 from tournaments.pairing.errors import ConfigError
 from tournaments.plan_schema import error_lines
@@ -294,3 +296,23 @@ def test_no_plan_message_is_latin_only_in_russian(change: dict[str, Any]) -> Non
         assert CYRILLIC.search(message), message
     for part in refused.message.split("; "):
         assert CYRILLIC.search(part), part
+
+
+def test_a_form_shows_nested_errors_after_the_part_they_are_about() -> None:
+    # the admin's settings form has one box for the rules: each option's error is named in it
+    class Settings(forms.Form):
+        rules = forms.JSONField(required=False)
+        payout_structure = forms.JSONField(required=False)
+
+    refused = refusal(THREE_ERRORS)
+    form = Settings(data={"rules": "{}", "payout_structure": "[]"})
+    assert form.is_valid()
+    form_error(form, refused)
+    assert form.errors["rules"] == [
+        "Hand size: for 4 players with 40 cards each, 160 cards are needed, more than the "
+        "largest deck (52)",
+        "Cards for pogony: must be 1 to 4, not 9",
+    ]
+    assert form.errors["payout_structure"] == [
+        "the payout percentages must add up to exactly 100%; now they add up to 110%"
+    ]

@@ -434,6 +434,7 @@ def _place_stage(form: StageForm, errors: Any) -> None:
             base = field_label(("stages", 0, "scoring"))
             for path, message in error_lines(detail, ("stages", 0, "scoring")):
                 label = field_label(path).removeprefix(base).removeprefix(", ")
+                label = label[:1].upper() + label[1:]
                 form.add_error("points", f"{label}: {message}" if label else message)
         elif key in _STAGE_FIELDS:
             for message in _flat(detail):
