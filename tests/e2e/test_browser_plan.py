@@ -4,9 +4,10 @@ shown on its field, the preview, then the save that lands on the tournament's ch
 
 Screenshots go to ``tests/e2e/artifacts/`` (ignored by git): ``plan_form.png`` (the whole page
 with the preview), ``plan_form_errors.png`` (with a refusal), close-ups ``plan_stages.png``,
-``plan_stages_errors.png`` and ``plan_preview.png``, and ``plan_saved.png`` (the change page). In Russian: ``plan_ru_three_errors.png`` (three
-independent problems of one submit, each at its field) and ``plan_ru_previews.png`` (the preview
-without an expected number of entries: the fewest the plan runs with and a few usual sizes).
+``plan_stages_errors.png`` and ``plan_preview.png``, and ``plan_saved.png`` (the change page).
+In Russian: ``plan_ru_three_errors.png`` (three independent problems of one submit, each at its
+field) and ``plan_ru_previews.png`` (the preview without an expected number of entries: the
+fewest the plan runs with and a few usual sizes).
 """
 
 from __future__ import annotations

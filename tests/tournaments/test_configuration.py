@@ -58,7 +58,10 @@ def at_path(fields: Any, path: str) -> Any:
             "must add up to exactly 100",
         ),
         ({"stages": [GOOD_SWISS], "rules": {"variant": "chukotka"}}, "Rules, variant: must be one"),
-        ({"stages": [GOOD_SWISS], "rules": {"players": 4}}, "Rules, players per table: set per table"),
+        (
+            {"stages": [GOOD_SWISS], "rules": {"players": 4}},
+            "Rules, players per table: set per table",
+        ),
         (
             {
                 "stages": [

@@ -408,24 +408,20 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
     """
     unknown = sorted(set(changes) - {*SETTINGS_EDITABLE, "rules"})
     if unknown:
-        raise ConfigurationError(
-            gettext("not a setting that can be changed: %(settings)s")
-            % {"settings": ", ".join(unknown)},
-            fields={key: [gettext("not a setting that can be changed")] for key in unknown},
-        )
+        fields = {key: [gettext("not a setting that can be changed")] for key in unknown}
+        raise ConfigurationError(error_message(fields), fields=fields)
     editable = tournament_editable_fields(tournament)
     frozen = sorted(set(changes) - set(editable))
     if frozen:
         message = gettext("fixed while the tournament is %(status)s") % {
             "status": status_name(Tournament.Status, tournament.status)
         }
-        raise StateError(
-            f"{', '.join(frozen)}: {message}", fields={key: [message] for key in frozen}
-        )
+        fields = {key: [message] for key in frozen}
+        raise StateError(error_message(fields), fields=fields)
     league = changes.get("league")
     if league is not None and not isinstance(league, League):
-        message = gettext("not a league")
-        raise ConfigurationError(f"league: {message}", fields={"league": [message]})
+        fields = {"league": [gettext("not a league")]}
+        raise ConfigurationError(error_message(fields), fields=fields)
     stages = list(tournament.stages.all())
     schema = {key: value for key, value in changes.items() if key != "league"}
     plan = TournamentPlanSerializer(
@@ -453,7 +449,8 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
                 "must be at least the %(count)s entries already registered",
                 active,
             ) % {"count": active}
-            raise ConfigurationError(f"max_entries: {message}", fields={"max_entries": [message]})
+            fields = {"max_entries": [message]}
+            raise ConfigurationError(error_message(fields), fields=fields)
     would_be = copy.copy(tournament)
     for key, value in checked.items():
         setattr(would_be, key, value)
