@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
 
-from tournaments import adapters
+from tournaments import adapters, plan_words
 from tournaments.errors import ConfigurationError
 from tournaments.models import Stage, Tournament
 from tournaments.pairing import (
@@ -168,8 +168,10 @@ def stage_seating(tournament: Tournament, stage: Stage, n: int) -> StageSeating:
         if stage.format == Stage.Format.ROUND_ROBIN:
             return _round_robin(head, tournament, stage, n, per_table)
         return _knockout(head, stage, n, per_table)
-    except (PairingError, ConfigError) as exc:
-        return replace(head, problem=str(exc))
+    except ConfigError as exc:
+        return replace(head, problem=plan_words.stage_problem(exc))
+    except PairingError as exc:
+        return replace(head, problem=plan_words.stage_problem(ConfigError(str(exc))))
 
 
 def _advancing(stage: Stage, per_table_sizes: Sequence[int], groups: int) -> int | None:
@@ -255,7 +257,8 @@ def payout_preview(tournament: Tournament, entries: int) -> PayoutPreview:
             structure=adapters.payout_structure(tournament, entries),
         )
     except ScoringError as exc:
-        raise ConfigurationError(str(exc), fields={"entry_fee": [str(exc)]}) from exc
+        message = plan_words.pool_problem(exc)
+        raise ConfigurationError(message, fields={"entry_fee": [message]}) from exc
     pool = report.pool
     shares = report.structure.percentages
     places = []

@@ -242,11 +242,13 @@ def tournament_create(
     ``created_by``: the person who creates it (an organiser; anyone else is refused), its owner
     from now on, audited with the plan as stored; None: the system.
 
-    The settings go through the plan's schema (``plan_schema.TournamentPlanSerializer``): a
-    refusal names each field's path (``stages[2].series.target: must be odd for best_of, not
-    2``) and carries the field errors in ``ConfigurationError.fields``. Then the rules are
-    validated by the engine for every table size the plan can seat, the stages by the pairing
-    code, the scoring tables and payout percentages by the scoring code (:func:`validate_plan`).
+    The settings go through the plan's schema (``plan_schema.TournamentPlanSerializer``) and
+    the deep checks (:func:`validate_plan`: the rules by the engine at every table size the plan
+    can seat, the stages by the pairing code, the scoring tables and the pool by the scoring
+    code), all in one pass (:func:`check_plan`): one refusal carries every problem, each at its
+    field in ``ConfigurationError.fields`` and all of them in its message, each after its field
+    in words (``Stage 3, series length: must be odd for a best-of series, not 2``), in the
+    active language.
     A ``league`` is one its organiser (``created_by``) manages.
     """
     if created_by is not None and not is_organiser(created_by):
