@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from games.engine.errors import RulesError
 from games.engine.rules import Rules
 from tournaments.models import Stage, Tournament
 from tournaments.pairing.config import AdvanceRule, StageConfig, StageFormat
@@ -68,3 +69,14 @@ def table_rules(tournament: Tournament, seats: int, *, teams: bool = False) -> R
     if teams:
         options["teams"] = [list(range(0, seats, 2)), list(range(1, seats, 2))]
     return Rules.from_dict(options)
+
+
+def table_rules_problems(
+    tournament: Tournament, seats: int, *, teams: bool = False
+) -> list[RulesError]:
+    """Every problem of the tournament's options at a table of ``seats`` (``Rules.problems``)."""
+    options = dict(tournament.rules or {})
+    options["players"] = seats
+    if teams:
+        options["teams"] = [list(range(0, seats, 2)), list(range(1, seats, 2))]
+    return Rules.problems(options)

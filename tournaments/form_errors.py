@@ -4,10 +4,13 @@ pages and the public site's account pages), so it lives below them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from django import forms
 
 from durak_site.errors import ServiceError
+from tournaments.plan_schema import error_lines
+from tournaments.plan_words import field_label
 
 __all__ = ["form_error"]
 
@@ -19,8 +22,21 @@ def form_error(form: forms.BaseForm, exc: ServiceError) -> None:
     if isinstance(exc.fields, Mapping):
         for name, detail in exc.fields.items():
             if name in form.fields and name not in form.errors:
-                for message in detail if isinstance(detail, list) else [detail]:
-                    form.add_error(name, str(message))
+                for message in _messages(str(name), detail):
+                    form.add_error(name, message)
                 placed = True
     if not placed:
         form.add_error(None, exc.message)
+
+
+def _messages(name: str, detail: Any) -> list[str]:
+    """One field's messages; nested errors (a plan's rules by option, its payouts by place)
+    each after the part of the field it is about, in words."""
+    if not isinstance(detail, (Mapping, list)):
+        return [str(detail)]
+    base = field_label((name,))
+    lines = []
+    for path, message in error_lines(detail, (name,)):
+        label = field_label(path).removeprefix(base).removeprefix(", ")
+        lines.append(f"{label[:1].upper()}{label[1:]}: {message}" if label else message)
+    return lines

@@ -15,10 +15,10 @@ A stage is written as a spec, the same shape in and out::
 Validated data keeps that shape (defaults filled in), so it can be passed back to
 ``tournament_create``; :func:`stage_fields` and :func:`stage_spec` translate a spec to the
 ``Stage`` row's fields and back, and the serializers also represent a stored ``Tournament`` (or
-``Stage``) as its plan. Errors are field errors in DRF's shape; :func:`error_message` writes them
-as ``stages[2].series.target: must be odd for best_of, not 2`` (indexes count from 0, as in the
-input list). Messages are English, whatever the active language (the services' own refusals
-follow it: ``gettext`` where they are raised).
+``Stage``) as its plan. Errors are field errors in DRF's shape (their keys are the plan's, for
+programs); their messages are in the active language (``gettext_lazy``, made when the error is),
+and :func:`error_message` joins them with each field named in words
+(``plan_words.field_label``): ``Stage 3, series length: must be odd for a best-of series, not 2``.
 """
 
 from __future__ import annotations
@@ -28,10 +28,14 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
 from tournaments.models import Stage
+from tournaments.plan_words import field_label
 from tournaments.scoring.points import TIE_BREAKS
 from tournaments.scoring.prizes import ISO_4217_EXPONENTS
 
@@ -42,6 +46,7 @@ __all__ = [
     "StageSpecSerializer",
     "TournamentPlanSerializer",
     "error_fields",
+    "error_lines",
     "error_message",
     "stage_fields",
     "stage_spec",
@@ -51,74 +56,85 @@ __all__ = [
 SMALL_MAX = 32767  # PositiveSmallIntegerField
 POSITIVE_MAX = 2147483647  # PositiveIntegerField
 
-_MISSING = {"required": "is required", "null": "must not be null"}
+_MISSING = {"required": _("required"), "null": _("must not be empty")}
+_AT_MOST = _("must be at most {max_value}")
 
 
-# --- fields with English messages (DRF's own follow the active language, Russian by default) ---
+# --- fields with the plan's messages, in the active language ----------------------------------
 
 
 class _WholeField(serializers.IntegerField):
     default_error_messages = {
         **_MISSING,
-        "invalid": "must be a whole number",
-        "max_string_length": "is too long",
-        "min_value": "must be at least {min_value}",
-        "max_value": "must be at most {max_value}",
+        "invalid": _("must be a whole number"),
+        "max_string_length": _("is too long"),
+        "min_value": _("must be at least {min_value}"),
+        "max_value": _AT_MOST,
     }
 
 
 class _AmountField(serializers.DecimalField):
     default_error_messages = {
         **_MISSING,
-        "invalid": "must be a number",
-        "min_value": "must not be negative",
-        "max_value": "must be at most {max_value}",
-        "max_digits": "must have at most {max_digits} digits",
-        "max_decimal_places": "must have at most {max_decimal_places} decimal places",
-        "max_whole_digits": "must have at most {max_whole_digits} digits before the point",
-        "max_string_length": "is too long",
+        "invalid": _("must be a number"),
+        "min_value": _("must not be negative"),
+        "max_value": _AT_MOST,
+        "max_digits": _("too many digits (at most {max_digits})"),
+        "max_decimal_places": _("at most {max_decimal_places} decimal places"),
+        "max_whole_digits": _("too many digits before the point (at most {max_whole_digits})"),
+        "max_string_length": _("is too long"),
     }
 
 
 class _TextField(serializers.CharField):
     default_error_messages = {
         **_MISSING,
-        "invalid": "must be text",
-        "blank": "must not be blank",
-        "max_length": "must be at most {max_length} characters",
-        "min_length": "must be at least {min_length} characters",
+        "invalid": _("must be text"),
+        "blank": _("must not be blank"),
+        "max_length": _("must be at most {max_length} characters"),
+        "min_length": _("must be at least {min_length} characters"),
     }
 
 
 class _FlagField(serializers.BooleanField):
-    default_error_messages = {**_MISSING, "invalid": "must be true or false"}
+    default_error_messages = {**_MISSING, "invalid": _("must be yes or no (true or false)")}
 
 
 class _ListField(serializers.ListField):
     default_error_messages = {
         **_MISSING,
-        "not_a_list": "must be a list, not {input_type}",
-        "empty": "must not be empty",
-        "min_length": "must have at least {min_length} items",
-        "max_length": "must have at most {max_length} items",
+        "not_a_list": _("must be a list, not {input_type}"),
+        "empty": _("must not be empty"),
+        "min_length": _("must have at least {min_length} items"),
+        "max_length": _("must have at most {max_length} items"),
     }
 
 
 class _ObjectField(serializers.DictField):
-    default_error_messages = {**_MISSING, "not_a_dict": "must be an object, not {input_type}"}
+    default_error_messages = {**_MISSING, "not_a_dict": _("must be an object, not {input_type}")}
+
+
+class _ChoiceField(serializers.ChoiceField):
+    """A choice whose refusal names the choices."""
+
+    default_error_messages = {
+        **_MISSING,
+        "invalid_choice": _("must be one of {choices}, not {input!r}"),
+    }
+
+    def fail(self, key: str, **kwargs: Any) -> Any:
+        if key == "invalid_choice":
+            kwargs["choices"] = ", ".join(str(value) for value in self.choices)
+        return super().fail(key, **kwargs)
 
 
 def _choice(values: list[Any], **kwargs: Any) -> serializers.ChoiceField:
-    # The message names the choices. Passed to the constructor: DRF rebuilds a declared field
-    # from its arguments for each serializer instance.
-    shown = ", ".join(str(v) for v in values)
-    messages: dict[str, Any] = {
-        **_MISSING,
-        "invalid_choice": f"must be one of {shown}, not {{input!r}}",
-    }
-    return serializers.ChoiceField(choices=values, error_messages=messages, **kwargs)
+    return _ChoiceField(choices=values, **kwargs)
 
 
+@extend_schema_field(
+    {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "example": "1/2"}]}
+)
 class ExactNumberField(serializers.Field[int | str, Any, int | str, Any]):
     """A non-negative exact number for the scoring tables: an int, or a string such as "0.5" or
     "1/2" (kept as given, since JSON has no exact decimals). Floats are refused: 0.1 is not exact.
@@ -126,9 +142,12 @@ class ExactNumberField(serializers.Field[int | str, Any, int | str, Any]):
 
     default_error_messages = {
         **_MISSING,
-        "invalid": "must be a whole number or a string such as '1/2', not {input!r}",
-        "inexact": "must be exact: a whole number or a string such as '0.5', not {input!r}",
-        "negative": "must not be negative",
+        "invalid": _(
+            "{input!r} is not a number: write a whole number, a decimal such as 0.5 or a "
+            "fraction such as 1/2"
+        ),
+        "inexact": _("must be exact: a whole number or a string such as '0.5', not {input!r}"),
+        "negative": _("must not be negative"),
     }
 
     def to_internal_value(self, data: Any) -> int | str:
@@ -159,14 +178,16 @@ class ExactNumberField(serializers.Field[int | str, Any, int | str, Any]):
 class StrictSerializer(serializers.Serializer[Any]):
     """A serializer that refuses keys it does not declare, each named as a field error."""
 
-    default_error_messages = {**_MISSING, "invalid": "must be an object, not {datatype}"}
+    default_error_messages = {**_MISSING, "invalid": _("must be an object, not {datatype}")}
 
     def to_internal_value(self, data: Any) -> Any:
         unknown: dict[str, Any] = {}
         if isinstance(data, Mapping):
             known = ", ".join(self.fields)
             unknown = {
-                str(key): [f"unknown setting (the settings are {known})"]
+                str(key): [
+                    gettext("unknown setting (the settings are %(known)s)") % {"known": known}
+                ]
                 for key in data
                 if key not in self.fields
             }
@@ -189,7 +210,9 @@ class StageAdvanceSerializer(StrictSerializer):
 
     def validate(self, attrs: Any) -> Any:
         if len(attrs) > 1:
-            raise serializers.ValidationError("either top or per_table, not both")
+            raise serializers.ValidationError(
+                gettext("either the top N overall or the top K of each table, not both")
+            )
         return attrs
 
 
@@ -202,7 +225,10 @@ class StageSeriesSerializer(StrictSerializer):
     def validate(self, attrs: Any) -> Any:
         if attrs["format"] == Stage.SeriesFormat.BEST_OF and attrs["target"] % 2 == 0:
             raise serializers.ValidationError(
-                {"target": f"must be odd for best_of, not {attrs['target']}"}
+                {
+                    "target": gettext("must be odd for a best-of series, not %(target)d")
+                    % {"target": attrs["target"]}
+                }
             )
         return attrs
 
@@ -218,7 +244,7 @@ class StageScoringSerializer(StrictSerializer):
 
     def validate_tables(self, tables: dict[str, list[Any]]) -> dict[str, list[Any]]:
         bad = {
-            size: ["a table size is a whole number from 1"]
+            size: [gettext("a table size is a whole number from 1")]
             for size in tables
             if not (size.isascii() and size.isdigit() and int(size) >= 1)
         }
@@ -229,9 +255,12 @@ class StageScoringSerializer(StrictSerializer):
 
 # What each format needs: a field error here, before the pairing code checks the whole plan.
 _NEEDS = {
-    Stage.Format.SWISS: ("rounds", "a swiss stage needs its number of rounds"),
-    Stage.Format.ROUND_ROBIN: ("groups", "a round-robin stage needs its number of groups"),
-    Stage.Format.KNOCKOUT: ("advance_per_table", "a knockout says how many of each table advance"),
+    Stage.Format.SWISS: ("rounds", _("a swiss stage needs its number of rounds")),
+    Stage.Format.ROUND_ROBIN: ("groups", _("a round-robin stage needs its number of groups")),
+    Stage.Format.KNOCKOUT: (
+        "advance_per_table",
+        _("a knockout needs how many of each table go on"),
+    ),
 }
 
 
@@ -249,7 +278,7 @@ class StageSpecSerializer(StrictSerializer):
         min_value=2,
         max_value=6,
         required=False,
-        error_messages={"min_value": "must be 2 to 6", "max_value": "must be 2 to 6"},
+        error_messages=dict.fromkeys(("min_value", "max_value"), _("must be 2 to 6")),
     )
     rounds = _WholeField(min_value=1, max_value=SMALL_MAX, allow_null=True, default=None)
     groups = _WholeField(min_value=1, max_value=SMALL_MAX, allow_null=True, default=None)
@@ -263,13 +292,15 @@ class StageSpecSerializer(StrictSerializer):
         names = list(tiebreaks or [])
         twice = sorted({name for name in names if names.count(name) > 1})
         if twice:
-            raise serializers.ValidationError(f"listed twice: {', '.join(twice)}")
+            raise serializers.ValidationError(
+                gettext("listed twice: %(names)s") % {"names": ", ".join(twice)}
+            )
         return names
 
     def validate(self, attrs: Any) -> Any:
         key, message = _NEEDS[attrs["format"]]
         if attrs[key] is None:
-            raise serializers.ValidationError({key: message})
+            raise serializers.ValidationError({key: str(message)})
         attrs["advance"] = attrs.get("advance") or None  # {} is no advance, like null
         attrs["series"] = attrs.get("series") or _series_default()
         attrs["scoring"] = attrs.get("scoring") or {}
@@ -298,8 +329,8 @@ class TournamentPlanSerializer(StrictSerializer):
         allow_empty=False,
         error_messages={
             **_MISSING,
-            "not_a_list": "must be a list of stages, not {input_type}",
-            "empty": "a tournament needs at least one stage",
+            "not_a_list": _("must be a list of stages, not {input_type}"),
+            "empty": _("a tournament needs at least one stage"),
         },
     )
     # Engine options that differ from the defaults (rules.md); the engine checks them per table.
@@ -319,7 +350,7 @@ class TournamentPlanSerializer(StrictSerializer):
         default=Decimal(0),
         error_messages=dict.fromkeys(
             ("min_value", "max_value", "max_digits", "max_whole_digits"),
-            "the rake is a percentage from 0 to 100",
+            _("the rake is a percentage from 0 to 100"),
         ),
     )
     guarantee = _AmountField(max_digits=14, decimal_places=3, min_value=0, default=Decimal(0))
@@ -338,7 +369,7 @@ class TournamentPlanSerializer(StrictSerializer):
 
     def validate_rules(self, rules: dict[str, Any] | None) -> dict[str, Any]:
         per_table: dict[str, list[str]] = {
-            key: ["set per table by the stage's table size, not in rules"]
+            key: [gettext("set per table by the stage's table size, not in the rules")]
             for key in ("players", "teams")
             if key in (rules or {})
         }
@@ -349,7 +380,8 @@ class TournamentPlanSerializer(StrictSerializer):
     def validate_currency(self, code: str) -> str:
         if code.upper() not in ISO_4217_EXPONENTS:
             raise serializers.ValidationError(
-                f"must be an ISO 4217 code such as RUB or EUR, not {code!r}"
+                gettext("must be an ISO 4217 code such as RUB or EUR, not %(code)r")
+                % {"code": code}
             )
         return code.upper()
 
@@ -421,31 +453,34 @@ def error_fields(detail: Any) -> Any:
     return str(detail)
 
 
-def _lines(detail: Any, path: str) -> list[str]:
+def error_lines(detail: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], str]]:
+    """Field errors as ``(path, message)`` pairs, in order (``path``: the keys and indexes
+    down to the field, ``non_field_errors`` left out)."""
     if isinstance(detail, Mapping):
         lines = []
         for key, value in detail.items():
-            if key == api_settings.NON_FIELD_ERRORS_KEY:
-                inner = path
-            elif isinstance(key, int):
-                inner = f"{path}[{key}]"
-            else:
-                inner = f"{path}.{key}" if path else str(key)
-            lines += _lines(value, inner)
+            inner = path if key == api_settings.NON_FIELD_ERRORS_KEY else (*path, key)
+            lines += error_lines(value, inner)
         return lines
     if isinstance(detail, list):
         lines = []
         for index, value in enumerate(detail):
             # A list of messages, or a list serializer's errors by item ({} for a valid one).
-            lines += _lines(value, path if isinstance(value, str) else f"{path}[{index}]")
+            lines += error_lines(value, path if isinstance(value, str) else (*path, index))
         return lines
-    return [f"{path}: {detail}" if path else str(detail)]
+    return [(path, str(detail))]
 
 
 def error_message(detail: Any) -> str:
-    """Field errors in one line, each with its path:
+    """Field errors in one line, each after its field in words (``plan_words.field_label``):
 
-    >>> error_message({"stages": {2: {"series": {"target": ["must be odd for best_of, not 2"]}}}})
-    'stages[2].series.target: must be odd for best_of, not 2'
+    >>> from django.utils import translation
+    >>> with translation.override("en"):
+    ...     error_message({"stages": {2: {"series": {"target": ["must be odd"]}}}})
+    'Stage 3, series length: must be odd'
     """
-    return "; ".join(_lines(detail, ""))
+    parts = []
+    for path, message in error_lines(detail):
+        label = field_label(path)
+        parts.append(f"{label}: {message}" if label else message)
+    return "; ".join(parts)

@@ -13,6 +13,8 @@ cannot_beat 7D does not beat 6S
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "BadRequest",
     "CannotBeat",
@@ -44,7 +46,28 @@ class BadRequest(EngineError):
 
 
 class RulesError(BadRequest):
-    """An invalid rules object: unknown option, wrong type, bad value or impossible combination."""
+    """An invalid rules object: unknown option, wrong type, bad value or impossible combination.
+
+    ``option`` names the option to blame, ``reason`` and ``params`` the problem, for a caller
+    that words it in its reader's language (the message is the engine's English).
+
+    >>> RulesError("pogony_min_cards: must be 1-4", option="pogony_min_cards",
+    ...            reason="pogony_range", params={"value": 9}).params
+    {'value': 9}
+    """
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        option: str = "",
+        reason: str = "",
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.option = option
+        self.reason = reason
+        self.params: dict[str, Any] = dict(params or {})
 
 
 class SeriesError(BadRequest):

@@ -91,63 +91,50 @@ class Rules:
         if self.teams is not None and not isinstance(self.teams, tuple):
             _check_teams_shape(self.teams)
             object.__setattr__(self, "teams", tuple(tuple(t) for t in self.teams))
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if field.name == "teams":
-                if value is not None:
-                    _check_teams_shape(value)
-                continue
-            kind, allowed = _OPTIONS[field.name]
-            if type(value) is not kind:
-                raise RulesError(
-                    f"{field.name}: expected {kind.__name__}, got {type(value).__name__} {value!r}"
-                )
-            if allowed is not None and value not in allowed:
-                options = ", ".join(repr(a) for a in allowed)
-                raise RulesError(f"{field.name}: {value!r} is not one of {options}")
-        self._check_values()
-
-    def _check_values(self) -> None:
-        max_players = 8 if self.deck_size == 52 else 6
-        if not 2 <= self.players <= max_players:
-            if self.players > 6 and self.deck_size != 52 and self.players <= 8:
-                raise RulesError(
-                    f"players: {self.players} players need the 52-card deck"
-                    " (2-6 with 24 or 36 cards)"
-                )
-            raise RulesError(f"players: must be 2-{max_players} with {self.deck_size} cards")
-        for name in ("hand_size", "bout_limit", "first_bout_limit"):
-            if getattr(self, name) < 1:
-                raise RulesError(f"{name}: must be at least 1")
-        if self.players * self.hand_size > self.deck_size:
-            raise RulesError(
-                f"hand_size: {self.players} hands of {self.hand_size} cards need more than "
-                f"{self.deck_size} cards"
-            )
-        if not 1 <= self.pogony_min_cards <= 4:
-            raise RulesError("pogony_min_cards: must be 1-4")
-        if self.variant != "transfer":
-            for name in _TRANSFER_ONLY:
-                if getattr(self, name):
-                    raise RulesError(f"{name}: only with variant 'transfer'")
-        if self.variant == "simple" and self.throw_in_by != "all":
-            raise RulesError("throw_in_by: the simple variant has no throw-ins")
+        values = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
         if self.teams is not None:
-            self._check_teams(self.teams)
+            _check_teams_shape(self.teams)
+        problems = _type_problems(values) or _value_problems(values)
+        if problems:
+            raise problems[0]
 
-    def _check_teams(self, teams: tuple[tuple[int, ...], ...]) -> None:
-        seats = sorted(s for team in teams for s in team)
-        if seats != list(range(self.players)):
-            raise RulesError(f"teams: must be a partition of the seats 0-{self.players - 1}")
-        if len(teams) < 2 or any(len(t) < 2 for t in teams):
-            raise RulesError("teams: at least two teams of at least two players")
-        if len({len(t) for t in teams}) != 1:
-            raise RulesError("teams: all teams must have the same size")
-        team_of = {s: i for i, team in enumerate(teams) for s in team}
-        for seat in range(self.players):
-            right = (seat + 1) % self.players
-            if team_of[seat] == team_of[right]:
-                raise RulesError(f"teams: partners {seat} and {right} must not sit side by side")
+    @classmethod
+    def problems(cls, options: Mapping[str, Any]) -> list[RulesError]:
+        """Every independent problem of ``options`` (as :meth:`from_dict` takes them), not only
+        the first: an option of the wrong type or value is named and left at its default for
+        the checks that combine options.
+
+        >>> [e.option for e in Rules.problems({"hand_size": 40, "pogony_min_cards": 9})]
+        ['hand_size', 'pogony_min_cards']
+        >>> Rules.problems({"variant": "transfer"})
+        []
+        """
+        if not isinstance(options, Mapping):
+            return [
+                RulesError(
+                    f"rules: expected an object, got {type(options).__name__}", reason="not_object"
+                )
+            ]
+        names = set(cls.option_names())
+        found = [
+            RulesError(f"unknown rule option {key!r}", option=str(key), reason="unknown")
+            for key in options
+            if key not in names
+        ]
+        values = {f.name: f.default for f in dataclasses.fields(cls)}
+        given = {key: value for key, value in options.items() if key in names}
+        if given.get("teams") is not None:
+            try:
+                _check_teams_shape(given["teams"])
+            except RulesError as exc:
+                found.append(exc)
+                given.pop("teams")
+            else:
+                given["teams"] = tuple(tuple(t) for t in given["teams"])
+        bad_types = _type_problems(given)
+        found += bad_types
+        values.update({k: v for k, v in given.items() if k not in {e.option for e in bad_types}})
+        return found + _value_problems(values)
 
     # --- derived, read by the engine ---------------------------------------------------------
 
@@ -240,8 +227,128 @@ class Rules:
         return out
 
 
+def _type_problems(values: Mapping[str, Any]) -> list[RulesError]:
+    """Options of the wrong type or not among their allowed values (``teams`` aside)."""
+    found = []
+    for name, value in values.items():
+        if name == "teams":
+            continue
+        kind, allowed = _OPTIONS[name]
+        if type(value) is not kind:
+            found.append(
+                RulesError(
+                    f"{name}: expected {kind.__name__}, got {type(value).__name__} {value!r}",
+                    option=name,
+                    reason="type",
+                    params={"value": value, "kind": kind.__name__},
+                )
+            )
+        elif allowed is not None and value not in allowed:
+            options = ", ".join(repr(a) for a in allowed)
+            found.append(
+                RulesError(
+                    f"{name}: {value!r} is not one of {options}",
+                    option=name,
+                    reason="choice",
+                    params={"value": value, "choices": allowed},
+                )
+            )
+    return found
+
+
+def _value_problems(values: Mapping[str, Any]) -> list[RulesError]:
+    """The checks on values of the right types, each problem once, the independent ones all."""
+    found = []
+    players, deck, hand = values["players"], values["deck_size"], values["hand_size"]
+    max_players = 8 if deck == 52 else 6
+    if not 2 <= players <= max_players:
+        if players > 6 and deck != 52 and players <= 8:
+            found.append(
+                RulesError(
+                    f"players: {players} players need the 52-card deck (2-6 with 24 or 36 cards)",
+                    option="players",
+                    reason="players_deck",
+                    params={"players": players, "deck": deck},
+                )
+            )
+        else:
+            found.append(
+                RulesError(
+                    f"players: must be 2-{max_players} with {deck} cards",
+                    option="players",
+                    reason="players_range",
+                    params={"players": players, "deck": deck, "max": max_players},
+                )
+            )
+    for name in ("hand_size", "bout_limit", "first_bout_limit"):
+        if values[name] < 1:
+            found.append(
+                RulesError(
+                    f"{name}: must be at least 1",
+                    option=name,
+                    reason="at_least_one",
+                    params={"value": values[name]},
+                )
+            )
+    if hand >= 1 and players * hand > deck:
+        found.append(
+            RulesError(
+                f"hand_size: {players} hands of {hand} cards need more than {deck} cards",
+                option="hand_size",
+                reason="hands_deck",
+                params={"players": players, "hand": hand, "deck": deck, "needed": players * hand},
+            )
+        )
+    if not 1 <= values["pogony_min_cards"] <= 4:
+        found.append(
+            RulesError(
+                "pogony_min_cards: must be 1-4",
+                option="pogony_min_cards",
+                reason="pogony_range",
+                params={"value": values["pogony_min_cards"]},
+            )
+        )
+    if values["variant"] != "transfer":
+        found += [
+            RulesError(f"{name}: only with variant 'transfer'", option=name, reason="transfer_only")
+            for name in _TRANSFER_ONLY
+            if values[name]
+        ]
+    if values["variant"] == "simple" and values["throw_in_by"] != "all":
+        found.append(
+            RulesError(
+                "throw_in_by: the simple variant has no throw-ins",
+                option="throw_in_by",
+                reason="simple_throw_in",
+            )
+        )
+    if values["teams"] is not None and 2 <= players <= max_players:
+        try:
+            _check_teams(values["teams"], players)
+        except RulesError as exc:
+            found.append(exc)
+    return found
+
+
+def _check_teams(teams: tuple[tuple[int, ...], ...], players: int) -> None:
+    seats = sorted(s for team in teams for s in team)
+    if seats != list(range(players)):
+        raise RulesError(f"teams: must be a partition of the seats 0-{players - 1}", option="teams")
+    if len(teams) < 2 or any(len(t) < 2 for t in teams):
+        raise RulesError("teams: at least two teams of at least two players", option="teams")
+    if len({len(t) for t in teams}) != 1:
+        raise RulesError("teams: all teams must have the same size", option="teams")
+    team_of = {s: i for i, team in enumerate(teams) for s in team}
+    for seat in range(players):
+        right = (seat + 1) % players
+        if team_of[seat] == team_of[right]:
+            raise RulesError(
+                f"teams: partners {seat} and {right} must not sit side by side", option="teams"
+            )
+
+
 def _check_teams_shape(teams: Any) -> None:
     if not isinstance(teams, (list, tuple)) or not all(
         isinstance(t, (list, tuple)) and all(type(s) is int for s in t) for t in teams
     ):
-        raise RulesError("teams: expected a list of lists of seat numbers, or null")
+        raise RulesError("teams: expected a list of lists of seat numbers, or null", option="teams")

@@ -5,6 +5,9 @@ shown on its field, the preview, then the save that lands on the tournament's ch
 Screenshots go to ``tests/e2e/artifacts/`` (ignored by git): ``plan_form.png`` (the whole page
 with the preview), ``plan_form_errors.png`` (with a refusal), close-ups ``plan_stages.png``,
 ``plan_stages_errors.png`` and ``plan_preview.png``, and ``plan_saved.png`` (the change page).
+In Russian: ``plan_ru_three_errors.png`` (three independent problems of one submit, each at its
+field) and ``plan_ru_previews.png`` (the preview without an expected number of entries: the
+fewest the plan runs with and a few usual sizes).
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ def test_an_organiser_plans_previews_and_saves_a_tournament(
         target = page.locator(
             f".stage-field.field-series_target:has({stage_field(1, 'series_target')})"
         )
-        assert "must be odd for best_of" in target.inner_text()
+        assert "must be odd for a best-of series" in target.inner_text()
         assert page.locator("#preview").count() == 0
         page.screenshot(path=str(ARTIFACTS / "plan_form_errors.png"), full_page=True)
         page.locator("#stages-group").screenshot(path=str(ARTIFACTS / "plan_stages_errors.png"))
@@ -141,3 +144,62 @@ def test_an_organiser_plans_previews_and_saves_a_tournament(
     assert (stages_[1].series_format, stages_[1].series_target) == ("best_of", 3)
     assert AuditEvent.objects.filter(action=AuditEvent.Action.TOURNAMENT_CREATE).count() == 1
     assert errors == []
+
+
+@pytest.mark.slow
+def test_in_russian_three_problems_show_at_once_and_the_preview_needs_no_count(
+    monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    organiser = console_user("organiser", ORGANISER)
+    ARTIFACTS.mkdir(exist_ok=True)
+    errors: list[str] = []
+    with asgi_server() as address, chromium(monkeypatch) as browser:
+        base = f"http://{address}"
+        context = browser.new_context(locale="ru-RU", viewport={"width": 1440, "height": 1000})
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        log_in(page, base, organiser)
+        page.goto(f"{base}/admin/tournaments/tournament/add/")
+        page.wait_for_selector("#add-stage")
+
+        # a plan with three independent problems: a hand of 40 at 4-seat tables of 36 cards,
+        # a pogony minimum of 9 and payouts adding up to 110
+        page.fill("[name='name']", "Кубок Тулы")
+        page.fill("[name='entry_fee']", "1000")
+        page.fill("[name='payout_structure']", "50, 30, 30")
+        page.fill("[name='rules-hand_size']", "40")
+        page.fill("[name='rules-pogony_min_cards']", "9")
+        page.select_option(stage_field(0, "format"), "swiss")
+        page.fill(stage_field(0, "rounds"), "3")
+        page.select_option(stage_field(0, "advance_rule"), "top")
+        page.fill(stage_field(0, "advance_count"), "8")
+        page.click("#add-stage")
+        page.select_option(stage_field(1, "format"), "knockout")
+        page.fill(stage_field(1, "advance_per_table"), "2")
+
+        # one submit: all three at their fields, in Russian
+        page.click("input[name='_save']")
+        page.wait_for_selector("p.errornote")
+        assert "нужно 160 карт" in page.locator(".form-row.field-hand_size").inner_text()
+        assert "от 1 до 4, а не 9" in page.locator(".form-row.field-pogony_min_cards").inner_text()
+        payouts = page.locator(".form-row.field-payout_structure").inner_text()
+        assert "сейчас 110 %" in payouts
+        page.screenshot(path=str(ARTIFACTS / "plan_ru_three_errors.png"), full_page=True)
+        assert not Tournament.objects.exists()
+
+        # corrected, and previewed with no expected entries and no max entries
+        page.fill("[name='rules-hand_size']", "6")
+        page.fill("[name='rules-pogony_min_cards']", "1")
+        page.fill("[name='payout_structure']", "50, 30, 20")
+        page.click("#preview-button")
+        page.wait_for_selector("#preview")
+        headings = page.locator(".plan-preview h2").all_inner_texts()
+        assert headings[0].startswith("Предпросмотр") and "8" in headings[0]
+        assert len(headings) == 4
+        assert "8\u00a0000,00\u00a0RUB" in page.locator("#preview").inner_text()  # 8 × 1 000,00
+        page.screenshot(path=str(ARTIFACTS / "plan_ru_previews.png"), full_page=True)
+        page.locator("#preview").screenshot(path=str(ARTIFACTS / "plan_ru_preview.png"))
+        context.close()
+    assert errors == []
+    assert not Tournament.objects.exists()

@@ -20,6 +20,7 @@ from django.contrib.messages import get_messages
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import URLPattern, URLResolver, path, reverse
+from django.utils.html import escape
 from pytest_django import Settings
 
 from games.engine.rules import Rules
@@ -271,7 +272,7 @@ def test_an_even_best_of_is_refused_on_stage_2s_target(organiser_client: Client)
     forms = errors_of(save(organiser_client, data))
     first, second = forms.stages.filled_forms()
     assert first.errors == {}
-    assert second.errors == {"series_target": ["must be odd for best_of, not 2"]}
+    assert second.errors == {"series_target": ["must be odd for a best-of series, not 2"]}
     assert nothing_stored()
 
 
@@ -285,9 +286,13 @@ def test_an_even_best_of_is_refused_on_stage_2s_target(organiser_client: Client)
             "the simple variant has no throw-ins",
         ),
         # four hands of 7 cards are more than a 24-card deck
-        ({"rules-deck_size": "24", "rules-hand_size": "7"}, "hand_size", "need more than 24"),
+        (
+            {"rules-deck_size": "24", "rules-hand_size": "7"},
+            "hand_size",
+            "for 4 players with 7 cards each, the 36-card deck is needed",
+        ),
         # a transfer option without the transfer variant (sent without the page's script)
-        ({"rules-transfer_over_trump": "on"}, "transfer_over_trump", "only with variant"),
+        ({"rules-transfer_over_trump": "on"}, "transfer_over_trump", "only in the transfer"),
     ],
 )
 def test_rules_the_engine_refuses_are_shown_on_the_rule(
@@ -299,6 +304,51 @@ def test_rules_the_engine_refuses_are_shown_on_the_rule(
     assert list(forms.rules.errors) == [field]
     assert message in forms.rules.errors[field][0]
     assert message in response.content.decode()
+    assert nothing_stored()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "hand", "pogony", "payouts"),
+    [
+        (
+            "en",
+            "for 4 players with 40 cards each, 160 cards are needed, more than the largest "
+            "deck (52)",
+            "must be 1 to 4, not 9",
+            "the payout percentages must add up to exactly 100%; now they add up to 110%",
+        ),
+        (
+            "ru",
+            "для 4 игроков по 40 карт нужно 160 карт: больше, чем в самой большой колоде (52)",
+            "должно быть от 1 до 4, а не 9",
+            "доли выплат должны в сумме давать 100 %, сейчас 110 %",
+        ),
+    ],
+)
+def test_three_independent_problems_are_shown_at_their_fields_in_one_submit(
+    organiser_client: Client, language: str, hand: str, pogony: str, payouts: str
+) -> None:
+    # given a hand of 40 cards at 4-seat tables of the 36-card deck, a pogony minimum of 9
+    # and payouts adding up to 110, in the organiser's language
+    organiser_client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    data = plan_data(
+        SWISS_TOP_8,
+        KNOCKOUT,
+        **{"rules-deck_size": "36", "rules-hand_size": "40", "rules-pogony_min_cards": "9"},
+        payout_structure="50, 30, 30",
+    )
+    # when it is saved once
+    response = save(organiser_client, data)
+    # then all three are on their fields, and nothing else is refused
+    forms = errors_of(response)
+    assert forms.rules.errors == {"hand_size": [hand], "pogony_min_cards": [pogony]}
+    assert forms.settings.errors == {"payout_structure": [payouts]}
+    assert forms.plan_errors == [] and forms.stage_list_errors == []
+    assert all(not form.errors for form in forms.stages.forms)
+    page = response.content.decode()
+    for message in (hand, pogony, payouts):
+        assert escape(message) in page
     assert nothing_stored()
 
 
@@ -324,15 +374,21 @@ def test_settings_are_refused_on_their_field(
 
 @pytest.mark.django_db
 def test_whole_plan_refusals_go_to_the_stage_row_or_the_top(organiser_client: Client) -> None:
-    # the pairing code names the stage: its row
+    # the pairing code names the stage and its field: the field in its row
     data = plan_data(SWISS_TOP_8, {**KNOCKOUT, "advance_per_table": "4"})
     forms = errors_of(save(organiser_client, data))
     second = forms.stages.filled_forms()[1]
-    assert "nobody is knocked out" in second.non_field_errors()[0]
+    assert second.errors == {
+        "advance_per_table": [
+            "from a table of 4 seats at most 3 go on: otherwise nobody is knocked out"
+        ]
+    }
     # a stage that does not say who advances
     data = plan_data(SWISS, KNOCKOUT)
     forms = errors_of(save(organiser_client, data))
-    assert "say who advances to stage 2" in forms.stages.filled_forms()[0].non_field_errors()[0]
+    assert forms.stages.filled_forms()[0].errors == {
+        "advance_rule": ["say who advances to stage 2"]
+    }
     # no stage at all: above the stages
     response = save(organiser_client, plan_data())
     assert errors_of(response).stage_list_errors == ["a tournament needs at least one stage"]
@@ -341,6 +397,20 @@ def test_whole_plan_refusals_go_to_the_stage_row_or_the_top(organiser_client: Cl
     data = plan_data({**SWISS, "advance_rule": "top"}, KNOCKOUT)
     first = errors_of(save(organiser_client, data)).stages.forms[0]
     assert first.errors == {"advance_count": ["Say how many advance."]}
+    assert nothing_stored()
+
+
+@pytest.mark.django_db
+def test_a_bad_point_is_named_by_its_table_and_place_in_words(organiser_client: Client) -> None:
+    # "1, x, 0": the points of 3-seat tables, the second place not a number
+    data = plan_data({**SWISS_TOP_8, "points": "3, 2, 1, 0; 1, x, 0"}, KNOCKOUT)
+    first = errors_of(save(organiser_client, data)).stages.filled_forms()[0]
+    assert first.errors == {
+        "points": [
+            "Table of 3 seats, place 2: 'x' is not a number: write a whole number, a decimal "
+            "such as 0.5 or a fraction such as 1/2"
+        ]
+    }
     assert nothing_stored()
 
 
@@ -399,6 +469,19 @@ def test_the_preview_shows_tables_and_payouts_and_stores_nothing(
     page = response.content.decode()
     assert 'id="preview"' in page and 'id="payouts"' in page
     assert "6 of 4 seats, 2 of 3 seats" in page
+    # the money to the currency's minor unit, grouped: never "15000.000"
+    assert [(line.label, line.amount) for line in shown.pool_lines] == [
+        ("Fees of 30 entries × 500.00\u00a0RUB", "15,000.00\u00a0RUB"),
+        ("Rake", "−1,500.00\u00a0RUB"),
+        ("Raised to the guarantee", "+1,500.00\u00a0RUB"),
+        ("Pool", "15,000.00\u00a0RUB"),
+    ]
+    assert [line.amount for line in shown.payout_lines] == [
+        "7,500.00\u00a0RUB",
+        "4,500.00\u00a0RUB",
+        "3,000.00\u00a0RUB",
+    ]
+    assert "15,000.00\u00a0RUB" in page and "7,500.00\u00a0RUB" in page
     assert nothing_stored()
 
 
@@ -462,21 +545,39 @@ def test_the_preview_checks_like_a_save(organiser_client: Client) -> None:
     # top 8 of 6 expected players cannot advance: refused for the preview's count
     data = plan_data(SWISS_TOP_8, KNOCKOUT, expected_entries="6")
     forms = errors_of(preview(organiser_client, data))
-    assert (
-        "8 are to advance but only 6 take part"
-        in forms.stages.filled_forms()[0].errors["__all__"][0]
-    )
-    # without a count (no expected entries, no max entries) it asks for one
-    data = plan_data(SWISS_TOP_8, KNOCKOUT, max_entries="")
-    response = preview(organiser_client, data)
-    assert errors_of(response).settings.errors == {
-        "expected_entries": ["Say how many entries you expect."]
+    assert forms.stages.filled_forms()[0].errors == {
+        "advance_count": ["8 are to advance but the stage has only 6 entries"]
     }
-    assert response.context["preview"] is None
-    # a fee of a fraction of a kopek cannot be paid
+    # a fee of a fraction of a kopek cannot be paid (nor saved)
     data = plan_data(SWISS_TOP_8, KNOCKOUT, entry_fee="10.005", expected_entries="16")
     forms = errors_of(preview(organiser_client, data))
-    assert "not a whole number of minor units" in forms.settings.errors["entry_fee"][0]
+    assert forms.settings.errors["entry_fee"] == [
+        "10.005 RUB cannot be paid: the smallest amount in RUB is 0.01"
+    ]
+    assert errors_of(save(organiser_client, data)).settings.errors["entry_fee"]
+    assert nothing_stored()
+
+
+@pytest.mark.django_db
+def test_without_a_count_the_preview_shows_the_fewest_entries_and_usual_fields(
+    organiser_client: Client,
+) -> None:
+    # given no expected entries and no max entries: a swiss stage sending its top 8 on
+    data = plan_data(SWISS_TOP_8, KNOCKOUT, max_entries="")
+    # when previewed
+    response = preview(organiser_client, data)
+    # then the plan is shown at 8 entries (the fewest the top 8 need) and a few usual sizes
+    assert response.status_code == 200 and not response.context["forms"].has_errors
+    shown: list[PlanPreview] = response.context["previews"]
+    assert [p.entries for p in shown] == [8, 16, 32, 64]
+    assert shown[0].note == "The fewest entries this plan can run with."
+    assert [s.entries for s in shown[0].stages] == [8, 8]
+    page = response.content.decode()
+    assert 'id="preview"' in page and 'id="preview-64"' in page
+    # with a max entries, the usual sizes stay within it
+    data = plan_data(SWISS_TOP_8, KNOCKOUT, max_entries="20")
+    shown = preview(organiser_client, data).context["previews"]
+    assert [p.entries for p in shown] == [20]  # the max entries stand for the expected
     assert nothing_stored()
 
 

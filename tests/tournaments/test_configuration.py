@@ -17,6 +17,7 @@ from tournaments.plan_schema import (
     error_fields,
     error_message,
 )
+from tournaments.plan_words import field_label
 
 GOOD_SWISS = {"format": "swiss", "table_size": 4, "rounds": 3}
 PLAN: dict[str, Any] = {"name": "Кубок", "stages": [GOOD_SWISS]}
@@ -27,11 +28,19 @@ def stage(**change: Any) -> dict[str, Any]:
     return {"stages": [{**GOOD_SWISS, **change}]}
 
 
+def keys(path: str) -> list[str | int]:
+    """``stages[0].series.target`` as the keys down DRF's nested shape."""
+    return [
+        int(part[1:-1]) if part.startswith("[") else part
+        for part in path.replace("[", ".[").split(".")
+    ]
+
+
 def at_path(fields: Any, path: str) -> Any:
     """The field errors at ``path`` (``stages[0].series.target``) in DRF's nested shape."""
     node = fields
-    for part in path.replace("[", ".[").split("."):
-        node = node[int(part[1:-1])] if part.startswith("[") else node[part]
+    for key in keys(path):
+        node = node[key]
     return node
 
 
@@ -39,17 +48,20 @@ def at_path(fields: Any, path: str) -> Any:
 @pytest.mark.parametrize(
     ("kwargs", "complaint"),
     [
-        ({"stages": [{**GOOD_SWISS, "table_size": 7}]}, "stages[0].table_size: must be 2 to 6"),
+        ({"stages": [{**GOOD_SWISS, "table_size": 7}]}, "Stage 1, table size: must be 2 to 6"),
         (
             {"stages": [{**GOOD_SWISS, "advance": {"top": 40}}, GOOD_SWISS], "max_entries": 32},
-            "40 are to advance but only 32 take part",
+            "Stage 1, advance: 40 are to advance but the stage has only 32 entries",
         ),
         (
             {"stages": [GOOD_SWISS], "payout_structure": ["50", "30", "10"]},
             "must add up to exactly 100",
         ),
-        ({"stages": [GOOD_SWISS], "rules": {"variant": "chukotka"}}, "rules: variant"),
-        ({"stages": [GOOD_SWISS], "rules": {"players": 4}}, "rules.players: set per table"),
+        ({"stages": [GOOD_SWISS], "rules": {"variant": "chukotka"}}, "Rules, variant: must be one"),
+        (
+            {"stages": [GOOD_SWISS], "rules": {"players": 4}},
+            "Rules, players per table: set per table",
+        ),
         (
             {
                 "stages": [
@@ -63,16 +75,19 @@ def at_path(fields: Any, path: str) -> Any:
             {"stages": [{"format": "knockout", "table_size": 4, "advance_per_table": 4}]},
             "nobody is knocked out",
         ),
-        ({"stages": [GOOD_SWISS], "rake_percent": "120"}, "rake_percent: the rake is a percent"),
-        ({"stages": [GOOD_SWISS], "entry_fee": "-5"}, "entry_fee: must not be negative"),
-        ({"stages": [{**GOOD_SWISS, "colour": "red"}]}, "stages[0].colour: unknown setting"),
+        ({"stages": [GOOD_SWISS], "rake_percent": "120"}, "Rake %: the rake is a percentage"),
+        ({"stages": [GOOD_SWISS], "entry_fee": "-5"}, "Entry fee: must not be negative"),
+        ({"stages": [{**GOOD_SWISS, "colour": "red"}]}, "Stage 1, colour: unknown setting"),
         (
             {"stages": [{**GOOD_SWISS, "series": {"format": "best_of", "target": 2}}]},
-            "stages[0].series.target: must be odd for best_of, not 2",
+            "Stage 1, series length: must be odd for a best-of series, not 2",
         ),
-        ({"stages": []}, "stages: a tournament needs at least one stage"),
-        ({"stages": [GOOD_SWISS], "rules": {"deck_size": 24, "hand_size": 7}}, "rules"),
-        ({"stages": [GOOD_SWISS], "currency": "xyz"}, "currency: must be an ISO 4217 code"),
+        ({"stages": []}, "Stages: a tournament needs at least one stage"),
+        (
+            {"stages": [GOOD_SWISS], "rules": {"deck_size": 24, "hand_size": 7}},
+            "Rules, hand size: for 4 players with 7 cards each, the 36-card deck is needed",
+        ),
+        ({"stages": [GOOD_SWISS], "currency": "xyz"}, "Currency: must be an ISO 4217 code"),
     ],
 )
 def test_refused_at_creation_and_nothing_stored(kwargs: dict[str, Any], complaint: str) -> None:
@@ -115,7 +130,7 @@ def test_a_valid_plan_is_stored_with_its_stages() -> None:
         ({"rules": {"teams": [[0, 2], [1, 3]]}}, "rules.teams", "set per table"),
         ({"team_size": 4}, "team_size", "must be one of 1, 2, 3, not 4"),
         ({"max_entries": 1}, "max_entries", "must be at least 2"),
-        ({"check_in_required": "maybe"}, "check_in_required", "must be true or false"),
+        ({"check_in_required": "maybe"}, "check_in_required", "must be yes or no (true or false)"),
         ({"late_registration_rounds": -1}, "late_registration_rounds", "must be at least 0"),
         ({"currency": "ZZZ"}, "currency", "must be an ISO 4217 code"),
         ({"entry_fee": "сто"}, "entry_fee", "must be a number"),
@@ -126,9 +141,9 @@ def test_a_valid_plan_is_stored_with_its_stages() -> None:
         ({"payout_structure": "50,50"}, "payout_structure", "must be a list, not str"),
         ({"payout_structure": ["60", "140"]}, "payout_structure[1]", "must be at most 100"),
         ({"move_clock_seconds": 1.5}, "move_clock_seconds", "must be a whole number"),
-        ({"is_public": None}, "is_public", "must not be null"),
+        ({"is_public": None}, "is_public", "must not be empty"),
         ({"seed": "s" * 65}, "seed", "must be at most 64 characters"),
-        ({"stages": None}, "stages", "must not be null"),
+        ({"stages": None}, "stages", "must not be empty"),
         ({"stages": {"format": "swiss"}}, "stages", "must be a list of stages, not dict"),
         ({"stages": [GOOD_SWISS, "swiss"]}, "stages[1]", "must be an object, not str"),
         (stage(name="я" * 81), "stages[0].name", "must be at most 80 characters"),
@@ -146,7 +161,7 @@ def test_a_valid_plan_is_stored_with_its_stages() -> None:
         (
             stage(series={"format": "best_of", "target": 4}),
             "stages[0].series.target",
-            "must be odd for best_of, not 4",
+            "must be odd for a best-of series, not 4",
         ),
         (stage(series={"format": "bo3"}), "stages[0].series.format", "must be one of single"),
         (stage(series={"target": 0}), "stages[0].series.target", "must be at least 1"),
@@ -171,10 +186,11 @@ def test_each_invalid_field_is_named_by_its_path(
 ) -> None:
     # given a good plan with one bad field; when the schema alone validates it (no database)
     plan = TournamentPlanSerializer(data={**PLAN, **change})
-    # then the only error is on that field, in the message and in the field errors
+    # then the only error is on that field, in the message (the field in words) and in the
+    # field errors (the field by its keys)
     assert not plan.is_valid()
     message = error_message(plan.errors)
-    assert message.startswith(f"{path}: ") and complaint in message
+    assert message.startswith(f"{field_label(keys(path))}: ") and complaint in message
     assert "; " not in message
     complaints = at_path(error_fields(plan.errors), path)
     if isinstance(complaints, dict):  # an object's own error (not one of its fields')
@@ -196,14 +212,14 @@ def test_each_invalid_field_is_named_by_its_path(
 def test_unknown_keys_are_refused(change: dict[str, Any], path: str) -> None:
     plan = TournamentPlanSerializer(data={**PLAN, **change})
     assert not plan.is_valid()
-    assert error_message(plan.errors).startswith(f"{path}: unknown setting")
+    assert error_message(plan.errors).startswith(f"{field_label(keys(path))}: unknown setting")
 
 
 def test_unknown_keys_are_named_with_the_other_errors() -> None:
     plan = TournamentPlanSerializer(data={**PLAN, **stage(rounds=0, colour="red")})
     assert not plan.is_valid()
     assert error_message(plan.errors) == (
-        "stages[0].rounds: must be at least 1; stages[0].colour: unknown setting (the settings "
+        "Stage 1, rounds: must be at least 1; Stage 1, colour: unknown setting (the settings "
         "are name, format, table_size, rounds, groups, advance_per_table, advance, series, "
         "scoring, tiebreaks)"
     )
@@ -333,9 +349,11 @@ def test_the_refusal_carries_the_field_errors() -> None:
             name="Плохой турнир",
             stages=[good, good, {**good, "series": {"format": "best_of", "target": 2}}],
         )
-    assert refused.value.message == "stages[2].series.target: must be odd for best_of, not 2"
+    assert refused.value.message == (
+        "Stage 3, series length: must be odd for a best-of series, not 2"
+    )
     assert refused.value.fields == {
-        "stages": {2: {"series": {"target": ["must be odd for best_of, not 2"]}}}
+        "stages": {2: {"series": {"target": ["must be odd for a best-of series, not 2"]}}}
     }
 
 
@@ -343,7 +361,7 @@ def test_the_refusal_carries_the_field_errors() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "path"),
     [
-        ({"rules": {"variant": "chukotka"}}, "rules"),
+        ({"rules": {"variant": "chukotka"}}, "rules.variant"),
         ({"payout_structure": ["50", "30"]}, "payout_structure"),
         (
             {"stages": [{**GOOD_SWISS, "scoring": {"tables": {"4": [0, 1, 2, 3]}}}]},
@@ -354,15 +372,27 @@ def test_the_refusal_carries_the_field_errors() -> None:
 def test_the_deep_checks_name_their_field_too(kwargs: dict[str, Any], path: str) -> None:
     with pytest.raises(ConfigurationError) as refused:
         services.tournament_create(**{**PLAN, **kwargs})
-    assert at_path(refused.value.fields, path) == [refused.value.message.split(": ", 2)[-1]]
+    label = field_label(keys(path))
+    assert refused.value.message.startswith(f"{label}: ")
+    assert at_path(refused.value.fields, path) == [refused.value.message.removeprefix(f"{label}: ")]
 
 
 @pytest.mark.django_db
-def test_a_plan_that_cannot_run_has_no_field_to_blame() -> None:
+def test_a_plan_that_cannot_run_is_refused_on_the_stage_to_blame() -> None:
     with pytest.raises(ConfigurationError) as refused:
         services.tournament_create(**{**PLAN, **stage(advance={"top": 4})})
-    assert "there is no stage to advance to" in refused.value.message
-    assert refused.value.fields == {}
+    assert refused.value.message == (
+        "Stage 1, advance: this is the last stage: there is no stage to advance to"
+    )
+    assert refused.value.fields == {
+        "stages": {
+            0: {
+                "advance": {
+                    "non_field_errors": ["this is the last stage: there is no stage to advance to"]
+                }
+            }
+        }
+    }
 
 
 def test_the_schema_doctests_pass() -> None:

@@ -43,6 +43,7 @@ urlpatterns = [
     path("", include("tournaments.api.people")),
     path("", include("tournaments.api.games")),
     path("", include("tournaments.api.writes")),
+    path("", include("tournaments.api.plans")),
     path("socket-tickets/", SocketTicketView.as_view(), name="socket-tickets"),
     re_path(r"^(?P<rest>[\s\S]*)$", no_such_endpoint),  # any character, newlines too
 ]

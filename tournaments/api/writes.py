@@ -9,6 +9,8 @@ permissions (``tournaments.permissions``).
   audit rows);
 - request the pairing of a pending round (``can_referee``).
 
+Creating a tournament from its plan is a write of its own subject (:mod:`tournaments.api.plans`).
+
 Each service checks its actor itself. A view checks first only where its answer would
 otherwise differ: before it reads a body (a refused caller gets a 403, not its body's 400), and
 where the API is narrower than the service (a player may withdraw or check in its own entry on

@@ -29,7 +29,8 @@ from tournaments.errors import ConfigurationError
 from tournaments.models import League, Tournament
 from tournaments.permissions import managed_leagues
 from tournaments.plan_options import CURRENCIES
-from tournaments.plan_schema import error_message
+from tournaments.plan_schema import error_lines, error_message
+from tournaments.plan_words import field_label
 
 __all__ = ["PlanForms", "TournamentSettingsForm"]
 
@@ -150,7 +151,10 @@ class TournamentSettingsForm(forms.Form):
         min_value=2,
         max_value=MAX_EXPECTED_ENTRIES,
         widget=number_input(),
-        help_text=_("For the preview only (empty: the max entries); nothing is stored."),
+        help_text=_(
+            "For the preview only; nothing is stored. Empty: the max entries, or else the "
+            "fewest entries the plan can run with and a few usual field sizes."
+        ),
     )
 
     DEFAULTED = (
@@ -359,8 +363,11 @@ class PlanForms:
     def _rule_error(self, option: str, message: str, *, prefixed: bool, whole: str = "") -> None:
         if option in self.rules.fields:
             self.rules.add_error(option, message)
+        elif option == NON_FIELD:
+            self.rules.add_error(None, message)
         else:
-            self.rules.add_error(None, whole if prefixed else f"{option}: {message}")
+            label = field_label(("rules", option))
+            self.rules.add_error(None, whole if prefixed else f"{label}: {message}")
 
     def _place_stages(self, detail: Any) -> None:
         forms_ = self.stages.filled_forms()
@@ -422,7 +429,14 @@ def _place_stage(form: StageForm, errors: Any) -> None:
         return
     for name, detail in errors.items():
         key = str(name)
-        if key in _STAGE_FIELDS:
+        if key == "scoring":
+            # The points of one table size and place: named in words inside the row's field.
+            base = field_label(("stages", 0, "scoring"))
+            for path, message in error_lines(detail, ("stages", 0, "scoring")):
+                label = field_label(path).removeprefix(base).removeprefix(", ")
+                label = label[:1].upper() + label[1:]
+                form.add_error("points", f"{label}: {message}" if label else message)
+        elif key in _STAGE_FIELDS:
             for message in _flat(detail):
                 form.add_error(_STAGE_FIELDS[key], message)
         elif key in ("series", "advance") and isinstance(detail, Mapping):
@@ -430,7 +444,8 @@ def _place_stage(form: StageForm, errors: Any) -> None:
                 field = _SUB_FIELDS.get((key, str(sub)))
                 for message in _messages(messages):
                     if field is None:
-                        form.add_error(None, f"{key}.{sub}: {message}")
+                        label = field_label(("stages", 0, key, sub)).partition(", ")[2]
+                        form.add_error(None, f"{label}: {message}")
                     else:
                         form.add_error(field, message)
         elif key in ("series", "advance"):

@@ -4,16 +4,20 @@ form, a preview of the tables and the payouts, and the creation through the serv
 ``TournamentAdmin.add_view`` returns :func:`tournament_add_view`, so the page sits at the admin's
 own "Add tournament" address, inside the admin's look. Saving runs ``tournament_create`` (the
 plan's schema, then ``validate_plan``: the pairing code, the engine at every table size, the
-scoring and the pool) and the audit row in one transaction; a refusal is put back on the fields
-it names and nothing is stored. The preview runs the same checks on unsaved rows, for the
-expected number of entries too, and stores nothing.
+scoring and the pool) and the audit row in one transaction; a refusal carries every problem of
+the plan at once, each is put back on the field it names, and nothing is stored. The preview
+runs the same checks on unsaved rows, for the expected number of entries too, and stores
+nothing; without an expected number it shows the plan at the fewest entries it can run with
+and a few usual field sizes (``selectors.previews.preview_fields``). Amounts are written to the
+currency's minor unit (``wording.money``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 from django.contrib import admin, messages
@@ -29,15 +33,11 @@ from tournaments.console.stage_forms import StageForm
 from tournaments.errors import ConfigurationError
 from tournaments.models import Stage, Tournament
 from tournaments.permissions import is_organiser
-from tournaments.plan_schema import (
-    TournamentPlanSerializer,
-    error_fields,
-    error_message,
-)
 from tournaments.selectors import previews
-from tournaments.services.plans import plan_rows, tournament_create, validate_plan
+from tournaments.services.plans import check_plan, plan_rows, tournament_create, validate_plan
+from tournaments.wording import money
 
-__all__ = ["PlanPreview", "plan_preview", "tournament_add_view"]
+__all__ = ["PlanPreview", "plan_preview", "plan_previews", "tournament_add_view"]
 
 TEMPLATE = "admin/tournaments/tournament/plan_form.html"
 PREVIEW, SAVE = "_preview", "_save"
@@ -55,31 +55,27 @@ def tournament_add_view(
         raise PermissionDenied
     if request.method not in ("GET", "HEAD", "POST"):
         return HttpResponseNotAllowed(["GET", "POST"])
-    preview: PlanPreview | None = None
+    shown: list[PlanPreview] = []
     if request.method != "POST":
         forms = PlanForms(None, user=request.user)
-        return _render(model_admin, request, forms, preview)
+        return _render(model_admin, request, forms, shown)
     previewing = PREVIEW in request.POST
     forms = PlanForms(request.POST, user=request.user, previewing=previewing)
     if not forms.is_valid():
-        return _render(model_admin, request, forms, preview)
+        return _render(model_admin, request, forms, shown)
     plan = forms.plan()
     if previewing:
-        expected = forms.expected_entries
-        if expected is None:
-            forms.refuse_field("expected_entries", gettext("Say how many entries you expect."))
-            return _render(model_admin, request, forms, preview)
         try:
-            preview = plan_preview(plan, expected)
+            shown = plan_previews(plan, forms.expected_entries)
         except ConfigurationError as exc:
             # (an entry fee the pool cannot pay, 10.005 roubles, is refused on its field)
             forms.refuse(exc)
-        return _render(model_admin, request, forms, preview)
+        return _render(model_admin, request, forms, shown)
     try:
         tournament = _create(request, plan)
     except ConfigurationError as exc:
         forms.refuse(exc)
-        return _render(model_admin, request, forms, preview)
+        return _render(model_admin, request, forms, shown)
     stages = len(plan["stages"])
     model_admin.message_user(
         request,
@@ -113,7 +109,7 @@ def _render(
     model_admin: admin.ModelAdmin[Tournament],
     request: HttpRequest,
     forms: PlanForms,
-    preview: PlanPreview | None,
+    shown: list[PlanPreview],
 ) -> HttpResponse:
     opts = Tournament._meta
     filled = set(map(id, forms.stages.filled_forms())) if forms.stages.is_bound else set()
@@ -142,7 +138,9 @@ def _render(
             "form": empty,
             "lines": [[empty[name] for name in line] for line in StageForm.LINES],
         },
-        "preview": preview,
+        # The first preview is the one the page scrolls to; "previews": every field size.
+        "preview": shown[0] if shown else None,
+        "previews": shown,
         "PREVIEW": PREVIEW,
         "SAVE": SAVE,
     }
@@ -174,10 +172,46 @@ class StagePreview:
 
 
 @dataclass(frozen=True)
+class MoneyLine:
+    label: str
+    amount: str
+
+
+@dataclass(frozen=True)
+class PayoutLine:
+    place: int
+    percent: Decimal
+    amount: str
+
+
+@dataclass(frozen=True)
 class PlanPreview:
     entries: int
     stages: list[StagePreview] = field(default_factory=list)
     payouts: previews.PayoutPreview | None = None
+    # The pool and the payouts in words: amounts to the currency's minor unit.
+    pool_lines: list[MoneyLine] = field(default_factory=list)
+    payout_lines: list[PayoutLine] = field(default_factory=list)
+    note: str = ""
+
+
+def plan_previews(plan: dict[str, Any], expected: int | None) -> list[PlanPreview]:
+    """The previews of a plan: for ``expected`` entries; without, at the fewest entries the plan
+    can run with and a few usual sizes (none if no number of entries can run it: then the
+    plan's problems are raised). Raises ``ConfigurationError`` as :func:`plan_preview` does."""
+    if expected is not None:
+        return [plan_preview(plan, expected)]
+    tournament, stages = _unsaved(plan)
+    sizes = previews.preview_fields(tournament, stages)
+    if not sizes:
+        validate_plan(tournament, stages, 2)  # a plan no field can run: its problems at 2
+        return []
+    shown = [plan_preview(plan, n) for n in sizes]
+    fewest = replace(
+        shown[0],
+        note=gettext("The fewest entries this plan can run with."),
+    )
+    return [fewest, *shown[1:]]
 
 
 def plan_preview(plan: dict[str, Any], entries: int) -> PlanPreview:
@@ -187,24 +221,50 @@ def plan_preview(plan: dict[str, Any], entries: int) -> PlanPreview:
     ``entries``), and for an entry fee the pool cannot take; stores nothing.
     """
     tournament, stages = _unsaved(plan)
-    validate_plan(tournament, stages, tournament.max_entries)
     validate_plan(tournament, stages, entries)
     teams = tournament.team_size > 1
     shown = [
         _stage_words(s, teams=teams) for s in previews.plan_seating(tournament, stages, entries)
     ]
     payouts = previews.payout_preview(tournament, entries)
-    return PlanPreview(entries=entries, stages=shown, payouts=payouts)
+    return PlanPreview(
+        entries=entries,
+        stages=shown,
+        payouts=payouts,
+        pool_lines=_pool_lines(payouts, tournament),
+        payout_lines=[
+            PayoutLine(p.place, p.percent, money(p.amount, payouts.currency))
+            for p in payouts.places
+        ],
+    )
 
 
 def _unsaved(plan: dict[str, Any]) -> tuple[Tournament, list[Stage]]:
-    """The plan's rows, validated by the plan's schema and not saved (the ones
-    ``tournament_create`` would store)."""
+    """The plan's rows, validated whole (its schema and its checks for the max entries, all
+    problems at once) and not saved: the ones ``tournament_create`` would store."""
     data = {key: value for key, value in plan.items() if key != "league"}
-    schema = TournamentPlanSerializer(data=data)
-    if not schema.is_valid():
-        raise ConfigurationError(error_message(schema.errors), fields=error_fields(schema.errors))
-    return plan_rows(schema.validated_data)
+    return plan_rows(check_plan(data))
+
+
+def _pool_lines(pool: previews.PayoutPreview, tournament: Tournament) -> list[MoneyLine]:
+    code = pool.currency
+    fee = money(Decimal(tournament.entry_fee), code)
+    lines = [
+        MoneyLine(
+            ngettext(
+                "Fees of %(entries)d entry × %(fee)s",
+                "Fees of %(entries)d entries × %(fee)s",
+                pool.entries,
+            )
+            % {"entries": pool.entries, "fee": fee},
+            money(pool.gross, code),
+        ),
+        MoneyLine(gettext("Rake"), "−" + money(pool.rake, code)),
+    ]
+    if pool.topup:
+        lines.append(MoneyLine(gettext("Raised to the guarantee"), "+" + money(pool.topup, code)))
+    lines.append(MoneyLine(gettext("Pool"), money(pool.total, code)))
+    return lines
 
 
 def _sizes(sizes: Sequence[int], *, teams: bool) -> str:

@@ -50,7 +50,15 @@ COUNTED_SERIES = (Stage.SeriesFormat.BEST_OF.value, Stage.SeriesFormat.FIRST_TO.
 class StageForm(forms.Form):
     """One stage as a row: the fields a stage spec has (``plan_schema.StageSpecSerializer``)."""
 
-    format = forms.ChoiceField(label=_("Format"), choices=FORMAT_CHOICES)
+    format = forms.ChoiceField(
+        label=_("Format"),
+        choices=FORMAT_CHOICES,
+        help_text=_(
+            "A knockout ends with its own final table (its last table is the final), so it is "
+            "the last stage. For a lone final table, let as many go on to a knockout as one "
+            "table seats."
+        ),
+    )
     name = forms.CharField(
         label=_("Name"), required=False, widget=forms.TextInput(attrs={"size": 14})
     )

@@ -7,7 +7,7 @@ the functions below and saves what comes back (Tabbycat's draw generator / manag
 
 from .advance import StandingRow, top_overall, top_per_group
 from .check import repeat_free_seating, repeat_pairs
-from .config import AdvanceRule, StageConfig, StageFormat, validate_stages
+from .config import AdvanceRule, StageConfig, StageFormat, stage_problems, validate_stages
 from .errors import ConfigError, PairingError
 from .knockout import (
     Bracket,
@@ -66,6 +66,7 @@ __all__ = [
     "round_robin",
     "snake_deal",
     "snake_groups",
+    "stage_problems",
     "table_compromises",
     "team_seating",
     "top_overall",

@@ -7,6 +7,8 @@ configuration, an impossible request) and carries a message written for them; an
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["ConfigError", "PairingError"]
 
 
@@ -21,6 +23,27 @@ class PairingError(ValueError):
 class ConfigError(PairingError):
     """A stage configuration that can never be paired (raised at configuration time).
 
+    ``stage`` (its number from 1, 0: the plan as a whole), ``field`` (the stage setting to
+    blame, "" for the stage as a whole), ``reason`` and ``params`` name the problem for a caller
+    that words it in its reader's language; the message is the pairing code's English.
+
     >>> isinstance(ConfigError("table size 7"), PairingError)
     True
+    >>> ConfigError("stage 1 (swiss): ...", stage=1, field="rounds", reason="rounds").field
+    'rounds'
     """
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        stage: int = 0,
+        field: str = "",
+        reason: str = "",
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.field = field
+        self.reason = reason
+        self.params: dict[str, Any] = dict(params or {})

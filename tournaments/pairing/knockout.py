@@ -116,19 +116,35 @@ def validate_knockout(table_size: int, advance: int) -> int:
     2
     """
     if not 2 <= table_size <= 6:
-        raise ConfigError(f"table size must be 2 to 6, not {table_size}")
+        raise ConfigError(
+            f"table size must be 2 to 6, not {table_size}",
+            field="table_size",
+            reason="table_size",
+            params={"size": table_size},
+        )
     if advance < 1:
-        raise ConfigError(f"at least one player per table must advance, not {advance}")
+        raise ConfigError(
+            f"at least one player per table must advance, not {advance}",
+            field="advance_per_table",
+            reason="knockout_advance_none",
+            params={"advance": advance},
+        )
     if advance >= table_size:
         raise ConfigError(
             f"advance ({advance}) must be below the table size ({table_size}): "
-            "otherwise nobody is knocked out"
+            "otherwise nobody is knocked out",
+            field="advance_per_table",
+            reason="knockout_advance_all",
+            params={"advance": advance, "size": table_size},
         )
     if advance * 2 > table_size:
         raise ConfigError(
             f"a knockout bracket needs at most half of a table to advance "
             f"(table size {table_size}, advance {advance}): the qualifiers of two tables must "
-            f"fit one next table; use a swiss stage with a cut instead"
+            f"fit one next table; use a swiss stage with a cut instead",
+            field="advance_per_table",
+            reason="knockout_advance_half",
+            params={"advance": advance, "size": table_size},
         )
     return table_size // advance
 

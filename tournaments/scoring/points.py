@@ -83,7 +83,11 @@ first_places, buchholz, fewest_fools, head_to_head
         tables: dict[int, tuple[Fraction, ...]] = {}
         for size, values in self.tables.items():
             if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-                raise ScoringError(f"scoring table size must be a positive integer, not {size!r}")
+                raise ScoringError(
+                    f"scoring table size must be a positive integer, not {size!r}",
+                    code="table_size",
+                    params={"size": size},
+                )
             points = tuple(
                 to_fraction(v, f"points for place {i + 1} at {size}-entry tables")
                 for i, v in enumerate(values)
@@ -91,25 +95,34 @@ first_places, buchholz, fewest_fools, head_to_head
             if len(points) != size:
                 raise ScoringError(
                     f"the scoring table for {size}-entry tables needs {size} values, "
-                    f"got {len(points)}"
+                    f"got {len(points)}",
+                    code="table_length",
+                    params={"size": size, "count": len(points)},
                 )
             if any(p < 0 for p in points):
                 raise ScoringError(
-                    f"the scoring table for {size}-entry tables has a negative value"
+                    f"the scoring table for {size}-entry tables has a negative value",
+                    code="table_negative",
+                    params={"size": size},
                 )
             if any(a < b for a, b in pairwise(points)):
                 raise ScoringError(
                     f"the scoring table for {size}-entry tables must not increase: "
-                    f"a worse place cannot score more"
+                    f"a worse place cannot score more",
+                    code="table_increases",
+                    params={"size": size},
                 )
             tables[size] = points
         object.__setattr__(self, "tables", tables)
         penalty = to_fraction(self.fool_pogony_penalty, "the pogony penalty")
         bye = to_fraction(self.bye_points, "the bye score")
         if penalty < 0:
-            raise ScoringError("the pogony penalty must not be negative (it is subtracted)")
+            raise ScoringError(
+                "the pogony penalty must not be negative (it is subtracted)",
+                code="penalty_negative",
+            )
         if bye < 0:
-            raise ScoringError("the bye score must not be negative")
+            raise ScoringError("the bye score must not be negative", code="bye_negative")
         object.__setattr__(self, "fool_pogony_penalty", penalty)
         object.__setattr__(self, "bye_points", bye)
         if isinstance(self.tie_breaks, str):
@@ -118,10 +131,14 @@ first_places, buchholz, fewest_fools, head_to_head
         for name in order:
             if name not in TIE_BREAKS:
                 raise ScoringError(
-                    f"unknown tie-break {name!r}; choose from {', '.join(TIE_BREAKS)}"
+                    f"unknown tie-break {name!r}; choose from {', '.join(TIE_BREAKS)}",
+                    code="tie_break_unknown",
+                    params={"name": name},
                 )
         if len(set(order)) != len(order):
-            raise ScoringError(f"a tie-break is listed twice in {list(order)}")
+            raise ScoringError(
+                f"a tie-break is listed twice in {list(order)}", code="tie_break_twice"
+            )
         if "points" not in order:
             order = ("points", *order)
         object.__setattr__(self, "tie_breaks", order)

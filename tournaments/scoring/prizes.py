@@ -95,9 +95,15 @@ class Currency:
             raise PrizeError(f"{what} must be a finite amount, not {amount}")
         units = value.scaleb(self.exponent)
         if units != units.to_integral_value():
-            raise PrizeError(f"{what} {amount} {self.code} is not a whole number of minor units")
+            raise PrizeError(
+                f"{what} {amount} {self.code} is not a whole number of minor units",
+                code="minor_units",
+                params={"amount": str(amount), "currency": self.code, "exponent": self.exponent},
+            )
         if units < 0:
-            raise PrizeError(f"{what} must not be negative, got {amount} {self.code}")
+            raise PrizeError(
+                f"{what} must not be negative, got {amount} {self.code}", code="negative"
+            )
         return int(units)
 
     def from_units(self, units: int) -> Decimal:
@@ -134,7 +140,10 @@ class PoolRules:
     def __post_init__(self) -> None:
         rake = to_fraction(self.rake_percent, "the rake percentage", PrizeError)
         if not 0 <= rake <= HUNDRED:
-            raise PrizeError(f"the rake must be between 0 and 100 percent, not {self.rake_percent}")
+            raise PrizeError(
+                f"the rake must be between 0 and 100 percent, not {self.rake_percent}",
+                code="rake_range",
+            )
         if self.guaranteed_minimum is not None:
             self.currency.to_units(self.guaranteed_minimum, "the guaranteed minimum")
 
@@ -234,9 +243,9 @@ class PayoutStructure:
             for i, p in enumerate(percentages)
         ]
         if not values:
-            raise PrizeError("a payout structure pays at least one place")
+            raise PrizeError("a payout structure pays at least one place", code="payout_empty")
         if any(v < 0 for v in values):
-            raise PrizeError("payout percentages must not be negative")
+            raise PrizeError("payout percentages must not be negative", code="payout_negative")
         total = sum(values, Fraction(0))
         if total != HUNDRED:
             shown = total.numerator if total.denominator == 1 else float(total)

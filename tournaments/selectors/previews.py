@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
 
-from tournaments import adapters
+from tournaments import adapters, plan_words
 from tournaments.errors import ConfigurationError
 from tournaments.models import Stage, Tournament
 from tournaments.pairing import (
@@ -24,6 +24,7 @@ from tournaments.pairing import (
     build_bracket,
     round_robin,
     snake_groups,
+    stage_problems,
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.prizes import Payment, compute_prizes
@@ -35,6 +36,8 @@ __all__ = [
     "StageSeating",
     "payout_preview",
     "plan_seating",
+    "preview_fields",
+    "smallest_field",
     "stage_seating",
 ]
 
@@ -93,6 +96,39 @@ class PayoutPreview:
     places: list[PayoutPlace]
 
 
+# The field sizes a preview shows when no number of entries is expected: the fewest the plan
+# can run with, then the first few of these above it.
+USUAL_FIELDS = (8, 16, 32, 64, 128, 256)
+# The fewest entries are looked for up to this many (a plan needing more is shown at none).
+SMALLEST_FIELD_LIMIT = 4096
+
+
+def smallest_field(
+    tournament: Tournament, stages: Sequence[Stage], limit: int = SMALLEST_FIELD_LIMIT
+) -> int | None:
+    """The fewest entries every stage of the plan can be paired with (the pairing code's
+    checks, ``stage_problems``), up to ``limit``; None: none up to it."""
+    configs = [adapters.stage_config(s, team_size=tournament.team_size) for s in stages]
+    return next((n for n in range(2, limit + 1) if not stage_problems(configs, n)), None)
+
+
+def preview_fields(tournament: Tournament, stages: Sequence[Stage], count: int = 3) -> list[int]:
+    """The field sizes to preview a plan at without an expected number: the fewest it can run
+    with and ``count`` usual sizes above it (within the max entries); empty if it cannot run.
+
+    >>> from tournaments.models import Stage, Tournament
+    >>> swiss = Stage(order=1, format="swiss", table_size=4, rounds_planned=3)
+    >>> preview_fields(Tournament(team_size=1), [swiss])
+    [2, 8, 16, 32]
+    """
+    fewest = smallest_field(tournament, stages)
+    if fewest is None:
+        return []
+    most = tournament.max_entries
+    usual = [n for n in USUAL_FIELDS if n > fewest and (most is None or n <= most)]
+    return [fewest, *usual[:count]]
+
+
 def plan_seating(
     tournament: Tournament, stages: Sequence[Stage], entries: int
 ) -> list[StageSeating]:
@@ -132,8 +168,10 @@ def stage_seating(tournament: Tournament, stage: Stage, n: int) -> StageSeating:
         if stage.format == Stage.Format.ROUND_ROBIN:
             return _round_robin(head, tournament, stage, n, per_table)
         return _knockout(head, stage, n, per_table)
-    except (PairingError, ConfigError) as exc:
-        return replace(head, problem=str(exc))
+    except ConfigError as exc:
+        return replace(head, problem=plan_words.stage_problem(exc))
+    except PairingError as exc:
+        return replace(head, problem=plan_words.stage_problem(ConfigError(str(exc))))
 
 
 def _advancing(stage: Stage, per_table_sizes: Sequence[int], groups: int) -> int | None:
@@ -219,7 +257,8 @@ def payout_preview(tournament: Tournament, entries: int) -> PayoutPreview:
             structure=adapters.payout_structure(tournament, entries),
         )
     except ScoringError as exc:
-        raise ConfigurationError(str(exc), fields={"entry_fee": [str(exc)]}) from exc
+        message = plan_words.pool_problem(exc)
+        raise ConfigurationError(message, fields={"entry_fee": [message]}) from exc
     pool = report.pool
     shares = report.structure.percentages
     places = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -13,8 +13,7 @@ from django.utils.translation import gettext, ngettext
 
 from durak_site.errors import Forbidden, status_name
 from games.actors import Actor
-from games.engine.errors import RulesError
-from tournaments import adapters
+from tournaments import adapters, plan_words
 from tournaments.errors import ConfigurationError, StateError
 from tournaments.models import (
     AuditEvent,
@@ -23,10 +22,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
-from tournaments.pairing import (
-    PairingError,
-    validate_stages,
-)
+from tournaments.pairing import stage_problems
 from tournaments.permissions import (
     can_manage_league,
     is_organiser,
@@ -42,6 +38,7 @@ from tournaments.plan_schema import (
     stage_spec,
 )
 from tournaments.scoring.errors import ScoringError
+from tournaments.scoring.prizes import currency
 from tournaments.services.audit import audit_changes, audit_record
 from tournaments.services.feed import tournament_changed
 
@@ -69,52 +66,142 @@ def _transliterate(text: str) -> str:
     return "".join(out)
 
 
-def validate_plan(tournament: Tournament, stages: Sequence[Stage], entries: int | None) -> None:
-    """Refuse a plan that could never run: rules, stages, scoring and payouts, all up front.
+def validate_plan(
+    tournament: Tournament,
+    stages: Sequence[Stage],
+    entries: int | None,
+    *,
+    found: Mapping[str, Any] | None = None,
+) -> None:
+    """Refuse a plan that could never run: rules, stages, scoring and payouts, all up front, all
+    at once.
 
     The deep checks behind the schema (``plan_schema``): the pairing code on the whole plan, the
-    engine on the rules at every table size, the scoring code on each stage's tables, the pool.
-    A refusal names the field it is about in ``fields`` when there is one.
+    engine on the rules at every table size, the scoring code on each stage's tables, the pool
+    and the payouts. Every independent problem is found in one pass (:func:`plan_problems`) and
+    raised as one ``ConfigurationError``: each message at its field in ``fields`` (the schema's
+    shape: ``{"rules": {"hand_size": [...]}, "stages": {1: {"advance_per_table": [...]}}}``),
+    and all of them, each after its field in words, in its message. ``found``: field errors
+    already found (the schema's), kept, and reported with these.
     """
-    try:
-        validate_stages(
-            [adapters.stage_config(s, team_size=tournament.team_size) for s in stages], entries
-        )
-    except PairingError as exc:
-        raise ConfigurationError(str(exc)) from None
-    for stage in stages:
-        sizes = {stage.table_size}
-        if stage.format == Stage.Format.SWISS and tournament.team_size == 1:
-            sizes.add(max(2, stage.table_size - 1))  # uneven fields use one seat fewer
-        for seats in sizes:
-            try:
-                adapters.table_rules(tournament, seats, teams=tournament.team_size > 1)
-            except RulesError as exc:
-                raise ConfigurationError(
-                    gettext("stage %(stage)s: rules: %(problem)s")
-                    % {"stage": stage.order, "problem": exc},
-                    fields={"rules": [str(exc)]},
-                ) from None
+    fields = plan_problems(tournament, stages, entries, found=found)
+    if fields:
+        raise ConfigurationError(error_message(fields), fields=fields)
+
+
+def plan_problems(
+    tournament: Tournament,
+    stages: Sequence[Stage],
+    entries: int | None,
+    *,
+    found: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Every problem :func:`validate_plan` refuses, as field errors in the active language
+    (``plan_words``); a field ``found`` already blames is not checked again."""
+    fields: dict[str, Any] = copy.deepcopy(dict(found or {}))
+    blamed = set(fields)
+
+    def add(path: tuple[Any, ...], message: str) -> None:
+        if path[0] in blamed:
+            return
+        node = fields
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        messages = node.setdefault(path[-1], [])
+        if message not in messages:
+            messages.append(message)
+
+    if "stages" not in blamed:
+        _stage_problems(tournament, stages, entries, add)
+        _rules_problems(tournament, stages, add)
+    _pool_problems(tournament, entries, add)
+    return fields
+
+
+Add = Callable[[tuple[Any, ...], str], None]
+NON_FIELD = "non_field_errors"
+
+
+def _stage_problems(
+    tournament: Tournament, stages: Sequence[Stage], entries: int | None, add: Add
+) -> None:
+    configs = [adapters.stage_config(s, team_size=tournament.team_size) for s in stages]
+    for problem in stage_problems(configs, entries):
+        message = plan_words.stage_problem(problem)
+        if problem.stage == 0:
+            add(("stages", NON_FIELD), message)
+        elif problem.field == "advance":
+            sub = {"advance_over_entries": "top", "advance_over_group": "per_table"}
+            add(
+                ("stages", problem.stage - 1, "advance", sub.get(problem.reason, NON_FIELD)),
+                message,
+            )
+        else:
+            add(("stages", problem.stage - 1, problem.field or NON_FIELD), message)
+    for index, stage in enumerate(stages):
         try:
             adapters.scoring_config(stage)
-        except (ScoringError, TypeError, ValueError) as exc:
-            # Stages are numbered from 1, the plan's list (and its field errors) from 0.
-            raise ConfigurationError(
-                gettext("stage %(stage)s: scoring: %(problem)s")
-                % {"stage": stage.order, "problem": exc},
-                fields={"stages": {stage.order - 1: {"scoring": [str(exc)]}}},
-            ) from None
+        except ScoringError as exc:
+            key = "tiebreaks" if exc.code.startswith("tie_break") else "scoring"
+            add(("stages", index, key), plan_words.scoring_problem(exc))
+        except (TypeError, ValueError) as exc:
+            add(("stages", index, "scoring"), plan_words.scoring_problem(ScoringError(str(exc))))
+
+
+def _rules_problems(tournament: Tournament, stages: Sequence[Stage], add: Add) -> None:
+    # Every table size the plan can seat, the largest first: a rule is blamed once, at the
+    # largest table it fails (uneven swiss fields of players use one seat fewer).
+    seats: dict[int, int] = {}
+    for index, stage in enumerate(stages):
+        sizes = [stage.table_size]
+        if stage.format == Stage.Format.SWISS and tournament.team_size == 1:
+            sizes.append(max(2, stage.table_size - 1))
+        for size in sizes:
+            seats.setdefault(size, index)
+    blamed: set[str] = set()
+    for size in sorted(seats, reverse=True):
+        for problem in adapters.table_rules_problems(
+            tournament, size, teams=tournament.team_size > 1
+        ):
+            option = problem.option or NON_FIELD
+            if option in blamed:
+                continue
+            blamed.add(option)
+            message = plan_words.rules_problem(problem)
+            if option in ("players", "teams"):
+                add(("stages", seats[size], "table_size"), message)
+            else:
+                add(("rules", option), message)
+
+
+def _pool_problems(tournament: Tournament, entries: int | None, add: Add) -> None:
+    try:
+        money = currency(tournament.currency)
+    except ScoringError as exc:
+        add(("currency",), plan_words.pool_problem(exc))
+        return
+    for name in ("entry_fee", "reentry_fee", "guarantee"):
+        try:
+            money.to_units(Decimal(getattr(tournament, name)), name)
+        except (ScoringError, InvalidOperation) as exc:
+            add((name,), plan_words.pool_problem(_scoring_error(exc)))
     try:
         adapters.pool_rules(tournament)
     except (ScoringError, InvalidOperation) as exc:
-        raise ConfigurationError(gettext("prize pool: %(problem)s") % {"problem": exc}) from None
+        error = _scoring_error(exc)
+        # The guarantee's amount is blamed above; the rake is the pool's other setting.
+        if error.code not in ("minor_units", "negative"):
+            add(("rake_percent",), plan_words.pool_problem(error))
+    if not tournament.payout_structure:
+        return  # the default scale fits any field (and is not built for a field of millions)
     try:
         adapters.payout_structure(tournament, entries or 1)
     except (ScoringError, InvalidOperation) as exc:
-        raise ConfigurationError(
-            gettext("prize pool: %(problem)s") % {"problem": exc},
-            fields={"payout_structure": [str(exc)]},
-        ) from None
+        add(("payout_structure",), plan_words.pool_problem(_scoring_error(exc)))
+
+
+def _scoring_error(exc: Exception) -> ScoringError:
+    return exc if isinstance(exc, ScoringError) else ScoringError(str(exc))
 
 
 def _check_league(actor: Actor | None, league: League | None) -> None:
@@ -155,48 +242,45 @@ def tournament_create(
     ``created_by``: the person who creates it (an organiser; anyone else is refused), its owner
     from now on, audited with the plan as stored; None: the system.
 
-    The settings go through the plan's schema (``plan_schema.TournamentPlanSerializer``): a
-    refusal names each field's path (``stages[2].series.target: must be odd for best_of, not
-    2``) and carries the field errors in ``ConfigurationError.fields``. Then the rules are
-    validated by the engine for every table size the plan can seat, the stages by the pairing
-    code, the scoring tables and payout percentages by the scoring code (:func:`validate_plan`).
+    The settings go through the plan's schema (``plan_schema.TournamentPlanSerializer``) and
+    the deep checks (:func:`validate_plan`: the rules by the engine at every table size the plan
+    can seat, the stages by the pairing code, the scoring tables and the pool by the scoring
+    code), all in one pass (:func:`check_plan`): one refusal carries every problem, each at its
+    field in ``ConfigurationError.fields`` and all of them in its message, each after its field
+    in words (``Stage 3, series length: must be odd for a best-of series, not 2``), in the
+    active language.
     A ``league`` is one its organiser (``created_by``) manages.
     """
     if created_by is not None and not is_organiser(created_by):
         raise Forbidden(gettext("only an organiser can create a tournament"))
     _check_league(created_by, league)
-    plan = TournamentPlanSerializer(
-        data={
-            "name": name,
-            "stages": list(stages) if isinstance(stages, (list, tuple)) else stages,
-            "rules": rules,
-            "team_size": team_size,
-            "max_entries": max_entries,
-            "check_in_required": check_in_required,
-            "late_registration_rounds": late_registration_rounds,
-            "currency": currency,
-            "entry_fee": entry_fee,
-            "rake_percent": rake_percent,
-            "guarantee": guarantee,
-            "reentry_fee": reentry_fee,
-            "payout_structure": payout_structure,
-            "move_clock_seconds": move_clock_seconds,
-            "two_person_rule": two_person_rule,
-            "dropout_rule": dropout_rule,
-            "is_public": is_public,
-            "seed": seed,
-        }
-    )
-    if not plan.is_valid():
-        raise ConfigurationError(error_message(plan.errors), fields=error_fields(plan.errors))
-    settings = plan.validated_data
+    data = {
+        "name": name,
+        "stages": list(stages) if isinstance(stages, (list, tuple)) else stages,
+        "rules": rules,
+        "team_size": team_size,
+        "max_entries": max_entries,
+        "check_in_required": check_in_required,
+        "late_registration_rounds": late_registration_rounds,
+        "currency": currency,
+        "entry_fee": entry_fee,
+        "rake_percent": rake_percent,
+        "guarantee": guarantee,
+        "reentry_fee": reentry_fee,
+        "payout_structure": payout_structure,
+        "move_clock_seconds": move_clock_seconds,
+        "two_person_rule": two_person_rule,
+        "dropout_rule": dropout_rule,
+        "is_public": is_public,
+        "seed": seed,
+    }
+    settings = check_plan(data)
     base = slugify(_transliterate(settings["name"]))[:140] or "tournament"
     slug, n = base, 1
     while Tournament.objects.filter(slug=slug).exists():
         n += 1
         slug = f"{base}-{n}"
     tournament, built = plan_rows(settings, slug=slug, league=league, created_by=created_by)
-    validate_plan(tournament, built, settings["max_entries"])
     tournament.save()
     for stage in built:
         stage.tournament = tournament
@@ -210,6 +294,32 @@ def tournament_create(
             after={**TournamentPlanSerializer(tournament).data, "league": tournament.league_id},
         )
     return tournament
+
+
+def check_plan(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A plan (``tournament_create``'s settings, ``league`` aside) validated whole: the schema
+    (``TournamentPlanSerializer``), then :func:`validate_plan` for the plan's max entries (none:
+    any number); returns the validated settings.
+
+    One ``ConfigurationError`` carries every problem: the schema's field errors and the deep
+    checks of the fields the schema let through (with the defaults standing in for the
+    refused ones; a refused list of stages leaves the stages and the rules unchecked).
+    """
+    plan = TournamentPlanSerializer(data=dict(data))
+    if plan.is_valid():
+        settings = dict(plan.validated_data)
+        tournament, stages = plan_rows(settings)
+        validate_plan(tournament, stages, tournament.max_entries)
+        return settings
+    found = error_fields(plan.errors)
+    if not {"stages", "team_size"} & set(found):
+        rest = {key: value for key, value in data.items() if key not in found}
+        rest["name"] = rest.get("name") or "-"
+        partial = TournamentPlanSerializer(data=rest)
+        if partial.is_valid():
+            tournament, stages = plan_rows(partial.validated_data)
+            validate_plan(tournament, stages, tournament.max_entries, found=found)
+    raise ConfigurationError(error_message(plan.errors), fields=found)
 
 
 def plan_rows(
@@ -300,24 +410,20 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
     """
     unknown = sorted(set(changes) - {*SETTINGS_EDITABLE, "rules"})
     if unknown:
-        raise ConfigurationError(
-            gettext("not a setting that can be changed: %(settings)s")
-            % {"settings": ", ".join(unknown)},
-            fields={key: [gettext("not a setting that can be changed")] for key in unknown},
-        )
+        fields = {key: [gettext("not a setting that can be changed")] for key in unknown}
+        raise ConfigurationError(error_message(fields), fields=fields)
     editable = tournament_editable_fields(tournament)
     frozen = sorted(set(changes) - set(editable))
     if frozen:
         message = gettext("fixed while the tournament is %(status)s") % {
             "status": status_name(Tournament.Status, tournament.status)
         }
-        raise StateError(
-            f"{', '.join(frozen)}: {message}", fields={key: [message] for key in frozen}
-        )
+        fields = {key: [message] for key in frozen}
+        raise StateError(error_message(fields), fields=fields)
     league = changes.get("league")
     if league is not None and not isinstance(league, League):
-        message = gettext("not a league")
-        raise ConfigurationError(f"league: {message}", fields={"league": [message]})
+        fields = {"league": [gettext("not a league")]}
+        raise ConfigurationError(error_message(fields), fields=fields)
     stages = list(tournament.stages.all())
     schema = {key: value for key, value in changes.items() if key != "league"}
     plan = TournamentPlanSerializer(
@@ -345,7 +451,8 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
                 "must be at least the %(count)s entries already registered",
                 active,
             ) % {"count": active}
-            raise ConfigurationError(f"max_entries: {message}", fields={"max_entries": [message]})
+            fields = {"max_entries": [message]}
+            raise ConfigurationError(error_message(fields), fields=fields)
     would_be = copy.copy(tournament)
     for key, value in checked.items():
         setattr(would_be, key, value)
