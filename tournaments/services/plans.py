@@ -149,6 +149,7 @@ def tournament_create(
     dropout_rule: str = "clock",
     is_public: bool = True,
     seed: str = "",
+    starts_at: Any = None,
     created_by: Actor | None = None,
 ) -> Tournament:
     """Create a tournament with its whole stage plan, validated before anything is stored.
@@ -185,6 +186,7 @@ def tournament_create(
             "dropout_rule": dropout_rule,
             "is_public": is_public,
             "seed": seed,
+            "starts_at": starts_at,
         }
     )
     if not plan.is_valid():
@@ -237,6 +239,7 @@ def plan_rows(
         dropout_rule=settings["dropout_rule"],
         is_public=settings["is_public"],
         seed=settings["seed"] or slug or settings["name"],
+        starts_at=settings.get("starts_at"),
         **fields,
     )
     stages = [
@@ -253,6 +256,7 @@ def plan_rows(
 # rules are fixed once it opens); nothing once the event runs (or is over).
 SETTINGS_EDITABLE = (
     "name",
+    "starts_at",
     "is_public",
     "max_entries",
     "check_in_required",
