@@ -103,12 +103,3 @@ def game_place(game: Game) -> hooks.GamePlace | None:
     if game.table_id is None:
         return None
     return hooks.tables().game_place(table_id=game.table_id, game_number=game.number)
-
-
-def table_games(table_id: int) -> list[tuple[int, int, bool]]:
-    """The games of a table's series as (id, number, over), in order: one query."""
-    rows = Game.objects.filter(table_id=table_id).order_by("number", "pk")
-    return [
-        (pk, number, status in Game.OVER)
-        for pk, number, status in rows.values_list("pk", "number", "status")
-    ]

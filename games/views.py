@@ -55,12 +55,9 @@ def game_replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
     )
     if game is None or not selectors.game_visible_to(game, request.user):
         raise Http404("no such game")
-    # Where it was played and the other games of its table's series: the way back to the
-    # event's page (its round, or its bracket) and on to the rest of the series.
-    around = {
-        "place": selectors.game_place(game),
-        "series": selectors.table_games(game.table_id) if game.table_id else [],
-    }
+    # Where it was played, named as the event's pages name it: the way back to the event's
+    # page (its round, or its bracket).
+    around = {"place": selectors.game_place(game)}
     if not (game.is_over and game.seed_revealed):
         return render(request, "games/replay.html", {"game": game, "live": True, **around})
     replay = game_replay(game)

@@ -138,7 +138,7 @@ def stage_name(name: str, format: str) -> str:
     """A stage as people call it: its own name, else its format ("Плей-офф", "Swiss")."""
     if name:
         return name
-    names = {
+    names: dict[str, str] = {
         Stage.Format.SWISS: pgettext("stage name", "Swiss"),
         Stage.Format.ROUND_ROBIN: pgettext("stage name", "Round robin"),
         Stage.Format.KNOCKOUT: pgettext("stage name", "Knockout"),
@@ -201,7 +201,7 @@ class Badge:
 
 
 #: What is happening now, per kind of thing: nothing finished or cancelled is ever live.
-_LIVE = {
+_LIVE: dict[str, set[str]] = {
     "tournament": {Tournament.Status.RUNNING},
     "stage": {Stage.Status.RUNNING},
     "round": {Round.Status.PLAYING},
@@ -224,4 +224,5 @@ def status_badge(kind: str, status: str) -> Badge:
     }
     choices = labels.get(kind)
     label = str(choices(status).label) if choices and status in choices.values else status
-    return Badge(label=label, css=f"status-{status}", live=status in _LIVE.get(kind, set()))
+    live = status in _LIVE.get(kind, set())
+    return Badge(label=label, css=f"status-{status}", live=live)

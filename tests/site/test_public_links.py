@@ -142,7 +142,8 @@ def test_the_same_game_is_named_the_same_on_the_bracket_the_replay_and_the_profi
 
 
 def test_me_links_to_ones_own_public_profile() -> None:
-    player = PlayerFactory()
+    player = PlayerFactory.create()
+    assert player.user is not None
     client = Client()
     client.force_login(player.user)
     html = page(client, "/me/")
@@ -224,7 +225,7 @@ def test_an_open_events_registered_list_is_paged_in_the_same_queries(client: Cli
             html = page(client, f"/tournaments/{event.slug}/{url}")
         return html, len(queries)
 
-    small, small_queries = visit(open_event(3))
+    _, small_queries = visit(open_event(3))
     large_event = open_event(55)
     large, large_queries = visit(large_event)
     assert small_queries == large_queries

@@ -452,9 +452,7 @@ def tournament_progress(
                 for table in by_round.get(round_.pk, [])
             ]
             explanation = explanation_lines(round_, tournament)
-            title = round_name(
-                round_.number, knockout=knockout, rounds=stage_rounds[-1].number
-            )
+            title = round_name(round_.number, knockout=knockout, rounds=stage_rounds[-1].number)
             round_lines.append(RoundLine(round_, tables_of_round, explanation, last, title))
         headers, standing_cells = _standing_cells(stage, standings.get(stage.pk, []))
         lines.append(StageLine(stage, round_lines, headers, standing_cells))

@@ -32,7 +32,8 @@ def with_stage_rounds(rows: QuerySet[_M], stage: str) -> QuerySet[_M]:
     lookup path to a stage id, e.g. ``"round__stage_id"``) has, so that a knockout round is named
     by its distance from the final without a query per row."""
     last = Round.objects.filter(stage_id=OuterRef(stage)).order_by("-number").values("number")[:1]
-    return rows.annotate(stage_rounds=Subquery(last))
+    annotated: QuerySet[_M] = rows.annotate(stage_rounds=Subquery(last))
+    return annotated
 
 
 def round_title(round_: Round, stage_rounds: int | None) -> str:
