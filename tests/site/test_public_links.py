@@ -141,6 +141,22 @@ def test_the_same_game_is_named_the_same_on_the_bracket_the_replay_and_the_profi
     assert f'href="/games/{game.pk}/replay/"' in profile
 
 
+def test_the_live_tables_page_gets_its_place_and_its_series_replays(
+    client: Client, cup: Tournament
+) -> None:
+    # given the cup's final, finished (the live table's template is rebuilt elsewhere: it gets
+    # the links to render in ``links``)
+    table = final_table(cup)
+    response = client.get(f"/tables/{table.pk}/", headers={"Accept-Language": "ru"})
+    links = response.context["links"]
+    # then its place on the event's page, named the one way, and every game's replay
+    assert (links.place.tournament_slug, links.place.anchor) == (cup.slug, "bracket-1")
+    assert links.place.text == "Плей-офф · Финал · Стол 1"
+    games = list(Game.objects.filter(table=table).order_by("number").values_list("pk", "number"))
+    assert links.replays == games
+    assert links.replay == games[-1][0]
+
+
 def test_me_links_to_ones_own_public_profile() -> None:
     player = PlayerFactory.create()
     assert player.user is not None

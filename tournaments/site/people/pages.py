@@ -29,7 +29,7 @@ from tournaments.selectors.people import player_names, player_profile
 from tournaments.selectors.play import place_of, with_stage_rounds
 from tournaments.selectors.visibility import leagues_visible_to
 from tournaments.site.people.charts import LineChart, line_chart
-from tournaments.wording import status_badge
+from tournaments.wording import Badge, status_badge
 
 #: How many of a player's games the profile lists, newest first.
 RECENT_GAMES = 20
@@ -240,6 +240,11 @@ class LeaguePage:
     error: str  # why the table could not be computed ("" if it could)
     tournaments: Sequence[Tournament]  # with ``entries_count``
     leaderboard: list[RatedLine]  # players of the table by rating (ordinal), best first
+
+    @property
+    def events(self) -> list[tuple[Tournament, Badge]]:
+        """The tournaments, each with its status badge (``wording.status_badge``)."""
+        return [(t, status_badge("tournament", t.status)) for t in self.tournaments]
 
     @property
     def leaderboard_top(self) -> list[RatedLine]:
