@@ -5,6 +5,8 @@ pages (``tournaments.site``) say the same thing the same way."""
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -134,8 +136,10 @@ def decided_by_label(criterion: str | None) -> str:
 # console all name a place of play with these, so that the same game reads the same everywhere.
 
 
-def stage_name(name: str, format: str) -> str:
-    """A stage as people call it: its own name, else its format ("Плей-офф", "Swiss")."""
+def stage_name(name: str, format: str, *, order: int | None = None) -> str:
+    """A stage as people call it: its own name, else its format ("Плей-офф", "Swiss"); with
+    ``order`` (for an event with several unnamed stages of that format) also its place in the
+    plan ("Swiss, stage 2")."""
     if name:
         return name
     names: dict[str, str] = {
@@ -143,7 +147,28 @@ def stage_name(name: str, format: str) -> str:
         Stage.Format.ROUND_ROBIN: pgettext("stage name", "Round robin"),
         Stage.Format.KNOCKOUT: pgettext("stage name", "Knockout"),
     }
-    return names.get(format, format)
+    text = names.get(format, format)
+    if order is None:
+        return text
+    return pgettext("stage name", "%(format)s, stage %(order)s") % {"format": text, "order": order}
+
+
+def stage_names(stages: Iterable[Stage]) -> dict[int, str]:
+    """The names of an event's ``stages`` by their order: an unnamed stage whose format another
+    unnamed stage shares is told apart by its order.
+
+    >>> [*stage_names([Stage(order=1, format="swiss"), Stage(order=2, format="swiss"),
+    ...                Stage(order=3, format="knockout")]).values()]
+    ['Swiss, stage 1', 'Swiss, stage 2', 'Knockout']
+    """
+    stages = list(stages)
+    formats = Counter(s.format for s in stages if not s.name)
+    return {
+        s.order: stage_name(
+            s.name, s.format, order=s.order if formats[s.format] > 1 and not s.name else None
+        )
+        for s in stages
+    }
 
 
 def round_name(number: int, *, knockout: bool = False, rounds: int | None = None) -> str:

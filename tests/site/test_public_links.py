@@ -157,6 +157,33 @@ def test_the_live_tables_page_gets_its_place_and_its_series_replays(
     assert links.replay == games[-1][0]
 
 
+def test_two_unnamed_stages_of_one_format_are_told_apart_the_same_way_everywhere(
+    client: Client,
+) -> None:
+    # given an event of two unnamed swiss stages, its first round in play
+    event = make_tournament(
+        PlayerFactory.create_batch(4),
+        stages=[
+            {"format": "swiss", "table_size": 2, "rounds": 1, "advance": {"top": 2}},
+            {"format": "swiss", "table_size": 2, "rounds": 1},
+        ],
+        entry_fee="0",
+    )
+    services.tournament_start(tournament=event)
+    table = Table.objects.filter(round__stage__tournament=event).order_by("number").first()
+    assert table is not None
+    # then the event's page, the home page's live tables and the API name the stage alike
+    html = page(client, f"/tournaments/{event.slug}/", "ru")
+    assert "Швейцарская система, этап 1" in html and "Швейцарская система, этап 2" in html
+    home = page(client, "/", "ru")
+    assert "Швейцарская система, этап 1 · Тур 1 · Стол 1" in home
+    api = client.get(f"/api/v1/tournaments/{event.slug}/", headers={"Accept-Language": "ru"})
+    assert [s["name"] for s in api.json()["stages"]] == [
+        "Швейцарская система, этап 1",
+        "Швейцарская система, этап 2",
+    ]
+
+
 def test_me_links_to_ones_own_public_profile() -> None:
     player = PlayerFactory.create()
     assert player.user is not None

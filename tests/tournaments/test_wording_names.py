@@ -7,11 +7,13 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
+from tournaments.models import Stage
 from tournaments.wording import (
     game_name,
     place_name,
     round_name,
     stage_name,
+    stage_names,
     status_badge,
     table_name,
 )
@@ -52,6 +54,25 @@ def test_a_stage_is_its_own_name_else_its_format() -> None:
     assert stage_name("", "knockout") == "Knockout"
     assert stage_name("", "swiss") == "Swiss"
     assert stage_name("", "round_robin") == "Round robin"
+
+
+def test_unnamed_stages_of_one_format_are_told_apart_by_their_order() -> None:
+    # given two unnamed swiss stages, a named one and an unnamed knockout
+    stages = [
+        Stage(order=1, format="swiss"),
+        Stage(order=2, format="swiss"),
+        Stage(order=3, format="swiss", name="Отбор"),
+        Stage(order=4, format="knockout"),
+    ]
+    # then the swiss ones carry their order; the knockout, alone of its format, does not
+    assert stage_names(stages) == {
+        1: "Swiss, stage 1",
+        2: "Swiss, stage 2",
+        3: "Отбор",
+        4: "Knockout",
+    }
+    with translation.override("ru"):
+        assert stage_names(stages)[2] == "Швейцарская система, этап 2"
 
 
 def test_a_place_reads_stage_round_table_and_game_leaving_out_what_is_empty() -> None:

@@ -103,7 +103,7 @@ def live_games(user: Actor, tournament: Tournament | None = None) -> Any:
     last_ruling = RefereeEvent.objects.filter(game=OuterRef("pk")).order_by("-created_at")
     seats = Seat.objects.select_related("player").order_by("position")
     return (
-        with_stage_rounds(Game.objects.all(), "table__round__stage_id")
+        with_stage_rounds(Game.objects.all(), "table__round__stage")
         .filter(
             table__status=Table.Status.PLAYING,
             table__round__status=Round.Status.PLAYING,
@@ -159,7 +159,7 @@ def live_tables(
         row = LiveTableRow(
             tournament=table.round.stage.tournament,
             round_number=table.round.number,
-            round_name=place_of(table, getattr(game, "stage_rounds", None)).round,
+            round_name=place_of(table, game).round,
             table_id=table.pk,
             table_number=table.number,
             seats=[

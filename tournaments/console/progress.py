@@ -84,7 +84,7 @@ from tournaments.wording import (
     money,
     points_text,
     round_name,
-    stage_name,
+    stage_names,
 )
 
 TOURNAMENT_TEMPLATE = "admin/tournaments/progress/tournament.html"
@@ -169,14 +169,11 @@ class StageLine:
     rounds: list[RoundLine]
     tie_breaks: list[str]  # the standings' tie-break columns, in the order they apply
     standings: list[StandingCells]
+    name: str = ""  # among its event's stages (``wording.stage_names``)
 
     @property
     def is_knockout(self) -> bool:
         return self.stage.format == Stage.Format.KNOCKOUT
-
-    @property
-    def name(self) -> str:
-        return stage_name(self.stage.name, self.stage.format)
 
 
 @dataclass(frozen=True)
@@ -428,6 +425,7 @@ def tournament_progress(
         by_stage.setdefault(round_.stage_id, []).append(round_)
 
     lines = []
+    titles = stage_names(stages)
     for stage in stages:
         stage_rounds = by_stage.get(stage.pk, [])
         knockout = stage.format == Stage.Format.KNOCKOUT
@@ -455,7 +453,7 @@ def tournament_progress(
             title = round_name(round_.number, knockout=knockout, rounds=stage_rounds[-1].number)
             round_lines.append(RoundLine(round_, tables_of_round, explanation, last, title))
         headers, standing_cells = _standing_cells(stage, standings.get(stage.pk, []))
-        lines.append(StageLine(stage, round_lines, headers, standing_cells))
+        lines.append(StageLine(stage, round_lines, headers, standing_cells, titles[stage.order]))
     return TournamentProgress(tournament, lines, _finish(tournament, user))
 
 

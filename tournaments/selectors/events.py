@@ -37,7 +37,7 @@ from tournaments.models import (
 from tournaments.scoring.errors import ScoringError
 from tournaments.selectors import standings
 from tournaments.selectors.play import last_game_id
-from tournaments.wording import stage_name
+from tournaments.wording import stage_name, stage_names
 
 Row = dict[str, Any]
 
@@ -309,7 +309,7 @@ def prize_pool(tournament: Tournament) -> PrizePool | None:
     return PrizePool.objects.filter(tournament=tournament).first()
 
 
-def stage_row(stage: Stage) -> Row:
+def stage_row(stage: Stage, name: str | None = None) -> Row:
     """A stage's plan as readers see it: format, table size, rounds, series, who advances, the
     points by place for each table size, the pogony penalty, the bye's points, the tie-breaks."""
     try:
@@ -321,7 +321,7 @@ def stage_row(stage: Stage) -> Row:
         by_place, penalty, bye = {}, 0.0, 0.0
     return {
         "order": stage.order,
-        "name": stage_name(stage.name, stage.format),
+        "name": stage_name(stage.name, stage.format) if name is None else name,
         "format": stage.format,
         "status": stage.status,
         "table_size": stage.table_size,
@@ -345,6 +345,8 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
     here). Three queries (two with ``stages``)."""
     pool = prize_pool(tournament)
     league = tournament.league
+    plan = list(tournament.stages.order_by("order") if stages is None else stages)
+    names = stage_names(plan)
     return {
         "slug": tournament.slug,
         "name": tournament.name,
@@ -387,10 +389,7 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
                 "final": pool.final,
             },
         },
-        "stages": [
-            stage_row(s)
-            for s in (tournament.stages.order_by("order") if stages is None else stages)
-        ],
+        "stages": [stage_row(s, names[s.order]) for s in plan],
     }
 
 

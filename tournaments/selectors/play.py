@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from django.db.models import Model, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Count, Model, OuterRef, Prefetch, QuerySet, Subquery
 
 from games.actors import Actor
 from games.models import Game
@@ -28,11 +28,31 @@ WATCH_NOW = 12
 
 
 def with_stage_rounds(rows: QuerySet[_M], stage: str) -> QuerySet[_M]:
-    """``rows`` annotated with ``stage_rounds``: how many rounds the stage at ``stage`` (a
-    lookup path to a stage id, e.g. ``"round__stage_id"``) has, so that a knockout round is named
-    by its distance from the final without a query per row."""
-    last = Round.objects.filter(stage_id=OuterRef(stage)).order_by("-number").values("number")[:1]
-    annotated: QuerySet[_M] = rows.annotate(stage_rounds=Subquery(last))
+    """``rows`` annotated with what naming their stage takes without a query per row (``stage``:
+    the lookup path to it, e.g. ``"round__stage"``): ``stage_rounds``, how many rounds the
+    stage has (a knockout round is named by its distance from the final), and ``stage_twins``,
+    how many other unnamed stages of its event share its format (then its order tells it
+    apart: ``wording.stage_names``)."""
+    last = (
+        Round.objects.filter(stage_id=OuterRef(f"{stage}_id"))
+        .order_by("-number")
+        .values("number")[:1]
+    )
+    twins = (
+        Stage.objects.filter(
+            tournament_id=OuterRef(f"{stage}__tournament_id"),
+            format=OuterRef(f"{stage}__format"),
+            name="",
+        )
+        .exclude(pk=OuterRef(f"{stage}_id"))
+        .order_by()
+        .values("tournament_id")
+        .annotate(n=Count("pk"))
+        .values("n")[:1]
+    )
+    annotated: QuerySet[_M] = rows.annotate(
+        stage_rounds=Subquery(last), stage_twins=Subquery(twins)
+    )
     return annotated
 
 
@@ -78,9 +98,12 @@ class TablePlace:
         return f"bracket-{self.stage_order}" if self.knockout else f"round-{self.round_id}"
 
 
-def place_of(table: Table, stage_rounds: int | None) -> TablePlace:
-    """``table`` (its round, stage and tournament selected) named."""
+def place_of(table: Table, annotated: Any) -> TablePlace:
+    """``table`` (its round, stage and tournament selected) named; ``annotated``: the row that
+    :func:`with_stage_rounds` annotated (the table itself, or its game)."""
     stage = table.round.stage
+    stage_rounds = getattr(annotated, "stage_rounds", None)
+    twins = getattr(annotated, "stage_twins", None) or 0
     return TablePlace(
         table_id=table.pk,
         status=table.status,
@@ -89,7 +112,7 @@ def place_of(table: Table, stage_rounds: int | None) -> TablePlace:
         stage_order=stage.order,
         round_id=table.round_id,
         knockout=stage.format == Stage.Format.KNOCKOUT,
-        stage=stage_name(stage.name, stage.format),
+        stage=stage_name(stage.name, stage.format, order=stage.order if twins else None),
         round=round_title(table.round, stage_rounds),
         table=table_name(table.number),
     )
@@ -110,9 +133,9 @@ def table_places(table_ids: Iterable[int]) -> dict[int, TablePlace]:
             "round__stage__tournament__slug",
             "round__stage__tournament__name",
         ),
-        "round__stage_id",
+        "round__stage",
     )
-    return {t.pk: place_of(t, getattr(t, "stage_rounds", None)) for t in tables}
+    return {t.pk: place_of(t, t) for t in tables}
 
 
 def last_game_id(series_state: Any) -> int | None:
@@ -144,7 +167,7 @@ def live_tables(user: Actor | None, limit: int = WATCH_NOW) -> list[LiveTable]:
             status__in=(Game.Status.ACTIVE, Game.Status.PAUSED),
             table__round__stage__tournament__in=tournaments_visible_to(user),
         ),
-        "table__round__stage_id",
+        "table__round__stage",
     )
     games = list(
         playing.select_related("table__round__stage__tournament")
@@ -177,7 +200,7 @@ def live_tables(user: Actor | None, limit: int = WATCH_NOW) -> list[LiveTable]:
             continue
         out.append(
             LiveTable(
-                place=place_of(table, getattr(game, "stage_rounds", None)),
+                place=place_of(table, game),
                 players=[seat.player.display_name for seat in table.seats.all()],
                 game_number=game.number,
             )

@@ -127,7 +127,7 @@ def _games(player: Player) -> list[PastGame]:
     rows = list(
         with_stage_rounds(
             Game.objects.filter(table__seats__player=player, status__in=Game.OVER),
-            "table__round__stage_id",
+            "table__round__stage",
         )
         .select_related("table__round__stage__tournament")
         .order_by("-finished_at", "-pk")
@@ -147,9 +147,7 @@ def _games(player: Player) -> list[PastGame]:
                 opponents=[names.get(p, "?") for p in game.players if p != player.pk],
                 outcome=outcome,
                 place=place,
-                where=place_of(game.table, getattr(game, "stage_rounds", None)).game_text(
-                    game.number
-                ),
+                where=place_of(game.table, game).game_text(game.number),
             )
         )
     return out

@@ -44,6 +44,7 @@ from tournaments.wording import (
     points_text,
     round_name,
     stage_name,
+    stage_names,
     status_badge,
     table_name,
 )
@@ -359,10 +360,11 @@ class StageBlock:
     rounds: list[RoundBlock] = field(default_factory=list)
     standings: Standings | None = None
     picture: bracket.Picture | None = None
+    title: str = ""  # the stage's name among its event's (``wording.stage_names``)
 
     @property
     def name(self) -> str:
-        return stage_name(self.stage.name, self.stage.format)
+        return self.title or stage_name(self.stage.name, self.stage.format)
 
     @property
     def status(self) -> str:
@@ -660,6 +662,7 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
         row = plans[stage.order]
         block = StageBlock(
             stage=stage,
+            title=row["name"],
             current=current is not None and stage.pk == current.pk and running,
             summary=words.stage_summary(row),
             scoring=words.scoring_lines(row),
@@ -737,7 +740,7 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     stage = _standings_stage(stages, asked)
     if stage is None:
         return None
-    block = StageBlock(stage=stage)
+    block = StageBlock(stage=stage, title=stage_names(stages)[stage.order])
     rows = stage_standings(stage)
     block.standings = standings(stage, rows, players, query, paged=False)
     return StandingsEmbed(tournament, status_label(tournament), block, None, block.name)
@@ -769,7 +772,9 @@ def bracket_embed(tournament: Tournament, query: QueryDict) -> StageBlock | None
     if stage is None:
         return None
     players = selectors.entry_players(tournament)
-    return StageBlock(stage=stage, picture=picture(stage, players))
+    return StageBlock(
+        stage=stage, picture=picture(stage, players), title=stage_names(stages)[stage.order]
+    )
 
 
 THEMES = ("light", "dark", "auto")

@@ -141,7 +141,7 @@ def recent_games(player: Player, user: Actor | None, limit: int = RECENT_GAMES) 
                 table__in=Seat.objects.filter(player=player).values("table_id"),
                 table__round__stage__tournament__in=visibility.tournaments_visible_to(user),
             ),
-            "table__round__stage_id",
+            "table__round__stage",
         )
         .select_related("table__round__stage__tournament")
         .defer("state", "log_tail", "table__series_state")
@@ -169,9 +169,7 @@ def recent_games(player: Player, user: Actor | None, limit: int = RECENT_GAMES) 
                 tournament=table.round.stage.tournament if table is not None else None,
                 table_id=game.table_id,
                 round=table.round.number if table is not None else None,
-                where=""
-                if table is None
-                else place_of(table, getattr(game, "stage_rounds", None)).game_text(game.number),
+                where="" if table is None else place_of(table, game).game_text(game.number),
                 status=game.status,
                 over=game.is_over and game.seed_revealed,
                 opponents=[(p, name) for s, p, name in people if s not in team],
