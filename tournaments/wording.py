@@ -173,11 +173,11 @@ def stage_names(stages: Iterable[Stage]) -> dict[int, str]:
 
 def round_name(number: int, *, knockout: bool = False, rounds: int | None = None) -> str:
     """A round: "Round 2"; a knockout round by its distance from the final (``rounds``: the
-    stage's number of rounds, the final being the last): "Final", "Semi-final", "1/4 final",
-    "1/8 final"... ("Round 2" when the number of rounds is not known).
+    stage's number of rounds, the final being the last): "Final", "Semi-final",
+    "Quarter-final", "1/8 final"... ("Round 2" when the number of rounds is not known).
 
     >>> round_name(3, knockout=True, rounds=3), round_name(1, knockout=True, rounds=3)
-    ('Final', '1/4 final')
+    ('Final', 'Quarter-final')
     """
     if knockout and rounds and 0 < number <= rounds:
         distance = rounds - number
@@ -185,6 +185,8 @@ def round_name(number: int, *, knockout: bool = False, rounds: int | None = None
             return gettext("Final")
         if distance == 1:
             return gettext("Semi-final")
+        if distance == 2:
+            return gettext("Quarter-final")
         return gettext("1/%(part)s final") % {"part": 2**distance}
     return gettext("Round %(number)s") % {"number": number}
 

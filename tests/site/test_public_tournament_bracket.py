@@ -101,7 +101,7 @@ def by_id(picture: Picture) -> dict[int, bracket.Node]:
 def test_a_column_per_round_and_no_table_over_another() -> None:
     picture = draw(head_to_head_tree())
     # knockout rounds are named by their distance from the final (``wording.round_name``)
-    assert [c.title for c in picture.columns] == ["1/4 final", "Semi-final", "Final"]
+    assert [c.title for c in picture.columns] == ["Quarter-final", "Semi-final", "Final"]
     nodes = by_id(picture)
     assert len({nodes[i].x for i in (1, 2, 3, 4)}) == 1
     assert nodes[1].x < nodes[5].x < nodes[7].x
