@@ -31,6 +31,24 @@ class TableAccess:
     player_id: int | None = None
 
 
+@dataclass(frozen=True)
+class GamePlace:
+    """Where a game of a table was played, in the seating layer's words ("Knockout", "Final",
+    "Table 1", "game 2"), and where its event's page shows the table (``anchor`` on the page of
+    the event ``tournament_slug``; ``round_id``: the round to open there)."""
+
+    tournament_slug: str
+    tournament_name: str
+    stage: str
+    round: str
+    table: str
+    game: str
+    round_id: int
+    anchor: str
+    knockout: bool
+    text: str  # the four in one line, as a player's profile lists the game
+
+
 class Tables(Protocol):
     """The seating layer as the games layer sees it."""
 
@@ -48,6 +66,10 @@ class Tables(Protocol):
 
     def player_names(self, player_ids: Iterable[int]) -> dict[int, str]:
         """Display names by Player id (unknown ids are left out)."""
+        ...
+
+    def game_place(self, *, table_id: int, game_number: int) -> GamePlace | None:
+        """Game ``game_number`` of the table named (None: no such table)."""
         ...
 
     def game_finished(self, *, game_id: int) -> str:

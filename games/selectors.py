@@ -95,3 +95,11 @@ def state_message(
         "result": snapshot["result"],
         "log": [e for e in snapshot.get("actions", []) if e["seq"] > log_since],
     }
+
+
+def game_place(game: Game) -> hooks.GamePlace | None:
+    """Where ``game`` was played, named by the seating layer (None for a game without a
+    table)."""
+    if game.table_id is None:
+        return None
+    return hooks.tables().game_place(table_id=game.table_id, game_number=game.number)

@@ -55,8 +55,11 @@ def game_replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
     )
     if game is None or not selectors.game_visible_to(game, request.user):
         raise Http404("no such game")
+    # Where it was played, named as the event's pages name it: the way back to the event's
+    # page (its round, or its bracket).
+    around = {"place": selectors.game_place(game)}
     if not (game.is_over and game.seed_revealed):
-        return render(request, "games/replay.html", {"game": game, "live": True})
+        return render(request, "games/replay.html", {"game": game, "live": True, **around})
     replay = game_replay(game)
     board = replay.board(requested_step(request))
     return render(
@@ -69,5 +72,6 @@ def game_replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
             "board": board,
             "move": replay.moves[board.step - 1] if board.step else None,
             "seed_hash": engine.seed_commitment(game.seed),
+            **around,
         },
     )

@@ -337,7 +337,14 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         (None, {"fields": ["name", "slug", "status", "league", "is_public", "created_by"]}),
         (
             _("Registration"),
-            {"fields": ["max_entries", "check_in_required", "late_registration_rounds"]},
+            {
+                "fields": [
+                    "starts_at",
+                    "max_entries",
+                    "check_in_required",
+                    "late_registration_rounds",
+                ]
+            },
         ),
         (
             _("Money"),

@@ -366,6 +366,8 @@ class TournamentPlanSerializer(StrictSerializer):
     dropout_rule = _choice(["clock", "referee"], default="clock")
     is_public = _FlagField(default=True)
     seed = _TextField(max_length=64, allow_blank=True, default="")
+    # When it is planned to start (shown and counted down to while it is open); None: not said.
+    starts_at = serializers.DateTimeField(allow_null=True, required=False, default=None)
 
     def validate_rules(self, rules: dict[str, Any] | None) -> dict[str, Any]:
         per_table: dict[str, list[str]] = {

@@ -12,11 +12,13 @@ from typing import Any
 from django.utils.translation import gettext
 
 from games.errors import Forbidden, NotFound
-from games.hooks import PLAYER, REFEREE, SPECTATOR, TableAccess
+from games.hooks import PLAYER, REFEREE, SPECTATOR, GamePlace, TableAccess
 from tournaments.models import Player, Seat, Table
 from tournaments.permissions import can_see_hands
+from tournaments.selectors.play import table_places
 from tournaments.selectors.visibility import tournaments_visible_to
 from tournaments.services.results import table_after_game
+from tournaments.wording import game_name
 
 
 class TournamentTables:
@@ -57,6 +59,23 @@ class TournamentTables:
     def player_names(self, player_ids: Iterable[int]) -> dict[int, str]:
         return dict(
             Player.objects.filter(pk__in=list(player_ids)).values_list("pk", "display_name")
+        )
+
+    def game_place(self, *, table_id: int, game_number: int) -> GamePlace | None:
+        place = table_places([table_id]).get(table_id)
+        if place is None:
+            return None
+        return GamePlace(
+            tournament_slug=place.tournament_slug,
+            tournament_name=place.tournament_name,
+            stage=place.stage,
+            round=place.round,
+            table=place.table,
+            game=game_name(game_number),
+            round_id=place.round_id,
+            anchor=place.anchor,
+            knockout=place.knockout,
+            text=place.game_text(game_number),
         )
 
     def game_finished(self, *, game_id: int) -> str:

@@ -5,16 +5,19 @@ pages (``tournaments.site``) say the same thing the same way."""
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from django.utils.formats import number_format
 from django.utils.functional import Promise
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.models import Stage
+from tournaments.models import Round, Stage, Table, Tournament
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.points import DRAW
 from tournaments.scoring.prizes import currency
@@ -126,3 +129,127 @@ def decided_by_label(criterion: str | None) -> str:
         "played": gettext("Tournaments played"),
     }
     return str(labels.get(criterion, criterion))
+
+
+# --- one naming of stages, rounds, tables and games ---------------------------------------------
+# The bracket, the tournament page, the replay, the profiles, the home page's live tables and the
+# console all name a place of play with these, so that the same game reads the same everywhere.
+
+
+def stage_name(name: str, format: str, *, order: int | None = None) -> str:
+    """A stage as people call it: its own name, else its format ("Плей-офф", "Swiss"); with
+    ``order`` (for an event with several unnamed stages of that format) also its place in the
+    plan ("Swiss, stage 2")."""
+    if name:
+        return name
+    names: dict[str, str] = {
+        Stage.Format.SWISS: pgettext("stage name", "Swiss"),
+        Stage.Format.ROUND_ROBIN: pgettext("stage name", "Round robin"),
+        Stage.Format.KNOCKOUT: pgettext("stage name", "Knockout"),
+    }
+    text = names.get(format, format)
+    if order is None:
+        return text
+    return pgettext("stage name", "%(format)s, stage %(order)s") % {"format": text, "order": order}
+
+
+def stage_names(stages: Iterable[Stage]) -> dict[int, str]:
+    """The names of an event's ``stages`` by their order: an unnamed stage whose format another
+    unnamed stage shares is told apart by its order.
+
+    >>> [*stage_names([Stage(order=1, format="swiss"), Stage(order=2, format="swiss"),
+    ...                Stage(order=3, format="knockout")]).values()]
+    ['Swiss, stage 1', 'Swiss, stage 2', 'Knockout']
+    """
+    stages = list(stages)
+    formats = Counter(s.format for s in stages if not s.name)
+    return {
+        s.order: stage_name(
+            s.name, s.format, order=s.order if formats[s.format] > 1 and not s.name else None
+        )
+        for s in stages
+    }
+
+
+def round_name(number: int, *, knockout: bool = False, rounds: int | None = None) -> str:
+    """A round: "Round 2"; a knockout round by its distance from the final (``rounds``: the
+    stage's number of rounds, the final being the last): "Final", "Semi-final",
+    "Quarter-final", "1/8 final"... ("Round 2" when the number of rounds is not known).
+
+    >>> round_name(3, knockout=True, rounds=3), round_name(1, knockout=True, rounds=3)
+    ('Final', 'Quarter-final')
+    """
+    if knockout and rounds and 0 < number <= rounds:
+        distance = rounds - number
+        if distance == 0:
+            return gettext("Final")
+        if distance == 1:
+            return gettext("Semi-final")
+        if distance == 2:
+            return gettext("Quarter-final")
+        return gettext("1/%(part)s final") % {"part": 2**distance}
+    return gettext("Round %(number)s") % {"number": number}
+
+
+def table_name(number: int) -> str:
+    """A table of a round: "Table 1"."""
+    return gettext("Table %(number)s") % {"number": number}
+
+
+def game_name(number: int) -> str:
+    """A game of a table's series: "game 2"."""
+    return gettext("game %(number)s") % {"number": number}
+
+
+def place_name(
+    *,
+    stage: str,
+    round: str,
+    table: str = "",
+    game: str = "",
+) -> str:
+    """Where a game was played in one line, from the names above: "Knockout · Final · Table 1
+    · game 2" (an empty part is left out)."""
+    return " · ".join(part for part in (stage, round, table, game) if part)
+
+
+# --- status badges ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Badge:
+    """A status as a badge: its words, its CSS class (``status-<status>``: the colours live in
+    ``static/css/events.css``), and whether the thing is happening now (only then may a page
+    say it is live)."""
+
+    label: str
+    css: str
+    live: bool
+
+
+#: What is happening now, per kind of thing: nothing finished or cancelled is ever live.
+_LIVE: dict[str, set[str]] = {
+    "tournament": {Tournament.Status.RUNNING},
+    "stage": {Stage.Status.RUNNING},
+    "round": {Round.Status.PLAYING},
+    "table": {Table.Status.PLAYING},
+}
+
+
+def status_badge(kind: str, status: str) -> Badge:
+    """The badge of a ``kind`` ("tournament", "stage", "round", "table") in ``status``: the one
+    place the pages take a status's words and class from.
+
+    >>> status_badge("tournament", "finished").live
+    False
+    """
+    labels: dict[str, Any] = {
+        "tournament": Tournament.Status,
+        "stage": Stage.Status,
+        "round": Round.Status,
+        "table": Table.Status,
+    }
+    choices = labels.get(kind)
+    label = str(choices(status).label) if choices and status in choices.values else status
+    live = status in _LIVE.get(kind, set())
+    return Badge(label=label, css=f"status-{status}", live=live)

@@ -356,11 +356,13 @@ def watch_a_table_finish(
     page.locator("#final-places").wait_for(timeout=15_000)
     assert page.evaluate("window.__stayed === true")
     assert page.locator("#tournament-status").inner_text() == "Finished"
-    assert page.locator("#live.on").count() == 1
+    # and the page no longer says it is live: a finished event never does (issue #20)
+    assert page.locator("#live:visible").count() == 0
     shot(page, "live_finished")
     page.context.close()
     phone = open_page(browser, f"http://{server}/tournaments/{tournament.slug}/", PHONE, errors)
-    phone.locator("#live.on").wait_for(timeout=10_000)
+    phone.locator("#final-places").wait_for(timeout=10_000)
+    assert phone.locator("#live").count() == 0
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(phone, "live_phone")
     phone.context.close()

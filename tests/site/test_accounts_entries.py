@@ -283,7 +283,9 @@ def test_my_history_shows_the_finished_tournament_place_and_games(
     games = Game.objects.filter(table=live.table)
     assert games.exists()
     for game in games:
-        assert f"Table 1, game {game.number}" in history
+        # named the one way (``wording``), linking to the game's replay
+        assert f"Table 1 · game {game.number}</a>" in history
+        assert f'href="/games/{game.pk}/replay/"' in history
         # the player's own outcome of each game: the fool, or their place out of the game
         assert game.result is not None
         seat = game.players.index(live.players[0].pk)

@@ -69,7 +69,11 @@ def draw(tree: Row) -> Picture:
     return layout(
         cast(Bracket, tree),
         profile=lambda entry_id: f"/players/{entry_id}/",
-        table_url=lambda table_id: f"/tables/{table_id}/",
+        table_url=lambda table_id, status, last_game: (
+            f"/games/{last_game}/replay/"
+            if status == "finished" and last_game
+            else f"/tables/{table_id}/"
+        ),
     )
 
 
@@ -96,7 +100,8 @@ def by_id(picture: Picture) -> dict[int, bracket.Node]:
 
 def test_a_column_per_round_and_no_table_over_another() -> None:
     picture = draw(head_to_head_tree())
-    assert [c.title for c in picture.columns] == ["Round 1", "Round 2", "Final"]
+    # knockout rounds are named by their distance from the final (``wording.round_name``)
+    assert [c.title for c in picture.columns] == ["Quarter-final", "Semi-final", "Final"]
     nodes = by_id(picture)
     assert len({nodes[i].x for i in (1, 2, 3, 4)}) == 1
     assert nodes[1].x < nodes[5].x < nodes[7].x

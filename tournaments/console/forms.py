@@ -101,6 +101,12 @@ class TournamentSettingsForm(forms.Form):
             "is paused for a referee."
         ),
     )
+    starts_at = forms.DateTimeField(
+        label=_("Planned start"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text=_("Shown, with a countdown, on the page while registration is open."),
+    )
     seed = forms.CharField(
         label=_("Seed"),
         required=False,
@@ -176,6 +182,7 @@ class TournamentSettingsForm(forms.Form):
                     "league",
                     "team_size",
                     ("max_entries", "late_registration_rounds"),
+                    "starts_at",
                     "check_in_required",
                     ("move_clock_seconds", "seed"),
                 ]
@@ -228,6 +235,7 @@ class TournamentSettingsForm(forms.Form):
             "payout_structure": data["payout_structure"],
             "is_public": data["is_public"],
             "seed": data["seed"],
+            "starts_at": data.get("starts_at"),
             "two_person_rule": data["two_person_rule"],
             "dropout_rule": data["dropout_rule"],
         }

@@ -33,6 +33,7 @@ from games.engine.state import GameState
 from games.models import Game, GameAction, RefereeEvent
 from tournaments.models import Round, Seat, Table, Tournament
 from tournaments.permissions import is_console_user
+from tournaments.selectors.play import place_of, with_stage_rounds
 from tournaments.selectors.visibility import tournaments_managed_by
 
 TEMPLATE = "admin/tournaments/tournament/live_tables.html"
@@ -63,6 +64,7 @@ class LiveTableRow:
 
     tournament: Tournament
     round_number: int
+    round_name: str  # "Round 2", a knockout's "Semi-final" (``selectors.play``)
     table_id: int
     table_number: int
     seats: list[SeatView]  # by seat
@@ -101,7 +103,8 @@ def live_games(user: Actor, tournament: Tournament | None = None) -> Any:
     last_ruling = RefereeEvent.objects.filter(game=OuterRef("pk")).order_by("-created_at")
     seats = Seat.objects.select_related("player").order_by("position")
     return (
-        Game.objects.filter(
+        with_stage_rounds(Game.objects.all(), "table__round__stage")
+        .filter(
             table__status=Table.Status.PLAYING,
             table__round__status=Round.Status.PLAYING,
             table__round__stage__tournament__in=scope,
@@ -156,6 +159,7 @@ def live_tables(
         row = LiveTableRow(
             tournament=table.round.stage.tournament,
             round_number=table.round.number,
+            round_name=place_of(table, game).round,
             table_id=table.pk,
             table_number=table.number,
             seats=[

@@ -83,6 +83,8 @@ from tournaments.wording import (
     group_label,
     money,
     points_text,
+    round_name,
+    stage_names,
 )
 
 TOURNAMENT_TEMPLATE = "admin/tournaments/progress/tournament.html"
@@ -126,6 +128,7 @@ class RoundLine:
     tables: list[TableLine]
     explanation: list[tuple[str, list[str]]]  # the pairing explanation: (what, lines)
     last: bool  # the last round of its stage (a knockout's final)
+    title: str = ""  # "Round 2", a knockout's "Semi-final" (``wording.round_name``)
 
     def _count(self, status: str) -> int:
         return sum(t.status == status for t in self.tables)
@@ -166,6 +169,7 @@ class StageLine:
     rounds: list[RoundLine]
     tie_breaks: list[str]  # the standings' tie-break columns, in the order they apply
     standings: list[StandingCells]
+    name: str = ""  # among its event's stages (``wording.stage_names``)
 
     @property
     def is_knockout(self) -> bool:
@@ -421,6 +425,7 @@ def tournament_progress(
         by_stage.setdefault(round_.stage_id, []).append(round_)
 
     lines = []
+    titles = stage_names(stages)
     for stage in stages:
         stage_rounds = by_stage.get(stage.pk, [])
         knockout = stage.format == Stage.Format.KNOCKOUT
@@ -445,9 +450,10 @@ def tournament_progress(
                 for table in by_round.get(round_.pk, [])
             ]
             explanation = explanation_lines(round_, tournament)
-            round_lines.append(RoundLine(round_, tables_of_round, explanation, last))
+            title = round_name(round_.number, knockout=knockout, rounds=stage_rounds[-1].number)
+            round_lines.append(RoundLine(round_, tables_of_round, explanation, last, title))
         headers, standing_cells = _standing_cells(stage, standings.get(stage.pk, []))
-        lines.append(StageLine(stage, round_lines, headers, standing_cells))
+        lines.append(StageLine(stage, round_lines, headers, standing_cells, titles[stage.order]))
     return TournamentProgress(tournament, lines, _finish(tournament, user))
 
 

@@ -235,6 +235,14 @@ class Tournament(models.Model):
     registration_closed_at = models.DateTimeField(
         _("registration closed at"), null=True, blank=True
     )
+    # When the organiser means to start: what an open event's page counts down to (the start
+    # itself stays the organiser's action; ``started_at`` is when it happened).
+    starts_at = models.DateTimeField(
+        _("planned start"),
+        null=True,
+        blank=True,
+        help_text=_("When the tournament is planned to start: its page counts down to it."),
+    )
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     ranks_computed_at = models.DateTimeField(_("ranks computed at"), null=True, blank=True)

@@ -15,6 +15,7 @@ from tournaments.selectors.events import (
     result_in_force,
     tables_with_results,
 )
+from tournaments.selectors.play import last_game_id
 
 
 class BracketEdge(TypedDict):
@@ -38,6 +39,7 @@ class BracketNode(TypedDict):
     byes: list[Row]  # entries that come here straight
     result: Row | None  # ``events.result_body``
     advancing: list[Row]
+    last_game: int | None  # its series' last finished game (``play.last_game_id``)
 
 
 class Bracket(TypedDict):
@@ -102,6 +104,7 @@ def bracket(stage: Stage) -> Bracket:
                 "byes": byes,
                 "result": None if result is None else result_body(result, names),
                 "advancing": [entry_ref(e, names) for e in advancing if e is not None],
+                "last_game": last_game_id(table.series_state),
             }
         )
     return {

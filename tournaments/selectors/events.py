@@ -36,6 +36,8 @@ from tournaments.models import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.selectors import standings
+from tournaments.selectors.play import last_game_id
+from tournaments.wording import stage_name, stage_names
 
 Row = dict[str, Any]
 
@@ -286,6 +288,7 @@ def table_rows(tables: QuerySet[Table]) -> list[Row]:
                 "score_group": table.score_group,
                 "finished_at": table.finished_at,
                 "compromises": [str(c) for c in table.compromises or []],
+                "last_game": last_game_id(table.series_state),
                 "seats": _seat_rows(seats),
                 "series": series_score(table, seats),
                 "result": None if result is None else result_body(result, names),
@@ -306,7 +309,7 @@ def prize_pool(tournament: Tournament) -> PrizePool | None:
     return PrizePool.objects.filter(tournament=tournament).first()
 
 
-def stage_row(stage: Stage) -> Row:
+def stage_row(stage: Stage, name: str | None = None) -> Row:
     """A stage's plan as readers see it: format, table size, rounds, series, who advances, the
     points by place for each table size, the pogony penalty, the bye's points, the tie-breaks."""
     try:
@@ -318,7 +321,7 @@ def stage_row(stage: Stage) -> Row:
         by_place, penalty, bye = {}, 0.0, 0.0
     return {
         "order": stage.order,
-        "name": str(stage),
+        "name": stage_name(stage.name, stage.format) if name is None else name,
         "format": stage.format,
         "status": stage.status,
         "table_size": stage.table_size,
@@ -342,6 +345,8 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
     here). Three queries (two with ``stages``)."""
     pool = prize_pool(tournament)
     league = tournament.league
+    plan = list(tournament.stages.order_by("order") if stages is None else stages)
+    names = stage_names(plan)
     return {
         "slug": tournament.slug,
         "name": tournament.name,
@@ -384,8 +389,26 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
                 "final": pool.final,
             },
         },
-        "stages": [
-            stage_row(s)
-            for s in (tournament.stages.order_by("order") if stages is None else stages)
-        ],
+        "stages": [stage_row(s, names[s.order]) for s in plan],
     }
+
+
+def registered_entries(tournament: Tournament) -> list[Row]:
+    """Who has registered for ``tournament`` (entries still in: registered or checked in), in
+    the order they registered, with the player to link each name to (None for a team): one
+    query, whatever the size of the field."""
+    rows = (
+        Entry.objects.filter(tournament=tournament, status__in=Entry.ACTIVE)
+        .select_related("player", "team")
+        .order_by("registered_at", "pk")
+    )
+    return [
+        {
+            "id": entry.pk,
+            "name": entry.name,
+            "player_id": entry.player_id,
+            "club": entry.player.club if entry.player is not None else "",
+            "checked_in": entry.status == Entry.Status.CHECKED_IN,
+        }
+        for entry in rows
+    ]

@@ -236,6 +236,7 @@ def tournament_create(
     dropout_rule: str = "clock",
     is_public: bool = True,
     seed: str = "",
+    starts_at: Any = None,
     created_by: Actor | None = None,
 ) -> Tournament:
     """Create a tournament with its whole stage plan, validated before anything is stored.
@@ -273,6 +274,7 @@ def tournament_create(
         "dropout_rule": dropout_rule,
         "is_public": is_public,
         "seed": seed,
+        "starts_at": starts_at,
     }
     settings = check_plan(data)
     base = slugify(_transliterate(settings["name"]))[:140] or "tournament"
@@ -347,6 +349,7 @@ def plan_rows(
         dropout_rule=settings["dropout_rule"],
         is_public=settings["is_public"],
         seed=settings["seed"] or slug or settings["name"],
+        starts_at=settings.get("starts_at"),
         **fields,
     )
     stages = [
@@ -363,6 +366,7 @@ def plan_rows(
 # rules are fixed once it opens); nothing once the event runs (or is over).
 SETTINGS_EDITABLE = (
     "name",
+    "starts_at",
     "is_public",
     "max_entries",
     "check_in_required",

@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
 
 from durak_site.jobs import enqueue_due
 from tournaments import services
@@ -162,6 +163,9 @@ class Command(BaseCommand):
             entry_fee="100",
             max_entries=32,
             move_clock_seconds=60,
+            # planned for the next full hour after tomorrow's: its page counts down to it
+            starts_at=timezone.now().replace(minute=0, second=0, microsecond=0)
+            + timedelta(days=1, hours=1),
             created_by=organiser,
         )
         services.tournament_set_referees(tournament=tournament, actor=organiser, referees=[referee])

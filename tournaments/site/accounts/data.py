@@ -12,8 +12,9 @@ from django.db.models import Q
 from games.models import Game
 from tournaments.models import Entry, Payout, Player, RankRecord, Seat, Table, Tournament
 from tournaments.selectors import visibility
+from tournaments.selectors.play import place_of, table_places, with_stage_rounds
 from tournaments.site.accounts.panel import EntryPanel, build_panel, playing_seats
-from tournaments.wording import money
+from tournaments.wording import game_name, money
 
 #: How many of a player's past games and finished tournaments "my games" lists.
 RECENT_GAMES = 20
@@ -31,6 +32,11 @@ class SeatNow:
     game: Game | None
     opponents: list[str]
     by_bot: bool  # a referee handed the seat to a bot
+    where: str  # "Swiss · Round 2 · Table 3" (``selectors.play``)
+
+    @property
+    def game_name(self) -> str:
+        return game_name(self.game.number) if self.game is not None else ""
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,7 @@ class PastGame:
     #: "fool", "draw", "out" (out of cards, with ``place``), "voided" or "adjudicated".
     outcome: str
     place: int | None
+    where: str  # "Knockout · Final · Table 1 · game 2" (``selectors.play``)
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,7 @@ def _seated(player: Player) -> list[SeatNow]:
         "table_id", "player__display_name"
     ):
         opponents.setdefault(table_id, []).append(name)
+    places = table_places(tables)
     return [
         SeatNow(
             table=s.table,
@@ -94,6 +102,7 @@ def _seated(player: Player) -> list[SeatNow]:
             game=games.get(s.table_id),
             opponents=opponents.get(s.table_id, []),
             by_bot=bool(s.bot_kind),
+            where=places[s.table_id].text if s.table_id in places else "",
         )
         for s in seats
     ]
@@ -116,7 +125,10 @@ def _outcome(game: Game, seat: int | None) -> tuple[str, int | None]:
 
 def _games(player: Player) -> list[PastGame]:
     rows = list(
-        Game.objects.filter(table__seats__player=player, status__in=Game.OVER)
+        with_stage_rounds(
+            Game.objects.filter(table__seats__player=player, status__in=Game.OVER),
+            "table__round__stage",
+        )
         .select_related("table__round__stage__tournament")
         .order_by("-finished_at", "-pk")
         .distinct()[:RECENT_GAMES]
@@ -135,6 +147,7 @@ def _games(player: Player) -> list[PastGame]:
                 opponents=[names.get(p, "?") for p in game.players if p != player.pk],
                 outcome=outcome,
                 place=place,
+                where=place_of(game.table, game).game_text(game.number),
             )
         )
     return out

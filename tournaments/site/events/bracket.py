@@ -20,6 +20,7 @@ from typing import Any
 from django.utils.translation import gettext
 
 from tournaments.selectors.brackets import Bracket, BracketEdge, BracketNode
+from tournaments.wording import round_name, table_name
 
 NODE_WIDTH = 216
 COLUMN_GAP = 44
@@ -62,7 +63,7 @@ class Node:
     title: str
     status: str
     status_label: str
-    href: str  # the live table, "" while it waits for its players
+    href: str  # the live table, its replay once finished, "" while it waits for its players
     rows: list[Row]
 
     @property
@@ -171,10 +172,11 @@ def layout(
     tree: Bracket,
     *,
     profile: Callable[[int], str],
-    table_url: Callable[[int], str],
+    table_url: Callable[[int, str, int | None], str],
 ) -> Picture:
     """The picture of ``tree`` (``selectors.brackets.bracket``): ``profile(entry id)`` links a
-    name ("" for none), ``table_url(table id)`` a table's live page."""
+    name ("" for none), ``table_url(table id, status, last game id)`` a table (its live page
+    while it plays, its replay once finished)."""
     nodes_in: Sequence[BracketNode] = tree["nodes"]
     edges_in: Sequence[BracketEdge] = tree["edges"]
     rounds = int(tree["rounds"] or 0)
@@ -225,11 +227,7 @@ def layout(
     columns = []
     for number in range(1, rounds + 1):
         x = MARGIN + (number - 1) * (NODE_WIDTH + COLUMN_GAP)
-        title = (
-            gettext("Final")
-            if number == rounds
-            else gettext("Round %(number)s") % {"number": number}
-        )
+        title = round_name(number, knockout=True, rounds=rounds)
         columns.append(Column(x, title))
         bottom = float(TOP)
         column = sorted((n for n in nodes_in if n["round"] == number), key=lambda n: n["number"])
@@ -247,14 +245,14 @@ def layout(
                 x=x,
                 y=y,
                 height=height,
-                title=gettext("Table %(number)s") % {"number": node["number"]},
+                title=table_name(node["number"]),
                 status=str(node["status"]),
                 status_label=(
                     (gettext("walkover") if seated else gettext("void"))
                     if node.get("walkover")
                     else status_label(str(node["status"]))
                 ),
-                href=table_url(table) if seated else "",
+                href=table_url(table, str(node["status"]), node.get("last_game")) if seated else "",
                 rows=rows_of[table],
             )
             bottom = y + height + GAP

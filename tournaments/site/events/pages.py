@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.http import QueryDict
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.timesince import timeuntil
 from django.utils.translation import gettext
 
 from tournaments import selectors
@@ -33,11 +36,17 @@ from tournaments.site.events import bracket, words
 from tournaments.site.events.words import Line
 from tournaments.wording import (
     TIE_BREAK_LABELS,
+    Badge,
     decided_by_label,
     explanation_words,
     group_label,
     money,
     points_text,
+    round_name,
+    stage_name,
+    stage_names,
+    status_badge,
+    table_name,
 )
 
 PAGE_SIZE = 50
@@ -48,7 +57,11 @@ def profile_url(player_id: int | None) -> str:
     return reverse("player", args=[player_id]) if player_id else ""
 
 
-def table_url(table_id: int) -> str:
+def table_url(table_id: int, status: str = "", last_game: int | None = None) -> str:
+    """Where a table's link goes: its live page while it plays (or waits), the replay of its
+    last game once finished (a series: the game that decided it; the replay links the others)."""
+    if status == Table.Status.FINISHED and last_game is not None:
+        return reverse("game-replay", args=[last_game])
     return reverse("table", args=[table_id])
 
 
@@ -154,6 +167,7 @@ class SeatLine:
 class TableCard:
     id: int
     number: int
+    title: str  # "Table 1" (``wording.table_name``)
     status: str
     status_label: str
     is_bye: bool
@@ -210,11 +224,12 @@ def table_cards(
             TableCard(
                 id=row["id"],
                 number=row["number"],
+                title=table_name(row["number"]),
                 status=row["status"],
                 status_label=bracket.status_label(row["status"]),
                 is_bye=row["is_bye"],
                 group=_group(row["score_group"] or ""),
-                href="" if row["is_bye"] else table_url(row["id"]),
+                href="" if row["is_bye"] else table_url(row["id"], row["status"], row["last_game"]),
                 series=text,
                 seats=seats,
                 compromises=row["compromises"],
@@ -345,10 +360,11 @@ class StageBlock:
     rounds: list[RoundBlock] = field(default_factory=list)
     standings: Standings | None = None
     picture: bracket.Picture | None = None
+    title: str = ""  # the stage's name among its event's (``wording.stage_names``)
 
     @property
     def name(self) -> str:
-        return str(self.stage)
+        return self.title or stage_name(self.stage.name, self.stage.format)
 
     @property
     def status(self) -> str:
@@ -356,7 +372,7 @@ class StageBlock:
 
     @property
     def status_label(self) -> str:
-        return str(Stage.Status(self.stage.status).label)
+        return status_badge("stage", self.stage.status).label
 
     @property
     def format_label(self) -> str:
@@ -408,9 +424,8 @@ def _round_blocks(
             or (running and row["status"] == Round.Status.PLAYING)
             or (running and current and row["id"] == last_started)
         )
-        last = knockout and row is summaries[-1]
-        title = (
-            gettext("Final") if last else gettext("Round %(number)s") % {"number": row["number"]}
+        title = round_name(
+            row["number"], knockout=knockout, rounds=summaries[-1]["number"] if summaries else None
         )
         counts = row["tables"]
         blocks.append(
@@ -419,7 +434,7 @@ def _round_blocks(
                 number=row["number"],
                 title=title,
                 status=row["status"],
-                status_label=str(Round.Status(row["status"]).label),
+                status_label=status_badge("round", row["status"]).label,
                 paired_at=row["paired_at"],
                 finished_at=row["finished_at"],
                 total=counts["total"],
@@ -540,6 +555,58 @@ def pool_lines(detail: Mapping[str, Any]) -> list[Line]:
     return lines
 
 
+# --- an open event: when it starts, who has registered --------------------------------------------
+
+
+@dataclass(frozen=True)
+class RegisteredLine:
+    number: int
+    name: str
+    href: str
+    club: str
+    checked_in: bool
+
+
+@dataclass(frozen=True)
+class Registration:
+    """An open event's start (``None``: not planned yet) and its field so far, a page of it."""
+
+    starts_at: datetime | None
+    starts_in: str  # "in 2 days, 3 hours"; "" once the planned time has passed
+    lines: Sequence[RegisteredLine]
+    pager: Pager
+
+
+def starts_in(starts_at: datetime | None, now: datetime) -> str:
+    """How long until ``starts_at``, in words ("in 1 day, 2 hours"); "" for none or past."""
+    if starts_at is None or starts_at <= now:
+        return ""
+    return gettext("in %(time)s") % {"time": timeuntil(starts_at, now, depth=2)}
+
+
+def registration(tournament: Tournament, query: QueryDict) -> Registration:
+    """The open event's start and who has registered (``events.registered_entries``, one
+    query), 50 names to a page (``?entries_page=``), each linking to the player's profile."""
+    rows = events.registered_entries(tournament)
+    lines = [
+        RegisteredLine(
+            number=index,
+            name=row["name"],
+            href=profile_url(row["player_id"]),
+            club=row["club"],
+            checked_in=row["checked_in"],
+        )
+        for index, row in enumerate(rows, start=1)
+    ]
+    shown, pager = paginate(lines, query, "entries_page", "registered")
+    return Registration(
+        starts_at=tournament.starts_at,
+        starts_in=starts_in(tournament.starts_at, timezone.now()),
+        lines=shown,
+        pager=pager,
+    )
+
+
 # --- the page -----------------------------------------------------------------------------------
 
 
@@ -555,6 +622,12 @@ class EventPage:
     money: list[Line]
     pool: list[Line]
     current: StageBlock | None
+    registration: Registration | None = None  # while registration is open
+
+    @property
+    def badge(self) -> Badge:
+        """The event's status badge; ``badge.live``: only a running event says it is live."""
+        return status_badge("tournament", self.tournament.status)
 
     @property
     def feed_path(self) -> str:
@@ -566,7 +639,7 @@ class EventPage:
 
 
 def status_label(tournament: Tournament) -> str:
-    return str(Tournament.Status(tournament.status).label)
+    return status_badge("tournament", tournament.status).label
 
 
 def _requested_rounds(query: QueryDict) -> set[int]:
@@ -589,6 +662,7 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
         row = plans[stage.order]
         block = StageBlock(
             stage=stage,
+            title=row["name"],
             current=current is not None and stage.pk == current.pk and running,
             summary=words.stage_summary(row),
             scoring=words.scoring_lines(row),
@@ -619,6 +693,11 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
         money=words.money_lines(detail["money"]),
         pool=pool_lines(detail),
         current=next((b for b in blocks if b.current), None),
+        registration=(
+            registration(tournament, query)
+            if tournament.status == Tournament.Status.REGISTRATION
+            else None
+        ),
     )
 
 
@@ -661,7 +740,7 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     stage = _standings_stage(stages, asked)
     if stage is None:
         return None
-    block = StageBlock(stage=stage)
+    block = StageBlock(stage=stage, title=stage_names(stages)[stage.order])
     rows = stage_standings(stage)
     block.standings = standings(stage, rows, players, query, paged=False)
     return StandingsEmbed(tournament, status_label(tournament), block, None, block.name)
@@ -693,7 +772,9 @@ def bracket_embed(tournament: Tournament, query: QueryDict) -> StageBlock | None
     if stage is None:
         return None
     players = selectors.entry_players(tournament)
-    return StageBlock(stage=stage, picture=picture(stage, players))
+    return StageBlock(
+        stage=stage, picture=picture(stage, players), title=stage_names(stages)[stage.order]
+    )
 
 
 THEMES = ("light", "dark", "auto")

@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from tournaments import selectors
+from tournaments.selectors.play import live_tables
 from tournaments.site.people.pages import league_list
 
 #: How many league seasons the front page lists (all of them are on ``/leagues/``).
@@ -15,8 +16,10 @@ HOME_LEAGUES = 6
 
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    """The front page: public tournaments, running ones first, and the newest league seasons."""
+    """The front page: the tables being played now that the visitor may watch, public
+    tournaments (running ones first) and the newest league seasons."""
     context = {
+        "watch": live_tables(request.user),
         "groups": selectors.public_tournaments(),
         "leagues": league_list(request.user, limit=HOME_LEAGUES),
     }

@@ -26,8 +26,10 @@ from tournaments.models import Entry, League, Player, Seat, Tournament
 from tournaments.selectors import visibility
 from tournaments.selectors.leagues import LeagueLine, Rating, league_standings
 from tournaments.selectors.people import player_names, player_profile
+from tournaments.selectors.play import place_of, with_stage_rounds
 from tournaments.selectors.visibility import leagues_visible_to
 from tournaments.site.people.charts import LineChart, line_chart
+from tournaments.wording import Badge, status_badge
 
 #: How many of a player's games the profile lists, newest first.
 RECENT_GAMES = 20
@@ -58,6 +60,7 @@ class RecentGame:
     tournament: Tournament | None
     table_id: int | None
     round: int | None
+    where: str  # "Knockout · Final · Table 1 · game 2" (``selectors.play``, ``wording``)
     status: str
     over: bool
     opponents: list[tuple[int, str]]
@@ -133,9 +136,12 @@ def recent_games(player: Player, user: Actor | None, limit: int = RECENT_GAMES) 
     """The player's newest games at the tables of tournaments ``user`` may read (two queries:
     the games with their tables and tournaments, then every opponent's name)."""
     games = list(
-        Game.objects.filter(
-            table__in=Seat.objects.filter(player=player).values("table_id"),
-            table__round__stage__tournament__in=visibility.tournaments_visible_to(user),
+        with_stage_rounds(
+            Game.objects.filter(
+                table__in=Seat.objects.filter(player=player).values("table_id"),
+                table__round__stage__tournament__in=visibility.tournaments_visible_to(user),
+            ),
+            "table__round__stage",
         )
         .select_related("table__round__stage__tournament")
         .defer("state", "log_tail", "table__series_state")
@@ -163,6 +169,7 @@ def recent_games(player: Player, user: Actor | None, limit: int = RECENT_GAMES) 
                 tournament=table.round.stage.tournament if table is not None else None,
                 table_id=game.table_id,
                 round=table.round.number if table is not None else None,
+                where="" if table is None else place_of(table, game).game_text(game.number),
                 status=game.status,
                 over=game.is_over and game.seed_revealed,
                 opponents=[(p, name) for s, p, name in people if s not in team],
@@ -200,7 +207,7 @@ def player_page(player_id: int, user: Actor | None) -> PlayerPage | None:
         tournaments=[
             {
                 **row,
-                "status_label": Tournament.Status(row["tournament"]["status"]).label,
+                "badge": status_badge("tournament", row["tournament"]["status"]),
                 "entry_label": Entry.Status(row["entry_status"]).label,
             }
             for row in profile["tournaments"]
@@ -231,6 +238,11 @@ class LeaguePage:
     error: str  # why the table could not be computed ("" if it could)
     tournaments: Sequence[Tournament]  # with ``entries_count``
     leaderboard: list[RatedLine]  # players of the table by rating (ordinal), best first
+
+    @property
+    def events(self) -> list[tuple[Tournament, Badge]]:
+        """The tournaments, each with its status badge (``wording.status_badge``)."""
+        return [(t, status_badge("tournament", t.status)) for t in self.tournaments]
 
     @property
     def leaderboard_top(self) -> list[RatedLine]:

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_safe
 from games.errors import Forbidden, NotFound
 from games.selectors import table_access
 from tournaments import selectors
+from tournaments.selectors.play import table_links
 
 
 @require_safe
@@ -25,5 +26,12 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     return render(
         request,
         "games/table.html",
-        {"table": table, "tournament": table.round.stage.tournament, "role": access.role},
+        {
+            "table": table,
+            "tournament": table.round.stage.tournament,
+            "role": access.role,
+            # The way back and on: the table named, its event page's part (``place.anchor``),
+            # and its series' games that can be replayed (``table_links``).
+            "links": table_links(table_id),
+        },
     )
