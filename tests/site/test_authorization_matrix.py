@@ -223,6 +223,8 @@ DECLARED: dict[str, str] = {
     "POST /api/v1/tournaments/{slug}/stages/{order}/rounds/{number}/pair/": (
         "401 403 403 409 404 409 404 404 409"  # round 1 is paired already
     ),
+    # a plan is checked (and its tournament created) by any organiser: an empty body is a 400
+    "POST /api/v1/plans/": "401 403 403 403 403 400 400 403 400",
     "POST /api/v1/socket-tickets/": "401 201 201 201 201 201 201 201 201",
     "GET api:schema": EVERYONE,
     "GET api:docs": EVERYONE,
