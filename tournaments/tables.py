@@ -1,7 +1,7 @@
 """The tournaments app as the games layer's seating layer (:class:`games.hooks.Tables`).
 
 Registered in ``TournamentsConfig.ready``: a live table asks here who may play or watch, the
-players' names, and announces here that a game of a table is over.
+players' names and ranks, and announces here that a game of a table is over.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE, SPECTATOR, TableAccess
 from tournaments.models import Player, Seat, Table
 from tournaments.permissions import can_see_hands
+from tournaments.selectors.people import current_ranks
 from tournaments.selectors.visibility import tournaments_visible_to
 from tournaments.services.results import table_after_game
+from tournaments.wording import rank_title
 
 
 class TournamentTables:
@@ -58,6 +60,9 @@ class TournamentTables:
         return dict(
             Player.objects.filter(pk__in=list(player_ids)).values_list("pk", "display_name")
         )
+
+    def player_ranks(self, player_ids: Iterable[int]) -> dict[int, str]:
+        return {pk: rank_title(rank) for pk, rank in current_ranks(player_ids).items()}
 
     def game_finished(self, *, game_id: int) -> str:
         return table_after_game(game_id=game_id)

@@ -78,6 +78,7 @@ from tournaments.selectors.visibility import tournaments_managed_by
 from tournaments.services.failures import failure_text, tournament_awards_recompute
 from tournaments.wording import (
     TIE_BREAK_LABELS,
+    compromise_lines,
     decided_by_label,
     explanation_words,
     group_label,
@@ -440,7 +441,7 @@ def tournament_progress(
                     players=[seat.player.display_name for seat in table.seats.all()],
                     feeds=_feeds(table, numbers, names),
                     placings=_placings(results[table.pk], names, advance, still_in),
-                    compromises=[str(c) for c in table.compromises or []],
+                    compromises=compromise_lines(table.compromises or []),
                 )
                 for table in by_round.get(round_.pk, [])
             ]
