@@ -80,6 +80,7 @@ class Command(BaseCommand):
                 name=FINISHED_NAME,
                 plan="swiss:4:2:top=8,knockout:4:2",
                 bots="pogony,heuristic",
+                player_name="Бот кубка",
                 no_progress=True,
                 top=3,
                 timeout=options["timeout"],
@@ -210,7 +211,7 @@ class Command(BaseCommand):
         while missing := awards_missing(finished):
             if time.monotonic() > deadline:
                 raise CommandError(
-                    f"{FINISHED_NAME}: not done within {timeout:.0f} s: "
+                    f"{finished.name}: not done within {timeout:.0f} s: "
                     + "; ".join([*missing, *unfinished_work(finished)])
                 )
             time.sleep(0.25)
