@@ -4,8 +4,13 @@ language (issue 20): the Russian page says "встречаются снова", 
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 from django.utils import translation
 
+from tests.builders import make_tournament
+from tests.factories import PlayerFactory
+from tournaments import services
+from tournaments.models import Round, Table
 from tournaments.pairing.models import Compromise, CompromiseKind
 from tournaments.wording import compromise_lines, compromise_text, explanation_words, rank_title
 
@@ -85,3 +90,31 @@ def test_a_rank_is_titled_in_the_readers_language_and_a_leagues_own_as_written()
         ]
     with translation.override("ru"):
         assert rank_title("старшина") == "старшина"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("ru", "из одного клуба «Спартак»"), ("en", "share the club “Спартак”")],
+)
+def test_a_paired_rounds_compromises_reach_the_api_and_the_page_in_the_readers_language(
+    language: str, words: str
+) -> None:
+    # given: four players of one club at one table of a swiss round (paired, not yet played)
+    players = PlayerFactory.create_batch(4, club="Спартак")
+    swiss = [{"format": "swiss", "table_size": 4, "rounds": 2}]
+    tournament = make_tournament(players, stages=swiss)
+    services.tournament_start(tournament=tournament)
+    round_1 = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=round_1.pk)
+    # then: they are stored as data, not as sentences
+    stored = Table.objects.get(round=round_1).compromises
+    assert stored and all(c["kind"] == "same_club" for c in stored)
+    client = Client(headers={"accept-language": language})
+    # and the API's round and the tournament's page word them in the reader's language
+    body = client.get(f"/api/v1/tournaments/{tournament.slug}/stages/1/rounds/1/").json()
+    assert all(words in c for c in body["explanation"]["compromises"])
+    assert all(words in c for c in body["tables"][0]["compromises"])
+    page = client.get(f"/tournaments/{tournament.slug}/").content.decode()
+    other = {"ru": "share the club", "en": "из одного клуба"}[language]
+    assert words in page and other not in page

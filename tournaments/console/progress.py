@@ -84,6 +84,7 @@ from tournaments.wording import (
     group_label,
     money,
     points_text,
+    rank_title,
 )
 
 TOURNAMENT_TEMPLATE = "admin/tournaments/progress/tournament.html"
@@ -365,7 +366,9 @@ def _finish(tournament: Tournament, user: Actor) -> Finish | None:
         total=money(pool.total, code) if pool else none,
         paid_out=money(final.paid_out, code),
         ranks=[
-            RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
+            RankLine(
+                r.player.display_name, rank_title(r.rank) or "—", r.pogony_received, r.pogony_given
+            )
             for r in ranks
         ],
     )
@@ -508,7 +511,7 @@ def league_table_page(league: League, *, user: Actor) -> LeagueStandings:
             first_places=line.first_places,
             places=line.places,
             decided_by=decided_by_label(line.decided_by),
-            rank=line.rank,
+            rank=rank_title(line.rank),
             rating=line.rating.ordinal if line.rating else None,
             mu=line.rating.mu if line.rating else None,
             sigma=line.rating.sigma if line.rating else None,
@@ -521,7 +524,9 @@ def league_table_page(league: League, *, user: Actor) -> LeagueStandings:
         counted=table.counted,
         lines=lines,
         ranks=[
-            RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
+            RankLine(
+                r.player.display_name, rank_title(r.rank) or "—", r.pogony_received, r.pogony_given
+            )
             for r in records
         ],
         error=table.error,

@@ -13,7 +13,7 @@ from games.models import Game
 from tournaments.models import Entry, Payout, Player, RankRecord, Seat, Table, Tournament
 from tournaments.selectors import visibility
 from tournaments.site.accounts.panel import EntryPanel, build_panel, playing_seats
-from tournaments.wording import money
+from tournaments.wording import money, rank_title
 
 #: How many of a player's past games and finished tournaments "my games" lists.
 RECENT_GAMES = 20
@@ -162,7 +162,7 @@ def _history(player: Player) -> list[FinishedEntry]:
             tournament=e.tournament,
             place=e.final_place,
             payout=money(payouts[e.pk], e.tournament.currency) if payouts.get(e.pk) else "",
-            rank=ranks.get(e.tournament_id, ""),
+            rank=rank_title(ranks.get(e.tournament_id, "")),
         )
         for e in entries
     ]
