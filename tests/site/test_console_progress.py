@@ -345,10 +345,11 @@ def test_the_league_table_adds_up_the_finished_tournaments_by_the_points_scale(
     assert in_order(lines, ["Боря", "Аня", "Сид", "Даня"])
     points = re.findall(r'class="num points">([^<]*)<', lines)
     assert points == ["16", "13", "9", "2"]
-    # with Аня's rank in the league and everyone's current rating (mu - 3 sigma)
+    # with Аня's rank in the league (сержант, in the console's English) and everyone's current
+    # rating (mu - 3 sigma)
     ann_row = part(lines, ">Аня<", "</tr>")
-    assert "сержант" in ann_row and ">24.0<" in ann_row
-    assert "сержант" in part(page, 'id="league-ranks"')
+    assert "sergeant" in ann_row and ">24.0<" in ann_row
+    assert "sergeant" in part(page, 'id="league-ranks"')
     # and the league's tournaments, each linked to its progress
     listed = part(page, 'id="league-tournaments"')
     for event in (spring, summer, autumn):
