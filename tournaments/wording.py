@@ -117,6 +117,7 @@ _LEGACY = (
         "seat_imbalance",
     ),
     (re.compile(r"^(?P<a>.+) gets a bye \((?P<times>\d+) before\)$"), "bye"),
+    (re.compile(r"^(?P<a>.+) goes straight to round 2 \(top seed\)$"), "knockout_bye"),
 )
 
 
@@ -136,8 +137,9 @@ def _legacy_compromise(text: str) -> dict[str, Any] | None:
 
 
 def compromise_text(item: Any) -> str:
-    """A pairing compromise (``pairing.Compromise.to_json``) as a sentence in the reader's
-    language; anything else as stored.
+    """A pairing compromise (``pairing.Compromise.to_json``), or a knockout's bye to a top seed
+    (``{"kind": "knockout_bye", "names": [name]}``), as a sentence in the reader's language;
+    anything else as stored.
 
     >>> from django.utils import translation
     >>> with translation.override("en"):
@@ -183,6 +185,8 @@ def compromise_text(item: Any) -> str:
             "name": names[0],
             "count": times,
         }
+    if kind == "knockout_bye" and names:
+        return gettext("%(name)s goes straight to round 2 (top seed)") % {"name": names[0]}
     return str(item) if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
 
 

@@ -68,6 +68,19 @@ def test_a_compromise_stored_in_english_before_is_read_back_and_worded_in_russia
         ]
 
 
+def test_a_knockouts_bye_to_a_top_seed_is_worded_too_also_as_stored_before() -> None:
+    with translation.override("ru"):
+        assert compromise_lines(
+            [
+                {"kind": "knockout_bye", "names": ["Бот 5"]},
+                "Бот 7 goes straight to round 2 (top seed)",
+            ]
+        ) == [
+            "Бот 5 сразу проходит во второй раунд (высокий посев)",
+            "Бот 7 сразу проходит во второй раунд (высокий посев)",
+        ]
+
+
 def test_a_rounds_explanation_words_its_compromises_and_byes() -> None:
     info = {
         "algorithm": "swiss",

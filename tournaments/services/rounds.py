@@ -267,8 +267,9 @@ def _plan_knockout_bracket(round_: Round) -> None:
         "algorithm": "knockout",
         "advance_per_table": stage.knockout_advance,
         "rounds": [len(level) for level in bracket.rounds],
+        # as data, worded where shown (``wording.compromise_text``)
         "byes": [
-            f"{name} goes straight to round 2 (top seed)"
+            {"kind": "knockout_bye", "names": [name]}
             for name in selectors.entry_names(bracket.byes).values()
         ],
     }
