@@ -252,11 +252,19 @@ class PogonyBot(HeuristicBot):
 
     name = "pogony"
 
+    #: Bouts after which it plays as the heuristic player: a game of 2-6 heuristic players
+    #: takes 10-20 bouts, while players who all keep cards back can pass the others round the
+    #: table for ever (about 1 three-player game in 700 did, stopped only by the step bound).
+    PATIENCE_BOUTS = 30
+
     def decide(
         self, seen: Mapping[str, Any], legal: Sequence[Action], rng: random.Random
     ) -> Action:
         """The heuristic's choice among the actions that spend no kept card; the kept cards
-        together when they are all the seat can attack with."""
+        together when they are all the seat can attack with. Past ``PATIENCE_BOUTS`` bouts, the
+        heuristic's choice."""
+        if seen["bout"] > self.PATIENCE_BOUTS:
+            return super().decide(seen, legal, rng)
         rank = RANKS.index(seen["pogony_rank"])
         trump = SUITS.index(seen["trump"])
         kept = {_CODE[c] for c in seen["hand"] if _CODE[c] >> 2 == rank and _CODE[c] & 3 != trump}

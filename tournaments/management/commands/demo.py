@@ -39,7 +39,7 @@ OPEN_NAME = "Демо: запись открыта"
 LEAGUE_NAME, LEAGUE_SEASON = "Демо-лига", "2026"
 LEAGUE_EVENTS = ("Демо-лига: первый этап", "Демо-лига: второй этап")
 # Four 3-seat tables a round (seed 004's double pogony can happen), two rounds an event; eight of
-# the twelve bots go for pogony: the season's table then shows сержант and старшина in about 97
+# the twelve bots go for pogony: the season's table then shows сержант and старшина in about 95
 # runs of 100 (and higher ranks).
 LEAGUE_PLAYERS = 12
 
