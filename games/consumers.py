@@ -212,6 +212,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             return
         self.bucket = TokenBucket(RATE_PER_SECOND, BURST)
         self.names: dict[int, str] = {}
+        # The players' ranks, read once per game (they change only as a tournament's games are
+        # scored, so a game's own state changes never ask again).
+        self.ranks: dict[int, str] = {}
+        self.ranks_game: int | None = None
         self.game_id: int | None = None
         self.version = -1
         self.group = table_group(self.table_id)
@@ -282,10 +286,19 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         missing = [p for p in snapshot["players"] if p not in self.names]
         if missing:
             self.names.update(await db_async(selectors.player_names)(missing))
+        if self.ranks_game != game_id:
+            with translation.override(self.language):  # the titles in the viewer's language
+                self.ranks = await db_async(selectors.player_ranks)(snapshot["players"])
+            self.ranks_game = game_id
         seat = selectors.seat_of(snapshot["players"], self.access.player_id)
         started = time.perf_counter()
         message = selectors.state_message(
-            snapshot, role=self.access.role, seat=seat, names=self.names, log_since=log_since
+            snapshot,
+            role=self.access.role,
+            seat=seat,
+            names=self.names,
+            log_since=log_since,
+            ranks=self.ranks,
         )
         redacted = time.perf_counter()
         await self.send_json(message)

@@ -2,8 +2,8 @@
 
 ``games`` never imports ``tournaments`` (the import contract in ``.importlinter`` says so): the
 tournaments app implements :class:`Tables` and registers it once, in its ``AppConfig.ready``.
-Through it a live table learns who may watch or play and as what, the players' names, and it
-announces that a game of a table is over (the job ``games.game_finished``).
+Through it a live table learns who may watch or play and as what, the players' names and ranks,
+and it announces that a game of a table is over (the job ``games.game_finished``).
 """
 
 from __future__ import annotations
@@ -70,6 +70,11 @@ class Tables(Protocol):
 
     def game_place(self, *, table_id: int, game_number: int) -> GamePlace | None:
         """Game ``game_number`` of the table named (None: no such table)."""
+        ...
+
+    def player_ranks(self, player_ids: Iterable[int]) -> dict[int, str]:
+        """Each player's current rank (звание) by Player id, in the active language (players
+        without one are left out). Ranks are public: anyone at the table may see them."""
         ...
 
     def game_finished(self, *, game_id: int) -> str:

@@ -3,6 +3,7 @@ the state message each viewer gets (redacted by the engine, never by hand)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from games import engine, hooks
@@ -38,6 +39,12 @@ def player_names(player_ids: list[Any]) -> dict[int, str]:
     return hooks.tables().player_names(p for p in player_ids if isinstance(p, int))
 
 
+def player_ranks(player_ids: list[Any]) -> dict[int, str]:
+    """The players' current ranks (звания) in the active language, by Player id (the ``Tables``
+    hook: one query for the lot)."""
+    return hooks.tables().player_ranks(p for p in player_ids if isinstance(p, int))
+
+
 def game_visible_to(game: Game, user: Actor | None) -> bool:
     """A game is visible to whoever may watch its table (a game without a table: to anyone)."""
     if game.table_id is None:
@@ -56,11 +63,14 @@ def state_message(
     seat: int | None,
     names: dict[int, str],
     log_since: int = 0,
+    ranks: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
     """The ``state`` message for one viewer from a game snapshot (``broadcast.game_message``).
 
     ``log`` holds the entries of the snapshot's log tail after version ``log_since`` (a socket
     gets the whole tail once, then only what is new: the tail was most of every message).
+    ``ranks``: each player's current rank (звание) by Player id (:func:`player_ranks`, public),
+    sent per game seat as ``ranks`` ("" for none).
 
     A player's view holds its own hand only, a spectator's no hand at all (both made by
     ``engine.view``); only a referee gets the whole truth (``state.to_json()``, every hand).
@@ -87,6 +97,9 @@ def state_message(
         "role": role,
         "seat": seat if role == PLAYER else None,
         "players": [names.get(p, "?") for p in snapshot["players"]],
+        "ranks": [
+            (ranks or {}).get(p, "") if isinstance(p, int) else "" for p in snapshot["players"]
+        ],
         "view": view,
         "legal": legal,
         "deadline": snapshot["deadline"],

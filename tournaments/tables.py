@@ -1,7 +1,7 @@
 """The tournaments app as the games layer's seating layer (:class:`games.hooks.Tables`).
 
 Registered in ``TournamentsConfig.ready``: a live table asks here who may play or watch, the
-players' names, and announces here that a game of a table is over.
+players' names and ranks, and announces here that a game of a table is over.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE, SPECTATOR, GamePlace, TableAccess
 from tournaments.models import Player, Seat, Table
 from tournaments.permissions import can_see_hands
+from tournaments.selectors.people import current_ranks
 from tournaments.selectors.play import table_places
 from tournaments.selectors.visibility import tournaments_visible_to
 from tournaments.services.results import table_after_game
-from tournaments.wording import game_name
+from tournaments.wording import game_name, rank_title
 
 
 class TournamentTables:
@@ -77,6 +78,9 @@ class TournamentTables:
             knockout=place.knockout,
             text=place.game_text(game_number),
         )
+
+    def player_ranks(self, player_ids: Iterable[int]) -> dict[int, str]:
+        return {pk: rank_title(rank) for pk, rank in current_ranks(player_ids).items()}
 
     def game_finished(self, *, game_id: int) -> str:
         return table_after_game(game_id=game_id)

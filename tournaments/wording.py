@@ -1,12 +1,14 @@
 """How every face writes an event's facts in words: points, money, a table's score group, a
-round's pairing explanation, what decided a place. The console's progress pages and the public
-pages (``tournaments.site``) say the same thing the same way."""
+round's pairing explanation and its compromises, what decided a place, a rank (звание). The
+console's progress pages and the public pages (``tournaments.site``) say the same thing the
+same way."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -14,9 +16,10 @@ from typing import Any
 
 from django.utils.formats import number_format
 from django.utils.functional import Promise
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from games.engine.ranks import DEFAULT_LADDER
 from tournaments.models import Round, Stage, Table, Tournament
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.points import DRAW
@@ -70,6 +73,131 @@ def group_label(group: str) -> str:
     return group
 
 
+#: The default ladder's ranks (``games.engine.ranks.DEFAULT_LADDER``, stored in Russian as the
+#: seeds name them) in the reader's language; a league's own ladder is shown as its organiser
+#: wrote it.
+RANK_TITLES: dict[str, Promise] = dict(
+    zip(
+        DEFAULT_LADDER,
+        (
+            pgettext_lazy("rank", "sergeant"),
+            pgettext_lazy("rank", "sergeant major"),
+            pgettext_lazy("rank", "warrant officer"),
+            pgettext_lazy("rank", "lieutenant"),
+            pgettext_lazy("rank", "senior lieutenant"),
+            pgettext_lazy("rank", "captain"),
+            pgettext_lazy("rank", "major"),
+            pgettext_lazy("rank", "lieutenant colonel"),
+            pgettext_lazy("rank", "colonel"),
+            pgettext_lazy("rank", "general"),
+        ),
+        strict=True,
+    )
+)
+
+
+def rank_title(rank: str | None) -> str:
+    """A rank (звание) as stored, in the reader's language: "сержант" in Russian, "sergeant" in
+    English; a rank of a league's own ladder as written; "" for none."""
+    if not rank:
+        return ""
+    return str(RANK_TITLES.get(rank, rank))
+
+
+# Compromises stored as English sentences before they were stored as data
+# (``pairing.Compromise.describe``): read back into data, so that they too are worded in the
+# reader's language.
+_LEGACY = (
+    (
+        re.compile(r"^(?P<a>.+) and (?P<b>.+) meet again \(met (?P<times>\d+) times? before\)$"),
+        "repeat",
+    ),
+    (re.compile(r"^(?P<a>.+) and (?P<b>.+) share the club '(?P<value>.*)'$"), "same_club"),
+    (re.compile(r"^(?P<a>.+) and (?P<b>.+) share the team '(?P<value>.*)'$"), "same_team"),
+    (
+        re.compile(r"^(?P<a>.+) attacks first again \(already did (?P<times>\d+) times?\)$"),
+        "seat_imbalance",
+    ),
+    (re.compile(r"^(?P<a>.+) gets a bye \((?P<times>\d+) before\)$"), "bye"),
+    (re.compile(r"^(?P<a>.+) goes straight to round 2 \(top seed\)$"), "knockout_bye"),
+)
+
+
+def _legacy_compromise(text: str) -> dict[str, Any] | None:
+    for pattern, kind in _LEGACY:
+        match = pattern.match(text)
+        if match is not None:
+            found = match.groupdict()
+            names = [found[k] for k in ("a", "b") if found.get(k)]
+            return {
+                "kind": kind,
+                "names": names,
+                "times": int(found.get("times") or 0),
+                "value": found.get("value"),
+            }
+    return None
+
+
+def compromise_text(item: Any) -> str:
+    """A pairing compromise (``pairing.Compromise.to_json``), or a knockout's bye to a top seed
+    (``{"kind": "knockout_bye", "names": [name]}``), as a sentence in the reader's language;
+    anything else as stored.
+
+    >>> from django.utils import translation
+    >>> with translation.override("en"):
+    ...     compromise_text({"kind": "repeat", "names": ["Ann", "Bob"], "times": 2})
+    'Ann and Bob meet again (met 2 times before)'
+    """
+    data = _legacy_compromise(item) if isinstance(item, str) else item
+    if not isinstance(data, Mapping):
+        return str(item)
+    kind = data.get("kind")
+    names = [str(n) for n in data.get("names") or []]
+    try:
+        times = int(data.get("times") or 0)
+    except (TypeError, ValueError):
+        times = 0
+    value = "" if data.get("value") is None else str(data.get("value"))
+    if kind == "repeat" and len(names) == 2:
+        return ngettext(
+            "%(a)s and %(b)s meet again (met %(count)s time before)",
+            "%(a)s and %(b)s meet again (met %(count)s times before)",
+            times,
+        ) % {"a": names[0], "b": names[1], "count": times}
+    if kind == "same_club" and len(names) == 2:
+        return gettext("%(a)s and %(b)s share the club “%(club)s”") % {
+            "a": names[0],
+            "b": names[1],
+            "club": value,
+        }
+    if kind == "same_team" and len(names) == 2:
+        return gettext("%(a)s and %(b)s share the team “%(team)s”") % {
+            "a": names[0],
+            "b": names[1],
+            "team": value,
+        }
+    if kind == "seat_imbalance" and names:
+        return ngettext(
+            "%(name)s attacks first again (already did %(count)s time)",
+            "%(name)s attacks first again (already did %(count)s times)",
+            times,
+        ) % {"name": names[0], "count": times}
+    if kind == "bye" and names:
+        return gettext("%(name)s gets a bye (%(count)s before)") % {
+            "name": names[0],
+            "count": times,
+        }
+    if kind == "knockout_bye" and names:
+        return gettext("%(name)s goes straight to round 2 (top seed)") % {"name": names[0]}
+    return str(item) if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
+
+
+def compromise_lines(items: Any) -> list[str]:
+    """Stored compromises (a list, or one) as sentences in the reader's language."""
+    values: Iterable[Any] = items if isinstance(items, (list, tuple)) else [items]
+    return [compromise_text(item) for item in values if item not in (None, "")]
+
+
 def _lines(value: Any) -> list[str]:
     if isinstance(value, (list, tuple)):
         return [str(v) for v in value]
@@ -106,10 +234,10 @@ def explanation_words(info: dict[str, Any], *, seed: str = "") -> list[tuple[str
     }
     for key, label in labels.items():
         if key in info:
-            value = _lines(info.pop(key))
+            value = compromise_lines(info.pop(key)) if key == "byes" else _lines(info.pop(key))
             # A bye is a sentence of its own; the rest are short lists of numbers or labels.
             out.append((label, value if key == "byes" else [", ".join(value)]))
-    compromises = _lines(info.pop("compromises", []))
+    compromises = compromise_lines(info.pop("compromises", []))
     if algorithm != Stage.Format.KNOCKOUT:
         out.append((gettext("Compromises"), compromises or [gettext("none")]))
     for key, value in info.items():  # anything newer than this page: as stored

@@ -19,6 +19,7 @@ from games.engine import GameState
 from games.models import Game
 from tests.builders import LiveTable, start_live_table
 from tournaments.api.common import ApiAnonThrottle, ApiUserThrottle
+from tournaments.models import League, RankRecord
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,6 +70,7 @@ def test_a_game_in_play_shows_only_the_spectators_view(
     assert body["version"] == 3 and body["table"] == live_table.table.pk
     assert body["tournament"] == live_table.tournament.slug
     assert body["players"] == [p.display_name for p in live_table.players]
+    assert body["ranks"] == ["", ""]  # neither wears a rank
     assert body["view"]["hand"] is None and "hands" not in body["view"]
     assert body["view"]["hand_sizes"] == [len(h) for h in game.state["hands"]]
     assert body["seed_commitment"] == game.seed_commitment
@@ -190,3 +192,17 @@ def test_a_game_that_is_over_may_be_cached(client: Client, live_table: LiveTable
         assert (
             client.get(game_url(game, tail), HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 304
         )
+
+
+@pytest.mark.parametrize(("language", "title"), [("ru", "сержант"), ("en", "sergeant")])
+def test_a_game_names_each_seats_rank_in_the_requests_language(
+    client: Client, live_table: LiveTable, language: str, title: str
+) -> None:
+    # given: the player of seat 0 is a сержант of a league season
+    league = League.objects.create(name="Лига", slug="liga", season="2026")
+    RankRecord.objects.create(
+        player=live_table.players[0], league=league, rank="сержант", pogony_received=1
+    )
+    # then: the game's spectator view names it by its seat, in the reader's language
+    body = client.get(game_url(live_table.game), headers={"accept-language": language}).json()
+    assert body["ranks"] == [title, ""]

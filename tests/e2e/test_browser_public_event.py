@@ -30,6 +30,7 @@ from tests.e2e.conftest import CHROMIUM, asgi_server, chromium
 from tests.factories import BotPlayerFactory, PlayerFactory, SuperuserFactory
 from tournaments import services
 from tournaments.models import Entry, Payout, RankRecord, Stage, Table, Tournament
+from tournaments.wording import rank_title
 
 pytestmark = [
     pytest.mark.browser,
@@ -166,7 +167,7 @@ def visit_finished_event(
         final_text = table.inner_text()
         for record_ in ranks:
             if record_.rank:
-                assert record_.rank in final_text
+                assert rank_title(record_.rank) in final_text  # the page is in English
         # names link to the players' profiles
         href = first.locator("th a").get_attribute("href")
         assert href == f"/players/{podium[0].player_id}/"

@@ -20,6 +20,7 @@ from games.engine import (
 from games.engine import bots as bots_module
 from games.engine.bots import (
     HeuristicBot,
+    PogonyBot,
     RandomBot,
     acting_seat,
     make_bot,
@@ -57,7 +58,8 @@ def test_play_game_terminates_with_legal_actions(options: dict[str, Any]) -> Non
     rng = random.Random(len(_ids(options)))
     for game in range(4):
         seats = range(rules.players)
-        table = {s: (HeuristicBot() if (s + game) % 2 else RandomBot()) for s in seats}
+        kinds = (HeuristicBot, RandomBot, PogonyBot)
+        table = {s: kinds[(s + game) % 3]() for s in seats}
         state = new_game(rules, rng)
         steps = 0
         while not state.finished:
@@ -91,7 +93,7 @@ class Sealed:
         raise AssertionError(f"the bot read state.{name}")
 
 
-@pytest.mark.parametrize("bot", [HeuristicBot(), RandomBot()], ids=lambda b: b.name)
+@pytest.mark.parametrize("bot", [HeuristicBot(), RandomBot(), PogonyBot()], ids=lambda b: b.name)
 def test_bots_see_only_view_and_legal_actions(
     bot: HeuristicBot | RandomBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -214,9 +216,49 @@ def test_heuristic_beats_random_clearly() -> None:
     assert fools["random"] > 0.7 * games
 
 
+def test_the_pogony_bot_keeps_its_sixes_while_it_has_other_cards() -> None:
+    # given: the pogony bot holds two non-trump sixes and a seven, the stock is empty
+    state = deal([["6S", "6C", "7H"], ["8S", "9C", "QH", "KH"]], trump="D")
+    bot = PogonyBot()
+    # then: it attacks with the seven, never a six, while it has anything else
+    assert str(bot.choose(state, 0, random.Random(0))) == "0 attack 7H"
+    # (the heuristic player sheds its lowest cards first: the two sixes together)
+    assert str(HeuristicBot().choose(state, 0, random.Random(0))) == "0 attack 6S 6C"
+
+
+def test_the_pogony_bot_lays_its_kept_sixes_together_and_hangs_pogony() -> None:
+    # given: only the two sixes left, the opponent with cards to spare
+    state = deal([["6S", "6C"], ["8S", "9C", "QH", "KH"]], trump="D")
+    action = PogonyBot().choose(state, 0, random.Random(0))
+    assert str(action) == "0 attack 6S 6C"
+    # when: the opponent cannot beat both and takes them
+    state = apply(state, action)
+    state = apply(state, Action.parse("1 take"))
+    # then: the bot is out and hangs pogony of sixes on the fool
+    assert state.result is not None and state.result.pogony is not None
+    assert (state.result.pogony.by, state.result.pogony.on, state.result.pogony.rank) == (
+        0,
+        (1,),
+        "6",
+    )
+
+
+def test_pogony_bots_hang_pogony_in_most_games() -> None:
+    rng = random.Random(2026)
+    hung = 0
+    for _ in range(100):
+        table = {s: PogonyBot() for s in range(2)}
+        state, _ = play_game(new_game(Rules(), rng), table, rng)
+        assert state.result is not None
+        hung += state.result.pogony is not None
+    # measured: about 84 games in 100 (the heuristic bots' games: almost none)
+    assert hung > 60
+
+
 def test_make_bot() -> None:
     assert isinstance(make_bot("random"), RandomBot)
     assert isinstance(make_bot("heuristic"), HeuristicBot)
+    assert isinstance(make_bot("pogony"), PogonyBot)
     with pytest.raises(BadRequest, match="unknown bot"):
         make_bot("oracle")
 

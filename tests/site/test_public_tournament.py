@@ -30,7 +30,7 @@ from tournaments.models import (
 )
 from tournaments.selectors import standings
 from tournaments.site.events import words
-from tournaments.wording import TIE_BREAK_LABELS, points_text
+from tournaments.wording import TIE_BREAK_LABELS, points_text, rank_title
 
 pytestmark = pytest.mark.django_db
 
@@ -85,7 +85,7 @@ def test_a_finished_event_shows_its_final_places_payouts_ranks_and_pool(
     assert records
     for rank in records:
         row = places[places.index(f">{rank.player.display_name}</a>") :].split("</tr>")[0]
-        assert rank.rank in row
+        assert rank_title(rank.rank) in row  # in the reader's language (English here)
     # the podium and the pool
     assert 'class="podium"' in final and order[0] in final.split("</ol>")[0]
     for amount in ("1,440.00", "1,600.00", "160.00"):  # the pool, the fees paid, the rake

@@ -162,6 +162,13 @@ class ApiGameSerializer(serializers.Serializer[Any]):
     players = serializers.ListField(
         child=serializers.CharField(), help_text="The players' names by game seat."
     )
+    ranks = serializers.ListField(
+        child=serializers.CharField(allow_blank=True),
+        help_text=(
+            "Each player's current rank (звание) by game seat, in the request's language "
+            '(Accept-Language); "" for none.'
+        ),
+    )
     deadline = serializers.DateTimeField(
         allow_null=True, help_text="When the move clock runs out for the move expected now."
     )
@@ -231,6 +238,7 @@ def game_data(game: Game) -> dict[str, Any]:
         role=SPECTATOR,
         seat=None,
         names=game_selectors.player_names(game.players),
+        ranks=game_selectors.player_ranks(game.players),
     )
     over = game.is_over and game.seed_revealed
     fairness = None
@@ -248,6 +256,7 @@ def game_data(game: Game) -> dict[str, Any]:
         "over": over,
         "version": message["version"],
         "players": message["players"],
+        "ranks": message["ranks"],
         "deadline": message["deadline"],
         "view": message["view"],
         "log": [_logged(entry) for entry in message["log"]],

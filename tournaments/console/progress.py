@@ -78,11 +78,13 @@ from tournaments.selectors.visibility import tournaments_managed_by
 from tournaments.services.failures import failure_text, tournament_awards_recompute
 from tournaments.wording import (
     TIE_BREAK_LABELS,
+    compromise_lines,
     decided_by_label,
     explanation_words,
     group_label,
     money,
     points_text,
+    rank_title,
     round_name,
     stage_names,
 )
@@ -368,7 +370,9 @@ def _finish(tournament: Tournament, user: Actor) -> Finish | None:
         total=money(pool.total, code) if pool else none,
         paid_out=money(final.paid_out, code),
         ranks=[
-            RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
+            RankLine(
+                r.player.display_name, rank_title(r.rank) or "—", r.pogony_received, r.pogony_given
+            )
             for r in ranks
         ],
     )
@@ -445,7 +449,7 @@ def tournament_progress(
                     players=[seat.player.display_name for seat in table.seats.all()],
                     feeds=_feeds(table, numbers, names),
                     placings=_placings(results[table.pk], names, advance, still_in),
-                    compromises=[str(c) for c in table.compromises or []],
+                    compromises=compromise_lines(table.compromises or []),
                 )
                 for table in by_round.get(round_.pk, [])
             ]
@@ -513,7 +517,7 @@ def league_table_page(league: League, *, user: Actor) -> LeagueStandings:
             first_places=line.first_places,
             places=line.places,
             decided_by=decided_by_label(line.decided_by),
-            rank=line.rank,
+            rank=rank_title(line.rank),
             rating=line.rating.ordinal if line.rating else None,
             mu=line.rating.mu if line.rating else None,
             sigma=line.rating.sigma if line.rating else None,
@@ -526,7 +530,9 @@ def league_table_page(league: League, *, user: Actor) -> LeagueStandings:
         counted=table.counted,
         lines=lines,
         ranks=[
-            RankLine(r.player.display_name, r.rank or "—", r.pogony_received, r.pogony_given)
+            RankLine(
+                r.player.display_name, rank_title(r.rank) or "—", r.pogony_received, r.pogony_given
+            )
             for r in records
         ],
         error=table.error,

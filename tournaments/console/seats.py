@@ -21,6 +21,7 @@ from tournaments.form_errors import form_error
 from tournaments.models import Round, Seat, Table
 from tournaments.permissions import can_referee
 from tournaments.services.rounds import seats_swap
+from tournaments.wording import compromise_lines
 
 TEMPLATE = "admin/tournaments/round/swap_seats.html"
 
@@ -88,7 +89,7 @@ def round_swap_view(
             done = gettext("The seats are swapped and the two tables dealt again.")
             if found:
                 done += " " + gettext("The pairing now gives up: %(what)s.") % {
-                    "what": "; ".join(found)
+                    "what": "; ".join(compromise_lines(found))
                 }
             model_admin.message_user(request, done, messages.WARNING if found else messages.SUCCESS)
             return HttpResponseRedirect(request.path)
@@ -99,6 +100,6 @@ def round_swap_view(
         title=gettext("Swap seats: %(round)s") % {"round": round_},
         round=round_,
         tournament=tournament,
-        tables=tables,
+        tables=[(table, compromise_lines(table.compromises or [])) for table in tables],
         form=form,
     )

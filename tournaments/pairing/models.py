@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import PairingError
 
@@ -170,6 +171,22 @@ class Compromise:
                 f"(already did {self.times} time{'' if self.times == 1 else 's'})"
             )
         return f"{who(self.entries[0])} gets a bye ({self.times} before)"
+
+    def to_json(self, names: Mapping[int, str] | None = None) -> dict[str, Any]:
+        """The compromise as stored in a round's explanation and a table's compromises: data,
+        worded where it is shown, in the reader's language (``tournaments.wording``), with the
+        entries' ``names`` as they were when it was paired (``entry <id>`` for one not named).
+
+        >>> Compromise(CompromiseKind.REPEAT, (3, 9), times=2).to_json({3: "Ann"})["names"]
+        ['Ann', 'entry 9']
+        """
+        return {
+            "kind": self.kind.value,
+            "entries": list(self.entries),
+            "names": [names[e] if names and e in names else f"entry {e}" for e in self.entries],
+            "times": self.times,
+            "value": self.value,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from tournaments.models import (
 from tournaments.scoring.errors import ScoringError
 from tournaments.selectors import standings
 from tournaments.selectors.play import last_game_id
-from tournaments.wording import stage_name, stage_names
+from tournaments.wording import compromise_lines, stage_name, stage_names
 
 Row = dict[str, Any]
 
@@ -162,8 +162,14 @@ def result_rows(results: Sequence[TableResult]) -> list[Row]:
 
 
 def explanation(round_: Round) -> Row:
+    """A round's pairing explanation, its byes and compromises (stored as data) worded in the
+    reader's language."""
     info = round_.explanation if isinstance(round_.explanation, dict) else {}
-    return {key: info[key] for key in EXPLANATION_KEYS if key in info}
+    out = {key: info[key] for key in EXPLANATION_KEYS if key in info}
+    for key in ("byes", "compromises"):
+        if key in out:
+            out[key] = compromise_lines(out[key])
+    return out
 
 
 def round_summaries(stage: Stage) -> list[Row]:
@@ -287,7 +293,7 @@ def table_rows(tables: QuerySet[Table]) -> list[Row]:
                 "is_bye": table.is_bye,
                 "score_group": table.score_group,
                 "finished_at": table.finished_at,
-                "compromises": [str(c) for c in table.compromises or []],
+                "compromises": compromise_lines(table.compromises or []),
                 "last_game": last_game_id(table.series_state),
                 "seats": _seat_rows(seats),
                 "series": series_score(table, seats),

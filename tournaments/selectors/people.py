@@ -4,6 +4,7 @@ read (``visibility.tournaments_visible_to``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -104,6 +105,27 @@ def _player_id(value: Any) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return None
+
+
+def current_ranks(player_ids: Iterable[int]) -> dict[int, str]:
+    """Each player's current rank (звание) as stored, by Player id, for whoever reads (ranks are
+    public): its newest rank record with a rank, of a league season or of a tournament anyone
+    may read, as the profile's "Rank" (a player without one is left out). One query, however
+    many players."""
+    ids = {i for i in player_ids if i is not None}
+    if not ids:
+        return {}
+    rows = (
+        RankRecord.objects.filter(player_id__in=ids)
+        .exclude(rank="")
+        .filter(Q(league__isnull=False) | Q(tournament__in=tournaments_visible_to(None)))
+        .order_by("player_id", "-computed_at", "-id")
+        .values_list("player_id", "rank")
+    )
+    out: dict[int, str] = {}
+    for player_id, rank in rows:
+        out.setdefault(player_id, rank)
+    return out
 
 
 def player_names(ids: set[int]) -> dict[int, str]:

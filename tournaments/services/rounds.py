@@ -98,11 +98,12 @@ def active_stage_entries(stage: Stage) -> list[int]:
 
 @dataclass(frozen=True)
 class PlannedTable:
-    """A table to create: entries in seat order, its group label and its compromises."""
+    """A table to create: entries in seat order, its group label and its compromises (as data:
+    ``Compromise.to_json``, worded where they are shown)."""
 
     entries: tuple[int, ...]
     group: str = ""
-    compromises: tuple[str, ...] = ()
+    compromises: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def _planned(pairing: Pairing, names: Mapping[int, str], group: str = "") -> lis
         PlannedTable(
             entries=t.entries,
             group=group or f"{t.score_group:g}",
-            compromises=tuple(c.describe(names) for c in t.compromises),
+            compromises=tuple(c.to_json(names) for c in t.compromises),
         )
         for t in pairing.tables
     ]
@@ -159,8 +160,8 @@ def _plan_swiss(round_: Round) -> PlannedRound:
         explanation={
             "algorithm": "swiss",
             "score_groups": sorted({f"{t.score_group:g}" for t in pairing.tables}, reverse=True),
-            "byes": [c.describe(names) for c in pairing.bye_compromises],
-            "compromises": [c.describe(names) for c in pairing.compromises()],
+            "byes": [c.to_json(names) for c in pairing.bye_compromises],
+            "compromises": [c.to_json(names) for c in pairing.compromises()],
         },
     )
 
@@ -266,8 +267,9 @@ def _plan_knockout_bracket(round_: Round) -> None:
         "algorithm": "knockout",
         "advance_per_table": stage.knockout_advance,
         "rounds": [len(level) for level in bracket.rounds],
+        # as data, worded where shown (``wording.compromise_text``)
         "byes": [
-            f"{name} goes straight to round 2 (top seed)"
+            {"kind": "knockout_bye", "names": [name]}
             for name in selectors.entry_names(bracket.byes).values()
         ],
     }
@@ -374,11 +376,11 @@ def round_request_pairing(*, round_: Round, actor: Actor | None = None) -> None:
         enqueue_on_commit("tournaments.round_pair", round_.pk)
 
 
-def seats_swap(*, first: Seat, second: Seat, actor: Actor, reason: str) -> list[str]:
+def seats_swap(*, first: Seat, second: Seat, actor: Actor, reason: str) -> list[dict[str, Any]]:
     """Swap the entries of two seats of a round before play begins at their tables (a referee's
     or organiser's call, with a reason), re-validated: the tables' compromises (repeat meetings,
-    shared clubs) are computed again, stored and returned, and the tables' first games dealt
-    again for their new players. Individual events only. Audited.
+    shared clubs) are computed again, stored and returned (as data: ``Compromise.to_json``), and
+    the tables' first games dealt again for their new players. Individual events only. Audited.
 
     Refused if a seat is a bye's, if the tables are not in the same round, or once a move has
     been made at either table. Locks both table rows (in id order), then their games, then
@@ -433,12 +435,12 @@ def seats_swap(*, first: Seat, second: Seat, actor: Actor, reason: str) -> list[
             ]
         )
         history = History.from_tables(selectors.tournament_history(round_.stage, before=round_))
-        found: list[str] = []
+        found: list[dict[str, Any]] = []
         for table in tables.values():
             entry_ids = list(table.seats.order_by("position").values_list("entry_id", flat=True))
             names = selectors.entry_names(entry_ids)
             compromises = [
-                c.describe(names)
+                c.to_json(names)
                 for c in table_compromises(_pairing_entries(round_.stage, entry_ids), history)
             ]
             table.compromises = compromises

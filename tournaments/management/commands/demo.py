@@ -1,12 +1,17 @@
 """Prepare the demo: three console logins (printed: a superuser, an organiser who owns the demo
-events, a referee assigned to them), a finished tournament and one in progress.
+events, a referee assigned to them), a finished tournament, a league season of two finished
+tournaments, one in progress and one open for registration.
 
-The finished one is played by bots with ``simulate_tournament``; in the one in progress the
-admin has a seat, so its table waits for a person to play in the browser. With real Celery
-workers (``REDIS_URL``) both need a running worker: the command waits for the finished event and
-its jobs (also when an earlier run played it), then for the admin's seat, at most ``--timeout``
-seconds in all, and otherwise fails (exit 1) naming what did not happen
-(``tournaments.reconcile.unfinished_work``).
+The finished cup is played by bots with ``simulate_tournament``. The league's two tournaments
+are played by the same twelve bots through the same services, bots that keep their sixes (the
+game's pogony rank) to go out with them (``games.engine.bots.PogonyBot``): they hang pogony in
+most games, so the season's table shows ranks (сержант, старшина, ...); every deal is drawn
+afresh (a game's seed stays secret until it ends), so the ranks differ from run to run. In the
+one in progress the admin has a seat among seven of those bots, so its table waits for a person
+to play in the browser, next to players who wear ranks. With real Celery workers (``REDIS_URL``)
+the events need a running worker: the command waits for each finished event and its jobs (also
+when an earlier run played it), then for the admin's seat, at most ``--timeout`` seconds in all,
+and otherwise fails (exit 1) naming what did not happen (``tournaments.reconcile.unfinished_work``).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from django.utils import timezone
 
 from durak_site.jobs import enqueue_due
 from tournaments import services
-from tournaments.models import Player, Seat, Tournament
+from tournaments.models import League, Player, Seat, Tournament
 from tournaments.permissions import ORGANISER, REFEREE
 from tournaments.reconcile import awards_missing, due_jobs, unfinished_work
 
@@ -32,6 +37,12 @@ DEMO_ADMIN, DEMO_ORGANISER, DEMO_REFEREE = "admin", "organiser", "referee"
 FINISHED_NAME = "Демо: Кубок ботов"
 LIVE_NAME = "Демо: турнир идёт"
 OPEN_NAME = "Демо: запись открыта"
+LEAGUE_NAME, LEAGUE_SEASON = "Демо-лига", "2026"
+LEAGUE_EVENTS = ("Демо-лига: первый этап", "Демо-лига: второй этап")
+# Four 3-seat tables a round (seed 004's double pogony can happen), two rounds an event; eight of
+# the twelve bots go for pogony: the season's table then shows сержант and старшина in about 95
+# runs of 100 (and higher ranks).
+LEAGUE_PLAYERS = 12
 
 
 class Command(BaseCommand):
@@ -69,6 +80,8 @@ class Command(BaseCommand):
                 players=options["players"],
                 name=FINISHED_NAME,
                 plan="swiss:4:2:top=8,knockout:4:2",
+                bots="pogony,heuristic",
+                player_name="Бот кубка",
                 no_progress=True,
                 top=3,
                 timeout=options["timeout"],
@@ -83,8 +96,12 @@ class Command(BaseCommand):
         )
         if finished is not None:
             self._wait_for_awards(finished, deadline, options["timeout"])
+        league, bots = self._league(organiser, referee, deadline, options["timeout"])
+        self.stdout.write(
+            self.style.SUCCESS(f"League season: /leagues/{league.slug}/{league.season}/")
+        )
         live = Tournament.objects.filter(name=LIVE_NAME).first() or self._live(
-            user, organiser, referee
+            user, organiser, referee, bots
         )
         self.stdout.write(self.style.SUCCESS(f"Tournament in progress: /tournaments/{live.slug}/"))
         opened = Tournament.objects.filter(name=OPEN_NAME).first() or self._open(organiser, referee)
@@ -118,6 +135,76 @@ class Command(BaseCommand):
                 )
             time.sleep(0.25)
 
+    def _league(
+        self, organiser: Any, referee: Any, deadline: float, timeout: float
+    ) -> tuple[League, list[Player]]:
+        """The demo league's season and its two tournaments, played by the same bots (created
+        once; an event an interrupted run left unfinished is cancelled and played afresh)."""
+        league = League.objects.filter(name=LEAGUE_NAME, season=LEAGUE_SEASON).first()
+        if league is None:
+            league = services.league_create(name=LEAGUE_NAME, season=LEAGUE_SEASON, actor=organiser)
+        bots = list(
+            Player.objects.filter(entries__tournament__league=league, is_bot=True)
+            .distinct()
+            .order_by("pk")
+        )[:LEAGUE_PLAYERS]
+        if len(bots) < LEAGUE_PLAYERS:
+            bots = [
+                services.player_create(
+                    display_name=f"Бот лиги {i + 1}",
+                    club=f"Клуб {i % 3 + 1}",
+                    bot_kind="pogony" if i % 3 else "heuristic",
+                )
+                for i in range(LEAGUE_PLAYERS)
+            ]
+        for name in LEAGUE_EVENTS:
+            for stale in Tournament.objects.filter(name=name, league=league).exclude(
+                status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED]
+            ):
+                services.tournament_cancel(tournament=stale)
+            event = Tournament.objects.filter(
+                name=name, league=league, status=Tournament.Status.FINISHED
+            ).first()
+            if event is None:
+                self.stdout.write(f"Playing {name} with bots...")
+                event = self._league_event(name, league, bots, organiser, referee)
+                self._wait_for_end(event, deadline, timeout)
+            self._wait_for_awards(event, deadline, timeout)
+        return league, bots
+
+    def _league_event(
+        self, name: str, league: League, bots: list[Player], organiser: Any, referee: Any
+    ) -> Tournament:
+        """A swiss of two rounds at 3-seat tables in ``league``, its bots registered, started
+        (with in-process jobs it is played to the end inside ``tournament_start``)."""
+        tournament = services.tournament_create(
+            name=name,
+            league=league,
+            stages=[{"format": "swiss", "table_size": 3, "rounds": 2}],
+            entry_fee="100",
+            move_clock_seconds=0,
+            created_by=organiser,
+        )
+        services.tournament_set_referees(tournament=tournament, actor=organiser, referees=[referee])
+        services.tournament_open_registration(tournament=tournament)
+        for bot in bots:
+            services.entry_register(tournament=tournament, player=bot)
+        services.prize_pool_compute(tournament_id=tournament.pk)
+        services.tournament_start(tournament=tournament)
+        return tournament
+
+    def _wait_for_end(self, event: Tournament, deadline: float, timeout: float) -> None:
+        """Until ``event`` has finished (at once when jobs are eager)."""
+        while not Tournament.objects.filter(
+            pk=event.pk, status=Tournament.Status.FINISHED
+        ).exists():
+            if time.monotonic() > deadline:
+                raise CommandError(
+                    f"{event.name}: not finished within {timeout:.0f} s "
+                    "(is a Celery worker running?): " + "; ".join(unfinished_work(event))
+                )
+            time.sleep(0.25)
+
     def _wait_for_awards(self, finished: Tournament, deadline: float, timeout: float) -> None:
         """The finished event's prize pool, ranks and ratings (a run interrupted before its jobs
         ran left them to a worker): their jobs are asked for again, then waited for."""
@@ -125,7 +212,7 @@ class Command(BaseCommand):
         while missing := awards_missing(finished):
             if time.monotonic() > deadline:
                 raise CommandError(
-                    f"{FINISHED_NAME}: not done within {timeout:.0f} s: "
+                    f"{finished.name}: not done within {timeout:.0f} s: "
                     + "; ".join([*missing, *unfinished_work(finished)])
                 )
             time.sleep(0.25)
@@ -177,8 +264,9 @@ class Command(BaseCommand):
             services.entry_register(tournament=tournament, player=bot)
         return tournament
 
-    def _live(self, user: Any, organiser: Any, referee: Any) -> Tournament:
-        """Eight entries at 4-seat tables: the admin and seven bots; the admin's table waits."""
+    def _live(self, user: Any, organiser: Any, referee: Any, bots: list[Player]) -> Tournament:
+        """Eight entries at 4-seat tables: the admin and seven of the league's bots (they wear
+        its ranks); the admin's table waits."""
         me = Player.objects.filter(user=user).first() or services.player_create(
             display_name="Вы (admin)", user=user, club="Демо"
         )
@@ -192,10 +280,7 @@ class Command(BaseCommand):
         services.tournament_set_referees(tournament=tournament, actor=organiser, referees=[referee])
         services.tournament_open_registration(tournament=tournament)
         services.entry_register(tournament=tournament, player=me)
-        for i in range(7):
-            bot = services.player_create(
-                display_name=f"Бот {i + 1}", club=f"Клуб {i % 3 + 1}", bot_kind="heuristic"
-            )
+        for bot in bots[:7]:
             services.entry_register(tournament=tournament, player=bot)
         services.prize_pool_compute(tournament_id=tournament.pk)
         services.tournament_start(tournament=tournament)

@@ -123,6 +123,11 @@ class Command(BaseCommand):
         parser.add_argument("--currency", default="RUB")
         parser.add_argument("--bots", default="heuristic,random", help="bot kinds, dealt in turn")
         parser.add_argument(
+            "--player-name",
+            default="",
+            help="the players' names before their numbers (default: their bot kind)",
+        )
+        parser.add_argument(
             "--timeout",
             type=float,
             default=3600.0,
@@ -201,7 +206,7 @@ class Command(BaseCommand):
                 kind = kinds[i % len(kinds)]
                 players.append(
                     services.player_create(
-                        display_name=f"{kind.capitalize()} {i + 1}",
+                        display_name=f"{options['player_name'] or kind.capitalize()} {i + 1}",
                         club=f"Клуб {i % 7 + 1}",
                         bot_kind=kind,
                     )

@@ -14,7 +14,7 @@ from tournaments.models import Entry, Payout, Player, RankRecord, Seat, Table, T
 from tournaments.selectors import visibility
 from tournaments.selectors.play import place_of, table_places, with_stage_rounds
 from tournaments.site.accounts.panel import EntryPanel, build_panel, playing_seats
-from tournaments.wording import game_name, money
+from tournaments.wording import game_name, money, rank_title
 
 #: How many of a player's past games and finished tournaments "my games" lists.
 RECENT_GAMES = 20
@@ -175,7 +175,7 @@ def _history(player: Player) -> list[FinishedEntry]:
             tournament=e.tournament,
             place=e.final_place,
             payout=money(payouts[e.pk], e.tournament.currency) if payouts.get(e.pk) else "",
-            rank=ranks.get(e.tournament_id, ""),
+            rank=rank_title(ranks.get(e.tournament_id, "")),
         )
         for e in entries
     ]

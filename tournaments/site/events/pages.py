@@ -30,6 +30,7 @@ from tournaments import selectors
 from tournaments.models import Round, Stage, Table, Tournament
 from tournaments.selectors import events
 from tournaments.selectors.brackets import bracket as knockout_tree
+from tournaments.selectors.people import current_ranks
 from tournaments.selectors.places import final_places
 from tournaments.selectors.standings import StandingLine, stage_standings, stage_tie_breaks
 from tournaments.site.events import bracket, words
@@ -42,6 +43,7 @@ from tournaments.wording import (
     group_label,
     money,
     points_text,
+    rank_title,
     round_name,
     stage_name,
     stage_names,
@@ -272,6 +274,7 @@ class StandingCells:
     place: int
     name: str
     href: str
+    rank: str  # the player's current rank (звание) in the reader's language, "" for none
     points: str
     played: int
     byes: int
@@ -312,7 +315,9 @@ def standings(
     paged: bool = True,
 ) -> Standings:
     """A stage's standings (``selectors.standings.stage_standings``) with a column per tie-break
-    (points aside: they have their own), the qualifiers marked."""
+    (points aside: they have their own), the qualifiers marked, each player's current rank
+    (``selectors.people.current_ranks``) next to its name."""
+    ranks = current_ranks(p for p in (players.get(row.entry_id) for row in rows) if p)
     criteria = [c for c in stage_tie_breaks(stage) if c != "points"]
     top = stage.advance_count if stage.advance_mode == Stage.AdvanceMode.TOP_N else 0
     note = ""
@@ -323,6 +328,7 @@ def standings(
             place=row.place,
             name=row.name,
             href=profile_url(players.get(row.entry_id)),
+            rank=rank_title(ranks.get(players.get(row.entry_id) or 0)),
             points=points_text(row.points),
             played=row.played,
             byes=row.byes,
@@ -517,7 +523,7 @@ def final(
             points="" if row.points is None else points_text(row.points),
             pogony_given=row.pogony_given,
             pogony_received=row.pogony_received,
-            rank=row.rank,
+            rank=rank_title(row.rank),
             payout="" if row.payout is None else money(row.payout, code),
         )
         for row in places.lines

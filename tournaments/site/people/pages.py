@@ -13,7 +13,7 @@ Reads only; the views (``views.py``) are thin.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -29,7 +29,7 @@ from tournaments.selectors.people import player_names, player_profile
 from tournaments.selectors.play import place_of, with_stage_rounds
 from tournaments.selectors.visibility import leagues_visible_to
 from tournaments.site.people.charts import LineChart, line_chart
-from tournaments.wording import Badge, status_badge
+from tournaments.wording import Badge, rank_title, status_badge
 
 #: How many of a player's games the profile lists, newest first.
 RECENT_GAMES = 20
@@ -186,6 +186,19 @@ def recent_games(player: Player, user: Actor | None, limit: int = RECENT_GAMES) 
     return rows
 
 
+def _rank_words(rank: dict[str, Any]) -> dict[str, Any]:
+    """A rank record of the profile (``selectors.people.player_profile``) with its ranks in the
+    reader's language."""
+    return {
+        **rank,
+        "rank": rank_title(rank["rank"]),
+        "history": [
+            {**step, "before": rank_title(step["before"]), "after": rank_title(step["after"])}
+            for step in rank["history"]
+        ],
+    }
+
+
 def player_page(player_id: int, user: Actor | None) -> PlayerPage | None:
     """The profile page of player ``player_id`` as ``user`` may read it, or None for no such
     player. Bots have profiles too."""
@@ -194,7 +207,8 @@ def player_page(player_id: int, user: Actor | None) -> PlayerPage | None:
         return None
     profile = player_profile(player, user)
     points = rating_points(profile["rating_history"])
-    ranks = profile["ranks"]
+    ranks = [_rank_words(r) for r in profile["ranks"]]
+    profile = {**profile, "ranks": ranks}
     own = [r for r in ranks if r["scope"] == "tournament"]
     return PlayerPage(
         player=player,
@@ -282,9 +296,8 @@ def league_page(slug: str, season: str, user: Actor | None) -> LeaguePage | None
         RatedLine(place, player_id, name, rating)
         for place, (player_id, name, rating) in enumerate(by_rating, 1)
     ]
-    return LeaguePage(
-        league, seasons, table.counted, table.lines, table.error, tournaments, leaderboard
-    )
+    lines = [replace(line, rank=rank_title(line.rank)) for line in table.lines]
+    return LeaguePage(league, seasons, table.counted, lines, table.error, tournaments, leaderboard)
 
 
 def league_list(user: Actor | None, limit: int | None = None) -> list[League]:
