@@ -89,6 +89,8 @@ def state_message(
         "players": [names.get(p, "?") for p in snapshot["players"]],
         "view": view,
         "legal": legal,
+        # How many more cards the open bout takes (the page's "throw in up to N").
+        "throw_room": engine.throw_room(state),
         "deadline": snapshot["deadline"],
         "seed_commitment": snapshot["seed_commitment"],
         "seed": snapshot["seed"] if over else None,
