@@ -56,8 +56,9 @@
 
   // "seven of spades" / "семёрка пик": what a screen reader says for a card.
   function cardName(card) {
-    const rank = T["rank-" + card[0].toLowerCase()] || rankText(card);
-    const suit = T["suit-" + card[1].toLowerCase()] || SUITS[card[1]];
+    // data-rank-7 is dataset["rank-7"], data-rank-q is dataset.rankQ (the dataset's spelling).
+    const rank = T["rank" + card[0]] || T["rank-" + card[0]] || rankText(card);
+    const suit = T["suit" + card[1]] || SUITS[card[1]];
     return fill(T.cardName, { rank: rank, suit: suit });
   }
 
@@ -204,8 +205,11 @@
         $("referee-reason").value = "";
         sayReferee(T.refereeDone, false);
       } else if (pending && pending.id === message.id) {
-        clearPending();
-        render();
+        // The ack may overtake the state it announces: stay busy until that state is shown.
+        if (!state || message.game !== state.game || message.version <= state.version) {
+          clearPending();
+          render();
+        }
       }
     } else if (message.type === "error") {
       const words = T["error" + camel(message.code)] || message.message;
@@ -326,7 +330,7 @@
   // A name inside a sentence: a very long one is cut (the strip and the log show it whole).
   function shortName(seat) {
     const name = plainName(seat);
-    return name.length > 24 ? name.slice(0, 22) + "…" : name;
+    return name.length > 18 ? name.slice(0, 16) + "…" : name;
   }
 
   function seatName(seat) {
@@ -547,12 +551,6 @@
     $("btn-redeal").hidden = !legal().some((a) => a.type === "redeal");
     cardButton("btn-transfer", "transfer");
     cardButton("btn-show-trump", "show_trump");
-    // R transfers with the focused card too: offer the button when that card may.
-    const focusedTransfer = !busy() && focusCard && actionsFor(focusCard).some((a) => a.type === "transfer");
-    if (focusedTransfer && $("btn-transfer").disabled && !selected) {
-      $("btn-transfer").disabled = false;
-      $("btn-transfer").dataset.legal = "1";
-    }
     $("btn-take").hidden = false;
     $("btn-pass").hidden = false;
   }
@@ -590,8 +588,9 @@
     if (state.status !== "active" || view.finished) {
       const result = state.result;
       if (!result) return { text: view.finished ? T.promptOver : "", mine: false };
+      const you = state.role === "player" && result.fool === state.seat ? " (" + T.you + ")" : "";
       const fool =
-        result.draw || result.fool === null ? T.draw : T.fool + ": " + seatName(result.fool);
+        result.draw || result.fool === null ? T.draw : T.fool + ": " + shortName(result.fool) + you;
       return { text: T.promptOver + ". " + fool, mine: false };
     }
     if (player && view.out.includes(state.seat)) return { text: T.promptOut, mine: false };
@@ -674,7 +673,8 @@
     if (active && active !== document.body && document.contains(active)) {
       if (!active.disabled) return;
     }
-    if (zone === "table" && focusTable()) return;
+    // Back to the hand after a move; to the table only while a chosen card waits for its target.
+    if (zone === "table" && selected && focusTable()) return;
     if (zone.startsWith("controls:")) {
       const btn = $(zone.slice(9));
       if (btn && !btn.disabled && !btn.hidden) return btn.focus({ preventScroll: true });

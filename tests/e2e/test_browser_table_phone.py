@@ -6,6 +6,7 @@ size. Each state kind is saved as a screenshot in ``tests/e2e/artifacts/table_<s
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import dataclass
@@ -57,13 +58,15 @@ MEASURE = """() => {
 # What kind of moment the player is in, as the page shows it.
 KIND = """() => {
   const live = document.getElementById("live");
+  if (live.classList.contains("offline-mode")) return "offline";
   if (["finished", "adjudicated", "voided"].includes(live.dataset.status)) return "finished";
   const legal = [...document.querySelectorAll("#hand .card[data-legal]")]
     .flatMap((el) => el.dataset.legal.split(" "));
   const pass = document.querySelector("#btn-pass[data-legal]");
   if (document.querySelector("#opponents .tag.taker") && pass) return "taken";
   if (legal.includes("attack")) return "attacking";
-  if (legal.includes("defend") || document.querySelector("#btn-take[data-legal]")) return "defending";
+  const take = document.querySelector("#btn-take[data-legal]");
+  if (legal.includes("defend") || take) return "defending";
   if (pass) return "throwing";
   return "waiting";
 }"""
@@ -100,16 +103,63 @@ def open_page(browser: Browser, base: str, path: str, size: str, cookie: str | N
     return page
 
 
-def watch_socket(page: Page) -> list[WebSocketRoute]:
-    """The page's table sockets, passed through to the server, so that a test can cut one."""
-    routes: list[WebSocketRoute] = []
+class Socket:
+    """The page's table sockets, passed through to the server, so that a test can cut one or
+    hold back the states after the next version (the bot answers within milliseconds: holding
+    its answer shows the page waiting for it)."""
 
-    def handler(route: WebSocketRoute) -> None:
-        route.connect_to_server()
-        routes.append(route)
+    def __init__(self, page: Page) -> None:
+        self.routes: list[WebSocketRoute] = []
+        self.hold_above: int | None = None
+        self.held: list[str | bytes] = []
+        page.route_web_socket(re.compile(r".*/ws/tables/.*"), self.route)
 
-    page.route_web_socket(re.compile(r".*/ws/tables/.*"), handler)
-    return routes
+    def route(self, page_side: WebSocketRoute) -> None:
+        server = page_side.connect_to_server()
+        self.routes.append(page_side)
+
+        def from_server(message: str | bytes) -> None:
+            if self.hold_above is not None:
+                data = json.loads(message)
+                if data.get("type") == "state" and data.get("version", 0) > self.hold_above:
+                    self.held.append(message)
+                    return
+            page_side.send(message)
+
+        server.on_message(from_server)
+
+    def hold_after(self, version: int) -> None:
+        """Let the states up to ``version`` through, hold those after it."""
+        self.hold_above, self.held = version, []
+
+    def release(self) -> None:
+        self.hold_above = None
+        for message in self.held:
+            self.routes[-1].send(message)
+        self.held = []
+
+    def cut(self) -> None:
+        self.routes[-1].close(code=1001)
+
+
+def table_cards(page: Page) -> list[str]:
+    cards: list[str] = page.evaluate(
+        "() => [...document.querySelectorAll('#table .card')].map((el) => el.dataset.card)"
+    )
+    return cards
+
+
+def same_board(page: Page, spectator: Page) -> None:
+    """Both pages come to show one version of the game, with the same cards on the felt."""
+    version = "() => document.getElementById('live').dataset.version"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        seen = page.evaluate(version)
+        if spectator.evaluate(version) == seen and page.evaluate(version) == seen:
+            assert table_cards(spectator) == table_cards(page)
+            return
+        page.wait_for_timeout(30)
+    pytest.fail("the spectator's page does not follow the game")
 
 
 def wait_rendered(page: Page) -> None:
@@ -125,17 +175,30 @@ def assert_fits(page: Page, *, seated: bool = True) -> dict[str, Any]:
     for part in parts:
         box = m[part]
         assert box is not None, f"{part} is not shown"
-        assert 0 <= box["top"] and box["bottom"] <= m["height"], f"{part} off screen: {m}"
-        assert 0 <= box["left"] and box["right"] <= m["width"], f"{part} off screen: {m}"
+        assert box["top"] >= 0 and box["bottom"] <= m["height"], f"{part} off screen: {m}"
+        assert box["left"] >= 0 and box["right"] <= m["width"], f"{part} off screen: {m}"
     return m
 
 
 def shoot(page: Page, size: str, kind: str, shots: dict[str, dict[str, Any]]) -> None:
+    """A screenshot of the first moment of each kind, kept only if the page did not change
+    while it was taken (the bot answers within milliseconds)."""
     if kind in shots:
         return
     ARTIFACTS.mkdir(exist_ok=True)
+    version = "() => document.getElementById('live').dataset.version"
+    before = page.evaluate(version)
+    if page.evaluate(KIND) != kind:
+        return
     page.screenshot(path=str(ARTIFACTS / f"table_{size}_{kind}.png"))
-    shots[kind] = page.evaluate(MEASURE) | {"prompt_text": page.locator("#prompt").inner_text()}
+    if page.evaluate(version) == before and page.evaluate(KIND) == kind:
+        shots[kind] = page.evaluate(MEASURE) | {"prompt": page.locator("#prompt").inner_text()}
+
+
+def save_positions(size: str, shots: dict[str, dict[str, Any]]) -> None:
+    """Where the parts were in each screenshot, for whoever reads them."""
+    path = ARTIFACTS / f"table_{size}_positions.json"
+    path.write_text(json.dumps(shots, ensure_ascii=False, indent=1))
 
 
 def assert_no_serious_axe_violation(page: Page) -> None:
@@ -148,10 +211,10 @@ def assert_no_serious_axe_violation(page: Page) -> None:
     assert not serious, serious
 
 
-def cut_the_socket(page: Page, routes: list[WebSocketRoute], size: str, shots: dict) -> None:
+def cut_the_socket(page: Page, socket: Socket, size: str, shots: dict[str, dict[str, Any]]) -> None:
     """The connection drops: a banner says so, every move is off; it comes back by itself."""
     version = page.evaluate("() => document.getElementById('live').dataset.version")
-    routes[-1].close(code=1001)
+    socket.cut()
     page.wait_for_function("() => !document.getElementById('offline').hidden")
     assert "Связь потеряна" in page.locator("#offline").inner_text()
     assert page.locator(".controls button:enabled").count() == 0
@@ -173,7 +236,7 @@ def check_prompt(page: Page, kind: str) -> None:
     elif kind == "defending":
         assert re.search(r"(отбейте|нечем отбить) .+ возьмите", text), text
     elif kind == "attacking":
-        assert text.startswith("Ваш ход: ходите"), text
+        assert text.startswith("Ваш ход: выберите карту"), text
 
 
 @pytest.mark.slow
@@ -188,13 +251,22 @@ def test_on_a_phone_a_whole_game_against_a_bot_fits_one_screen_and_a_spectator_f
         base = f"http://{address}"
         path = f"/tables/{live.table.pk}/"
         page = open_page(browser, base, path, "phone", live.cookie)
-        routes = watch_socket(page)
+        socket = Socket(page)
         page.goto(base + path)
         wait_rendered(page)
         spectator = open_page(browser, base, path, "phone", None)
         spectator.goto(base + path)
         wait_rendered(spectator)
         assert_no_serious_axe_violation(page)
+        # every card says its name in words, in the page's language
+        names = page.locator("#hand button.card").evaluate_all(
+            "cards => cards.map((c) => c.getAttribute('aria-label'))"
+        )
+        assert len(names) == 6
+        for name in names:
+            assert re.fullmatch(
+                r"(девятка|десятка|валет|дама|король|туз) (пик|треф|бубен|червей)", name
+            )
 
         # when the person plays the whole game by tapping
         steps = 0
@@ -208,40 +280,56 @@ def test_on_a_phone_a_whole_game_against_a_bot_fits_one_screen_and_a_spectator_f
                 break
             move = choose(offer)
             if move is None:
-                shoot(page, "phone", "waiting", shots)
                 page.wait_for_timeout(30)
                 continue
             check_prompt(page, kind)
             shoot(page, "phone", kind, shots)
             if steps == 2:
-                cut_the_socket(page, routes, "phone", shots)
+                cut_the_socket(page, socket, "phone", shots)
+            if steps == 4:
+                # the phone turned on its side: still one screen
+                page.set_viewport_size({"width": 844, "height": 390})
+                page.wait_for_timeout(100)
+                assert_fits(page)
+                page.screenshot(path=str(ARTIFACTS / "table_landscape.png"))
+                page.set_viewport_size({"width": 390, "height": 844})
+                page.wait_for_timeout(100)
+            if steps % 4 == 3:
+                # the spectator's phone follows live: the same version, the same cards on the felt
+                same_board(page, spectator)
+                assert_fits(spectator, seated=False)
             steps += 1
             assert steps < 200, "the game does not end"
-            try:
-                click(page, move)
-            except Exception:
-                print(page.evaluate(READ_PAGE), page.locator("#hand").inner_html()[:3000])
-                raise
+            hold = move[0] == "card" and "waiting" not in shots
+            if hold:
+                socket.hold_after(int(offer["version"]) + 1)
+            click(page, move)
             page.wait_for_function(
                 "v => document.getElementById('live').dataset.version !== v",
                 arg=offer["version"],
             )
+            if hold:
+                # the bot's answer held back: the page waits for the bot, and says so
+                if page.evaluate(KIND) == "waiting":
+                    words = page.locator("#prompt").inner_text()
+                    assert re.match(r"Ждём: Бот|Бот\S* отбивается: можно подкинуть", words), words
+                    shoot(page, "phone", "waiting", shots)
+                socket.release()
 
         # then the finished table names the fool and leaves no choice prompt behind
         prompt = page.locator("#prompt").inner_text()
         assert prompt.startswith("Партия окончена") and "выберите" not in prompt
         assert page.locator("#message.error").count() == 0
         # and the spectator's phone shows the same board, all seats in the strip, no hand
-        spectator.wait_for_function(
-            "v => document.getElementById('live').dataset.version === v", arg=offer["version"]
-        )
+        same_board(page, spectator)
         assert_fits(spectator, seated=False)
         assert spectator.locator("#opponents .opponent").count() == 2
         assert spectator.locator("#hand .card").count() == 0
         assert spectator.locator("#log li").count() == page.locator("#log li").count()
         ARTIFACTS.mkdir(exist_ok=True)
         spectator.screenshot(path=str(ARTIFACTS / "table_phone_spectator.png"))
-    assert {"attacking", "defending", "finished", "offline"} <= set(shots), sorted(shots)
+    save_positions("phone", shots)
+    assert {"attacking", "defending", "waiting", "finished", "offline"} <= set(shots), sorted(shots)
     assert Game.objects.get(pk=live.game.pk).status == Game.Status.FINISHED
 
 
@@ -264,7 +352,9 @@ def keyboard_move(page: Page, move: tuple[str, ...]) -> None:
         page.keyboard.press({"btn-pass": "p", "btn-take": "t"}[move[1]])
         return
     card = move[2] if move[0] == "defend" else move[1]
-    cards = page.evaluate("() => [...document.querySelectorAll('#hand button.card')].map(c => c.dataset.card)")
+    cards = page.evaluate(
+        "() => [...document.querySelectorAll('#hand button.card')].map(c => c.dataset.card)"
+    )
     at = focused(page)
     assert at["zone"] == "hand", f"the keyboard's place left the hand: {at}"
     steps = cards.index(card) - at["index"]
@@ -288,7 +378,7 @@ def test_on_a_desktop_a_whole_game_against_a_bot_by_keyboard_alone_fits_the_wind
         base = f"http://{address}"
         path = f"/tables/{live.table.pk}/"
         page = open_page(browser, base, path, "desktop", live.cookie)
-        routes = watch_socket(page)
+        socket = Socket(page)
         page.goto(base + path)
         wait_rendered(page)
         assert_no_serious_axe_violation(page)
@@ -312,20 +402,29 @@ def test_on_a_desktop_a_whole_game_against_a_bot_by_keyboard_alone_fits_the_wind
                 break
             move = choose(offer)
             if move is None:
-                shoot(page, "desktop", "waiting", shots)
                 page.wait_for_timeout(30)
                 continue
             check_prompt(page, kind)
             shoot(page, "desktop", kind, shots)
             if steps == 2:
-                cut_the_socket(page, routes, "desktop", shots)
+                cut_the_socket(page, socket, "desktop", shots)
             steps += 1
             assert steps < 200, "the game does not end"
+            hold = move[0] == "card" and "waiting" not in shots
+            if hold:
+                socket.hold_after(int(offer["version"]) + 1)
             keyboard_move(page, move)
             page.wait_for_function(
                 "v => document.getElementById('live').dataset.version !== v",
                 arg=offer["version"],
             )
+            if hold:
+                # the bot's answer held back: the page waits for the bot, and says so
+                if page.evaluate(KIND) == "waiting":
+                    words = page.locator("#prompt").inner_text()
+                    assert re.match(r"Ждём: Бот|Бот\S* отбивается: можно подкинуть", words), words
+                    shoot(page, "desktop", "waiting", shots)
+                socket.release()
             deadline = time.monotonic() + 5
             # the keyboard's place stays in the hand while there is one
             while page.evaluate(READ_PAGE)["status"] == "active" and time.monotonic() < deadline:
@@ -339,5 +438,6 @@ def test_on_a_desktop_a_whole_game_against_a_bot_by_keyboard_alone_fits_the_wind
         # then the game is over and its words say so
         assert page.locator("#prompt").inner_text().startswith("Партия окончена")
         assert page.locator("#message.error").count() == 0
-    assert {"attacking", "defending", "finished", "offline"} <= set(shots), sorted(shots)
+    save_positions("desktop", shots)
+    assert {"attacking", "defending", "waiting", "finished", "offline"} <= set(shots), sorted(shots)
     assert Game.objects.get(pk=live.game.pk).status == Game.Status.FINISHED
