@@ -308,13 +308,21 @@ def test_on_a_phone_a_whole_game_against_a_bot_fits_one_screen_and_a_spectator_f
                 "v => document.getElementById('live').dataset.version !== v",
                 arg=offer["version"],
             )
+            waited = False
             if hold:
                 # the bot's answer held back: the page waits for the bot, and says so
                 if page.evaluate(KIND) == "waiting":
                     words = page.locator("#prompt").inner_text()
                     assert re.match(r"Ждём: Бот|Бот\S* отбивается: можно подкинуть", words), words
                     shoot(page, "phone", "waiting", shots)
+                    waited = True
                 socket.release()
+            if waited:
+                # and the bot's answer is read out, its cards in words
+                page.wait_for_function(
+                    "() => /^Бот\\S* .*(пик|треф|бубен|червей|бито|берёт)/.test("
+                    "document.getElementById('announce').textContent)"
+                )
 
         # then the finished table names the fool and leaves no choice prompt behind
         prompt = page.locator("#prompt").inner_text()
