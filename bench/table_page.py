@@ -82,7 +82,8 @@ def one_load(browser: Any, base: str, path: str, cookie: str) -> dict[str, Any]:
     context.add_cookies([{"name": name, "value": value, "url": base}])
     page = context.new_page()
     requests: list[Any] = []
-    page.on("requestfinished", requests.append)
+    # A lambda, not the bound method: Playwright tags its handlers with an attribute.
+    page.on("requestfinished", lambda request: requests.append(request))  # noqa: PLW0108
     page.goto(base + path, wait_until="commit")
     page.wait_for_function("() => document.getElementById('live').dataset.version !== ''")
     rendered: float = page.evaluate(
