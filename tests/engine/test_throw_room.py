@@ -10,7 +10,6 @@ import pytest
 from games.engine import Action, EngineError, Rules, apply, legal_actions, new_game, throw_room
 from games.engine.actions import THROW
 
-
 RULES = [Rules(), Rules(players=3), Rules(players=4, deck_size=52)]
 
 
