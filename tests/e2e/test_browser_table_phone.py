@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, Page, WebSocketRoute
+from playwright.sync_api import Browser, Page, Position, WebSocketRoute
 
 from games.models import Game
 from tests.builders import TWO_SEATS, make_tournament, session_cookie
 from tests.e2e.conftest import CHROMIUM, asgi_server, chromium
-from tests.e2e.test_browser_game import READ_PAGE, choose, click
+from tests.e2e.test_browser_game import READ_PAGE, choose
 from tests.factories import BotPlayerFactory, PlayerFactory
 from tournaments import services
 from tournaments.models import Table
@@ -303,7 +303,7 @@ def test_on_a_phone_a_whole_game_against_a_bot_fits_one_screen_and_a_spectator_f
             hold = move[0] == "card" and "waiting" not in shots
             if hold:
                 socket.hold_after(int(offer["version"]) + 1)
-            click(page, move)
+            tap(page, move)
             page.wait_for_function(
                 "v => document.getElementById('live').dataset.version !== v",
                 arg=offer["version"],
@@ -336,9 +336,95 @@ def test_on_a_phone_a_whole_game_against_a_bot_fits_one_screen_and_a_spectator_f
         assert spectator.locator("#log li").count() == page.locator("#log li").count()
         ARTIFACTS.mkdir(exist_ok=True)
         spectator.screenshot(path=str(ARTIFACTS / "table_phone_spectator.png"))
+
+        # a crowded moment: sixteen cards fan out in one row, six pairs fit on the felt
+        socket.routes[-1].send(json.dumps(a_crowded_moment(live)))
+        page.wait_for_function("() => document.getElementById('live').dataset.version === '999'")
+        assert_fits(page)
+        rows = page.locator("#hand .card").evaluate_all(
+            "cards => new Set(cards.map((c) => Math.round(c.getBoundingClientRect().top))).size"
+        )
+        assert page.locator("#hand .card").count() == 16 and rows <= 2  # lifted or not
+        assert page.locator("#opponents .seat-rank").inner_text() == "мастер"
+        # a card that beats two attack cards asks which, then beats the one chosen
+        tap(page, ("card", "KD"))
+        assert page.locator("#prompt").inner_text().startswith("Ваш ход: теперь выберите")
+        page.screenshot(path=str(ARTIFACTS / "table_phone_crowded.png"))
     save_positions("phone", shots)
     assert {"attacking", "defending", "waiting", "finished", "offline"} <= set(shots), sorted(shots)
     assert Game.objects.get(pk=live.game.pk).status == Game.Status.FINISHED
+
+
+def tap(page: Page, move: tuple[str, ...]) -> None:
+    """A move as a thumb makes it: a card by its visible corner (in a fanned hand the next card
+    covers the rest of it), an attack card on the felt first when defending."""
+    corner: Position = {"x": 8, "y": 12}
+    if move[0] == "defend":
+        page.click(f'#table .card[data-card="{move[1]}"]', position=corner)
+        page.click(f'#hand .card[data-card="{move[2]}"]', position=corner)
+    elif move[0] == "card":
+        page.click(f'#hand .card[data-card="{move[1]}"]', position=corner)
+    else:
+        page.click(f"#{move[1]}")
+
+
+def a_crowded_moment(live: BotTable) -> dict[str, Any]:
+    """A state the server could send late in a game: sixteen cards in hand, six on the felt,
+    one card that beats two of them, and a rank from the standings by the bot's name."""
+    me = 1 - live.bot_seat
+    on_table = {"9H", "AH", "9D", "TD", "TC", "KC", "JD", "QD"}
+    hand = [r + s for r in "9TJQKA" for s in "SCDH" if r + s not in on_table]
+    players = ["Анна", LONG_NAME] if live.bot_seat == 1 else [LONG_NAME, "Анна"]
+    ranks = ["", ""]
+    ranks[live.bot_seat] = "мастер"
+    return {
+        "type": "state",
+        "game": live.game.pk,
+        "number": 1,
+        "event": "state",
+        "version": 999,
+        "status": "active",
+        "role": "player",
+        "seat": me,
+        "players": players,
+        "ranks": ranks,
+        "view": {
+            "finished": False,
+            "trump": "S",
+            "trump_card": "9S",
+            "stock": 0,
+            "discard": 0,
+            "attacker": live.bot_seat,
+            "defender": me,
+            "taking": False,
+            "table": [
+                {"attack": "9H", "defense": "AH"},
+                {"attack": "9D", "defense": None},
+                {"attack": "TD", "defense": None},
+                {"attack": "TC", "defense": "KC"},
+                {"attack": "JD", "defense": None},
+                {"attack": "QD", "defense": None},
+            ],
+            "out": [],
+            "passed": [],
+            "throwers": [live.bot_seat],
+            "shown": [],
+            "bout": 3,
+            "hand": hand,
+            "hand_sizes": [len(hand), 3] if me == 0 else [3, len(hand)],
+        },
+        "legal": [
+            {"type": "defend", "cards": ["KD"], "target": "9D"},
+            {"type": "defend", "cards": ["KD"], "target": "TD"},
+            {"type": "take"},
+        ],
+        "throw_room": 0,
+        "deadline": None,
+        "seed_commitment": "0" * 64,
+        "seed": None,
+        "result": None,
+        "log": [],
+    }
 
 
 def focused(page: Page) -> dict[str, Any]:
