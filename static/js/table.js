@@ -585,6 +585,10 @@
 
   function promptFor(view) {
     const player = state.role === "player" && state.seat !== null;
+    // The socket is down: no move can be sent, so none is asked for (the banner says why).
+    if (player && !online() && state.status === "active" && !view.finished) {
+      return { text: T.offline, mine: false };
+    }
     if (state.status !== "active" || view.finished) {
       const result = state.result;
       if (!result) return { text: view.finished ? T.promptOver : "", mine: false };

@@ -217,6 +217,7 @@ def cut_the_socket(page: Page, socket: Socket, size: str, shots: dict[str, dict[
     socket.cut()
     page.wait_for_function("() => !document.getElementById('offline').hidden")
     assert "Связь потеряна" in page.locator("#offline").inner_text()
+    assert "Связь потеряна" in page.locator("#prompt").inner_text()
     assert page.locator(".controls button:enabled").count() == 0
     assert page.locator('#hand .card:not([aria-disabled="true"])').count() == 0
     shoot(page, size, "offline", shots)
