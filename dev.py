@@ -125,9 +125,9 @@ def cmd_lint(args: list[str]) -> int:
 
 
 def cmd_bench(args: list[str]) -> int:
-    """The ``bench`` package: engine, pairing and random events with incidents, then a simulated
-    tournament, the live-table load and the API's standings on PostgreSQL + Redis (skipped with
-    a message when those are unreachable).
+    """The ``bench`` package: engine, pairing, random events with incidents and the live table
+    page's weight, then a simulated tournament, the live-table load and the API's standings on
+    PostgreSQL + Redis (skipped with a message when those are unreachable).
 
     ``python3 dev.py bench --players 1024`` sets the tournament's size (default 1024);
     ``--tables 50,200`` the load benchmark's table counts; ``--skip-tournament`` runs only the
@@ -144,6 +144,8 @@ def cmd_bench(args: list[str]) -> int:
         worst = max(worst, run_bench([module]))
     # Random events with random incidents against the invariants (SQLite, in-process).
     worst = max(worst, run_bench(["bench.incidents", "--events", "20"]))
+    # The live table page's weight and its first state over the socket (SQLite, chromium).
+    worst = max(worst, run_bench(["bench.table_page"]))
     if "--skip-tournament" in args:
         return worst
     down = [

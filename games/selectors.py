@@ -102,6 +102,8 @@ def state_message(
         ],
         "view": view,
         "legal": legal,
+        # How many more cards the open bout takes (the page's "throw in up to N").
+        "throw_room": engine.throw_room(state),
         "deadline": snapshot["deadline"],
         "seed_commitment": snapshot["seed_commitment"],
         "seed": snapshot["seed"] if over else None,

@@ -41,6 +41,7 @@ from .game import (
     next_game_attacker,
     rng_for_seed,
     seed_commitment,
+    throw_room,
     view,
 )
 from .rules import Rules
@@ -79,5 +80,6 @@ __all__ = [
     "parse_card",
     "rng_for_seed",
     "seed_commitment",
+    "throw_room",
     "view",
 ]

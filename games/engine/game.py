@@ -1034,6 +1034,25 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     return out
 
 
+def throw_room(state: GameState) -> int:
+    """How many more cards the open bout takes (0: no bout open, or the game is over): the
+    bout's cap less the attack cards on the table, and no more than the defender has left to
+    cover. A taking defender still counts: the attackers may throw in up to this many.
+
+    >>> s = from_deal(Rules(), {"hands": [["9S", "9H"], ["TS", "JS"]], "stock": [], "trump": "D",
+    ...                         "attacker": 0})
+    >>> throw_room(s), throw_room(apply(s, Action.parse("0 attack 9S")))
+    (0, 1)
+    """
+    t_att = state.t_att
+    if state.result is not None or not t_att:
+        return 0
+    defender = state.defender
+    room = _cap(state, defender) - len(t_att)
+    cover = state.hands[defender].bit_count() - state.unbeaten
+    return max(0, room if room < cover else cover)
+
+
 def _legal_transfers(state: GameState, seat: int, hand: int, out: list[Action]) -> None:
     same_rank = hand & RANK_MASKS[state.t_att[0] >> 2]
     if not same_rank:

@@ -1,7 +1,10 @@
 // The live table page: one WebSocket, the server's state messages rendered as they come.
 // Plain JavaScript, no build step. Every string shown comes from the template (#i18n data
 // attributes), so it is translated with the rest of the page. The server decides everything:
-// this file only shows the state and sends what the player clicks ("legal" comes from it).
+// this file only shows the state and sends what the player chooses ("legal" comes from it).
+// Keyboard: the hand is one tab stop (arrow keys move along it, Enter/Space plays), T takes,
+// P passes, R transfers, Esc drops a choice; attack cards on the table are buttons while one
+// of them is to be beaten.
 (function () {
   "use strict";
 
@@ -11,15 +14,35 @@
   const $ = (id) => document.getElementById(id);
   const SUITS = { S: "♠", C: "♣", D: "♦", H: "♥" };
   const RED = { D: true, H: true };
+  const plurals = new Intl.PluralRules(document.documentElement.lang || "ru");
+  const PENDING_MS = 10000; // no answer by then: ask for the state again
 
   let ws = null;
   let state = null;
-  let selected = null; // a hand card chosen first (defence or transfer)
+  let selected = null; // a hand card chosen first (defence on one of several cards, transfer)
   let target = null; // an attack card on the table chosen first
   let counter = 0;
   let retry = 500;
   let logGame = null;
   const logSeen = new Set();
+  let pending = null; // {id, version, timer} of the move waiting for the server's answer
+  let focusCard = null; // the hand card that holds the hand's one tab stop
+  let wasOffline = false;
+  let announced = false; // the first state's log is history, not news
+  let wasMine = false;
+  let turn = { text: "", mine: false, became: false }; // the prompt as last rendered
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
+  }
+
+  function online() {
+    return ws !== null && ws.readyState === WebSocket.OPEN;
+  }
+
+  function busy() {
+    return pending !== null || !online();
+  }
 
   // --- cards --------------------------------------------------------------------------------
 
@@ -31,10 +54,25 @@
     return rankText(card) + SUITS[card[1]];
   }
 
-  function cardEl(card, extraClass) {
-    const el = document.createElement("div");
+  // "seven of spades" / "семёрка пик": what a screen reader says for a card.
+  function cardName(card) {
+    // data-rank-7 is dataset["rank-7"], data-rank-q is dataset.rankQ (the dataset's spelling).
+    const rank = T["rank" + card[0]] || T["rank-" + card[0]] || rankText(card);
+    const suit = T["suit" + card[1]] || SUITS[card[1]];
+    return fill(T.cardName, { rank: rank, suit: suit });
+  }
+
+  function cardEl(card, extraClass, asButton) {
+    const el = document.createElement(asButton ? "button" : "div");
     el.className = "card" + (RED[card[1]] ? " red" : "") + (extraClass ? " " + extraClass : "");
     el.dataset.card = card;
+    if (asButton) {
+      el.type = "button";
+      el.setAttribute("aria-label", cardName(card));
+    } else {
+      el.setAttribute("role", "img");
+      el.setAttribute("aria-label", cardName(card));
+    }
     el.title = cardLabel(card);
     const rank = document.createElement("span");
     rank.className = "rank";
@@ -42,7 +80,10 @@
     const suit = document.createElement("span");
     suit.className = "suit";
     suit.textContent = SUITS[card[1]];
-    el.append(rank, suit);
+    const pip = document.createElement("span");
+    pip.className = "pip";
+    pip.textContent = SUITS[card[1]];
+    el.append(rank, suit, pip);
     return el;
   }
 
@@ -50,6 +91,11 @@
     const el = document.createElement("div");
     el.className = "card back";
     return el;
+  }
+
+  function countText(n) {
+    const form = plurals.select(n);
+    return n + " " + (form === "one" ? T.cardsOne : form === "few" ? T.cardsFew : T.cardsMany);
   }
 
   // --- talking to the server ----------------------------------------------------------------
@@ -61,16 +107,25 @@
       retry = 500;
       $("connection").textContent = T.connected;
       $("connection").className = "connection ok";
+      if (wasOffline) {
+        wasOffline = false;
+        banner(T.online, false);
+        setTimeout(() => {
+          if (online()) $("offline").hidden = true;
+        }, 3000);
+      }
     };
     ws.onmessage = (event) => receive(JSON.parse(event.data));
     ws.onclose = (event) => {
       root.dataset.status = "disconnected";
       $("connection").className = "connection lost";
+      clearPending();
       renderReferee();
       if (event.code === 4429) {
         // Too many sockets open at once (other tabs or devices): a place frees when one
         // closes, so try again, slowly.
         $("connection").textContent = T.reconnecting;
+        offline();
         setTimeout(connect, 15000);
         return;
       }
@@ -79,46 +134,94 @@
         // will not help.
         root.dataset.closed = String(event.code);
         $("connection").textContent = T.refused;
+        render();
         return;
       }
       $("connection").textContent = T.reconnecting;
+      offline();
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 8000);
     };
   }
 
+  function banner(text, lost) {
+    const el = $("offline");
+    el.textContent = text;
+    el.className = "offline" + (lost ? " lost" : " back");
+    el.hidden = false;
+  }
+
+  function offline() {
+    wasOffline = true;
+    banner(T.offline, true);
+    render();
+  }
+
   function send(message) {
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+    if (online()) ws.send(JSON.stringify(message));
+  }
+
+  function clearPending() {
+    if (pending) clearTimeout(pending.timer);
+    pending = null;
+    delete root.dataset.pending;
+    $("me").removeAttribute("aria-busy");
   }
 
   function play(action) {
-    if (!state) return;
+    // One move at a time, and none while the socket is down: a second click is ignored.
+    if (!state || busy()) return;
     selected = null;
     target = null;
     counter += 1;
-    root.dataset.pending = "1";
-    send({
-      type: "action",
-      id: "c" + Date.now().toString(36) + "-" + counter,
-      game: state.game,
+    const id = "c" + Date.now().toString(36) + "-" + counter;
+    pending = {
+      id: id,
       version: state.version,
-      action: action,
-    });
+      timer: setTimeout(() => {
+        clearPending();
+        send({ type: "sync" });
+        render();
+      }, PENDING_MS),
+    };
+    root.dataset.pending = "1";
+    $("me").setAttribute("aria-busy", "true");
+    say(T.busy, false);
+    send({ type: "action", id: id, game: state.game, version: state.version, action: action });
+    render();
   }
 
   function receive(message) {
     if (message.type === "state") {
+      const previous = state;
       state = message;
-      delete root.dataset.pending;
+      if (pending && (message.game !== previous?.game || message.version !== pending.version)) {
+        clearPending();
+      }
+      say("", false); // a refusal or a hint lasts until the next state
       render();
-    } else if (message.type === "ack" && rulings.delete(message.id)) {
-      $("referee-reason").value = "";
-      sayReferee(T.refereeDone, false);
+    } else if (message.type === "ack") {
+      if (rulings.delete(message.id)) {
+        $("referee-reason").value = "";
+        sayReferee(T.refereeDone, false);
+      } else if (pending && pending.id === message.id) {
+        // The ack may overtake the state it announces: stay busy until that state is shown.
+        if (!state || message.game !== state.game || message.version <= state.version) {
+          clearPending();
+          render();
+        }
+      }
     } else if (message.type === "error") {
-      const text = T.refused + ": " + (T["error" + cap(message.code)] || message.message);
+      const words = T["error" + camel(message.code)] || message.message;
+      const text = T.refused + ": " + words;
       if (rulings.delete(message.id)) return sayReferee(text, true);
-      delete root.dataset.pending;
+      const mine = pending && pending.id === message.id;
+      if (mine) clearPending();
+      // A stale version (a double click, a move crossing the other's): the server sends the
+      // current state right after; nothing to tell the player.
+      if (message.code === "stale_version") return;
       say(text, true);
+      render();
     }
   }
 
@@ -131,7 +234,7 @@
   // --- what the player may do (from the server's "legal" list) ------------------------------
 
   function legal() {
-    return (state && state.legal) || [];
+    return (state && state.status === "active" && state.legal) || [];
   }
 
   function actionsFor(card) {
@@ -139,6 +242,7 @@
   }
 
   function onHandCard(card) {
+    if (busy()) return;
     const acts = actionsFor(card);
     if (!acts.length) return;
     if (target) {
@@ -152,11 +256,13 @@
     if (defences.length === 1 && !others.length) return play(defences[0]);
     selected = selected === card ? null : card;
     target = null;
-    if (selected && defences.length) say(T.selectTarget);
     render();
+    // Several cards it may beat: the choice moves to the table.
+    if (selected && defences.length > 1) focusTable();
   }
 
   function onTableCard(card) {
+    if (busy()) return;
     if (selected) {
       const defence = actionsFor(selected).find((a) => a.type === "defend" && a.target === card);
       if (defence) return play(defence);
@@ -165,12 +271,21 @@
       target = target === card ? null : card;
       selected = null;
       render();
+      if (target) focusHand();
     }
+  }
+
+  function cancelChoice() {
+    if (!selected && !target) return;
+    selected = null;
+    target = null;
+    render();
+    focusHand();
   }
 
   function simpleButton(id, type) {
     const btn = $(id);
-    const action = legal().find((a) => a.type === type);
+    const action = !busy() && legal().find((a) => a.type === type);
     btn.disabled = !action;
     if (action) btn.dataset.legal = "1";
     else delete btn.dataset.legal;
@@ -180,11 +295,26 @@
   function cardButton(id, type) {
     const btn = $(id);
     const any = legal().some((a) => a.type === type);
-    const action = selected && actionsFor(selected).find((a) => a.type === type);
+    const action = !busy() && selected && actionsFor(selected).find((a) => a.type === type);
     btn.hidden = !any;
     btn.disabled = !action;
     if (action) btn.dataset.legal = "1";
     else delete btn.dataset.legal;
+  }
+
+  function doSimple(type) {
+    if (busy()) return;
+    const a = legal().find((x) => x.type === type);
+    if (a) play(a);
+  }
+
+  // A card action by its button or key: the chosen card's, else the focused card's.
+  function doCardAction(type) {
+    if (busy()) return;
+    const focused = document.activeElement?.closest?.("#hand .card");
+    const card = selected || (focused ? focused.dataset.card : null);
+    const a = card && actionsFor(card).find((x) => x.type === type);
+    if (a) play(a);
   }
 
   // --- rendering ----------------------------------------------------------------------------
@@ -193,35 +323,62 @@
     return (state && state.players) || [];
   }
 
+  function plainName(seat) {
+    return names()[seat] || "#" + seat;
+  }
+
+  // A name inside a sentence: a very long one is cut (the strip and the log show it whole).
+  function shortName(seat) {
+    const name = plainName(seat);
+    return name.length > 18 ? name.slice(0, 16) + "…" : name;
+  }
+
   function seatName(seat) {
-    const name = names()[seat] || "#" + seat;
+    const name = plainName(seat);
     return state.role === "player" && seat === state.seat ? name + " (" + T.you + ")" : name;
+  }
+
+  function rankOf(seat) {
+    return (state && Array.isArray(state.ranks) && state.ranks[seat]) || "";
   }
 
   function render() {
     if (!state) return;
-    root.dataset.status = state.status;
+    root.dataset.status = online() ? state.status : "disconnected";
     root.dataset.version = state.version === undefined ? "" : String(state.version);
     root.dataset.game = state.game || "";
     root.dataset.seat = state.seat === null || state.seat === undefined ? "" : String(state.seat);
+    root.classList.toggle("offline-mode", !online());
     $("game-status").textContent = T["status" + cap(state.status)] || state.status;
     $("game-status").className = "badge status-" + state.status;
     renderReferee();
     if (!state.game) return;
     $("game-number").textContent = T.game + " " + state.number;
     const view = state.view;
+    const zone = focusZone();
     renderOpponents(view);
     renderDeck(view);
     renderTable(view);
     renderHand(view);
+    renderPrompt(view);
     renderResult();
     renderFairness();
     renderLog();
+    restoreFocus(zone);
     tick();
   }
 
   function cap(text) {
     return text ? text[0].toUpperCase() + text.slice(1) : "";
+  }
+
+  // "not_your_turn" -> "NotYour_turn" as dataset keys spell data-error-not_your_turn.
+  function camel(code) {
+    return cap(code || "");
+  }
+
+  function isTaking(view, seat) {
+    return Boolean(view.taking) && view.defender === seat && !view.finished;
   }
 
   function renderOpponents(view) {
@@ -231,30 +388,47 @@
     const sizes = view.hand_sizes || view.hands.map((hand) => hand.length);
     for (let seat = 0; seat < sizes.length; seat += 1) {
       if (state.role === "player" && seat === state.seat) continue;
-      const el = document.createElement("div");
+      const el = document.createElement("li");
       el.className = "opponent";
       el.dataset.seat = seat;
       el.dataset.handSize = sizes[seat];
+      const turn = whoseTurn(view).includes(seat);
+      if (turn) el.classList.add("turn");
       const head = document.createElement("div");
-      head.className = "opponent-name";
+      head.className = "opponent-name seat-name";
       head.textContent = seatName(seat);
-      el.append(head, tags(view, seat));
-      const hand = document.createElement("div");
-      hand.className = "mini-hand";
+      head.title = seatName(seat);
+      const rank = rankOf(seat);
+      const line = document.createElement("div");
+      line.className = "opponent-line";
+      const count = document.createElement("span");
+      count.className = "count";
+      count.textContent = countText(sizes[seat]);
+      line.append(count, tags(view, seat));
+      el.append(head);
+      if (rank) el.append(rankEl(rank));
+      el.append(line);
       // A referee is sent every hand; anyone else only the sizes (the server never sends more).
       const cards = view.hands ? view.hands[seat] : null;
-      if (cards) cards.forEach((c) => hand.append(cardEl(c, "small")));
-      else for (let i = 0; i < Math.min(sizes[seat], 12); i += 1) hand.append(backEl());
-      const count = document.createElement("div");
-      count.className = "count";
-      count.textContent = sizes[seat] + " " + T.cards;
-      el.append(hand, count);
+      if (cards) {
+        const hand = document.createElement("div");
+        hand.className = "mini-hand";
+        cards.forEach((c) => hand.append(cardEl(c, "small")));
+        el.append(hand);
+      }
       box.append(el);
     }
   }
 
+  function rankEl(rank) {
+    const el = document.createElement("span");
+    el.className = "seat-rank";
+    el.textContent = rank;
+    return el;
+  }
+
   function tags(view, seat) {
-    const el = document.createElement("div");
+    const el = document.createElement("span");
     el.className = "tags";
     const add = (text, cls) => {
       const tag = document.createElement("span");
@@ -264,11 +438,23 @@
     };
     if (view.out.includes(seat)) add(T.out, "out");
     else if (!view.finished) {
-      if (view.attacker === seat) add(T.attacker, "attacker");
-      if (view.defender === seat) add(T.defender, "defender");
+      if (view.attacker === seat && view.defender !== seat) add(T.attacker, "attacker");
+      if (isTaking(view, seat)) add(T.taker, "taker");
+      else if (view.defender === seat) add(T.defender, "defender");
       if (view.passed.includes(seat)) add(T.passed, "passed");
     }
     return el;
+  }
+
+  // The seats the game waits for: the attacker to lead, the defender to beat, the throwers
+  // who have not passed yet once everything is beaten or the defender takes.
+  function whoseTurn(view) {
+    if (!state || state.status !== "active" || view.finished) return [];
+    if (!view.table.length) return [view.attacker];
+    const unbeaten = view.table.some((p) => !p.defense);
+    if (unbeaten && !view.taking) return [view.defender];
+    const throwers = view.throwers || [];
+    return throwers.filter((s) => !view.passed.includes(s) && !view.out.includes(s));
   }
 
   function renderDeck(view) {
@@ -285,17 +471,30 @@
   function renderTable(view) {
     const box = $("table");
     box.replaceChildren();
+    const choosing = Boolean(selected) && actionsFor(selected).some((a) => a.type === "defend");
+    let first = true;
     view.table.forEach((pair) => {
       const el = document.createElement("div");
       el.className = "pair";
-      const attack = cardEl(pair.attack, "attack");
       const canTarget = legal().some((a) => a.type === "defend" && a.target === pair.attack);
+      const fits =
+        canTarget &&
+        (!choosing ||
+          actionsFor(selected).some((a) => a.type === "defend" && a.target === pair.attack));
+      const attack = cardEl(pair.attack, "attack", canTarget);
       if (canTarget) {
         attack.dataset.targetLegal = "1";
         attack.classList.add("clickable");
+        // One tab stop for the table's targets too; arrows move between them.
+        attack.tabIndex = fits && first ? 0 : -1;
+        if (fits) first = false;
+        if (!fits || busy()) attack.setAttribute("aria-disabled", "true");
+        attack.addEventListener("click", () => onTableCard(pair.attack));
       }
-      if (target === pair.attack) attack.classList.add("selected");
-      attack.addEventListener("click", () => onTableCard(pair.attack));
+      if (target === pair.attack) {
+        attack.classList.add("selected");
+        if (canTarget) attack.setAttribute("aria-pressed", "true");
+      }
       el.append(attack);
       if (pair.defense) el.append(cardEl(pair.defense, "defense"));
       box.append(el);
@@ -309,37 +508,211 @@
     if (state.role !== "player" || state.seat === null) {
       me.classList.add("watching");
       $("my-name").textContent = "";
-      $("prompt").textContent = T.watching;
       ["btn-take", "btn-pass"].forEach((id) => ($(id).hidden = true));
       return;
     }
     $("my-name").textContent = seatName(state.seat);
-    (view.hand || []).forEach((card) => {
-      const el = cardEl(card);
+    $("my-name").title = seatName(state.seat);
+    const myTags = $("my-tags");
+    myTags.replaceChildren(...tags(view, state.seat).childNodes);
+    const rank = rankOf(state.seat);
+    if (rank) myTags.prepend(rankEl(rank));
+    const cards = view.hand || [];
+    if (selected && !actionsFor(selected).length) selected = null;
+    const legalCards = cards.filter((c) => actionsFor(c).length);
+    if (!cards.includes(focusCard)) focusCard = legalCards[0] || cards[0] || null;
+    hand.classList.toggle("mine", legalCards.length > 0);
+    cards.forEach((card) => {
+      const el = cardEl(card, "", true);
       const acts = actionsFor(card);
+      el.tabIndex = card === focusCard ? 0 : -1;
       if (acts.length) {
         el.dataset.legal = Array.from(new Set(acts.map((a) => a.type))).join(" ");
         const targets = acts.filter((a) => a.type === "defend").map((a) => a.target);
         if (targets.length) el.dataset.targets = targets.join(" ");
         el.classList.add("clickable");
       }
-      if (selected === card) el.classList.add("selected");
+      if (!acts.length || busy()) el.setAttribute("aria-disabled", "true");
+      if (selected === card) {
+        el.classList.add("selected");
+        el.setAttribute("aria-pressed", "true");
+      }
       el.addEventListener("click", () => onHandCard(card));
+      el.addEventListener("focus", () => {
+        focusCard = card;
+        hand.querySelectorAll(".card").forEach((c) => (c.tabIndex = c === el ? 0 : -1));
+      });
       hand.append(el);
     });
-    if (selected && !actionsFor(selected).length) selected = null;
-    const take = simpleButton("btn-take", "take");
-    const pass = simpleButton("btn-pass", "pass");
+    fan(hand, cards.length);
+    simpleButton("btn-take", "take");
+    simpleButton("btn-pass", "pass");
     simpleButton("btn-redeal", "redeal");
     $("btn-redeal").hidden = !legal().some((a) => a.type === "redeal");
     cardButton("btn-transfer", "transfer");
     cardButton("btn-show-trump", "show_trump");
     $("btn-take").hidden = false;
     $("btn-pass").hidden = false;
-    const mine = legal().length > 0 || take || pass;
-    $("prompt").textContent = state.status !== "active" ? "" : mine ? T.yourMove : T.wait;
-    $("prompt").className = "prompt" + (mine ? " go" : "");
-    tags(view, state.seat).childNodes.forEach((t) => $("prompt").append(" ", t.cloneNode(true)));
+  }
+
+  // Cards overlap when the hand is wider than its row: never a second row, never off-screen.
+  function fan(hand, n) {
+    if (n < 2) {
+      hand.style.removeProperty("--step");
+      return;
+    }
+    const width = hand.clientWidth;
+    const first = hand.firstElementChild;
+    const card = first ? first.getBoundingClientRect().width : 54;
+    const gap = 6;
+    const step = Math.max(16, Math.min(card + gap, (width - card - 4) / (n - 1)));
+    hand.style.setProperty("--step", step - card + "px");
+  }
+
+  function renderPrompt(view) {
+    const prompt = $("prompt");
+    const { text, mine } = promptFor(view);
+    prompt.textContent = mine ? T.yourMove + ": " + text : text;
+    prompt.className = "prompt" + (mine ? " go" : "") + (busy() ? " busy" : "");
+    $("me").classList.toggle("my-turn", mine);
+    turn = { text: prompt.textContent, mine: mine, became: mine && !wasMine };
+    wasMine = mine;
+  }
+
+  function unbeatenLabels(view) {
+    return view.table.filter((p) => !p.defense).map((p) => cardLabel(p.attack)).join(", ");
+  }
+
+  function promptFor(view) {
+    const player = state.role === "player" && state.seat !== null;
+    // The socket is down: no move can be sent, so none is asked for (the banner says why).
+    if (player && !online() && state.status === "active" && !view.finished) {
+      return { text: T.offline, mine: false };
+    }
+    if (state.status !== "active" || view.finished) {
+      const result = state.result;
+      if (!result) return { text: view.finished ? T.promptOver : "", mine: false };
+      const you = state.role === "player" && result.fool === state.seat ? " (" + T.you + ")" : "";
+      const fool =
+        result.draw || result.fool === null ? T.draw : T.fool + ": " + shortName(result.fool) + you;
+      return { text: T.promptOver + ". " + fool, mine: false };
+    }
+    if (player && view.out.includes(state.seat)) return { text: T.promptOut, mine: false };
+    const acts = legal();
+    const types = new Set(acts.map((a) => a.type));
+    const waiting = whoseTurn(view).filter((s) => !player || s !== state.seat);
+    const waitText = () => {
+      const who = waiting.map(plainName).join(", ");
+      if (view.taking && view.table.length) {
+        return fill(T.promptWaitTaking, { name: shortName(view.defender), names: who });
+      }
+      return fill(T.promptWait, { names: who });
+    };
+    if (!player) return { text: T.watching + ". " + (waiting.length ? waitText() : ""), mine: false };
+    if (selected && actionsFor(selected).some((a) => a.type === "defend") && !target) {
+      const several = actionsFor(selected).filter((a) => a.type === "defend").length > 1;
+      if (several) return { text: T.promptTarget, mine: true };
+    }
+    if (selected && actionsFor(selected).some((a) => a.type === "transfer")) {
+      return { text: T.promptTransfer, mine: true };
+    }
+    if (selected && actionsFor(selected).some((a) => a.type === "show_trump")) {
+      return { text: T.promptShowTrump, mine: true };
+    }
+    const room = typeof state.throw_room === "number" ? state.throw_room : 0;
+    const plural = (key, n) => T[key + (plurals.select(n) === "one" ? "One" : "Other")];
+    if (types.has("attack")) {
+      return { text: types.has("redeal") ? T.promptRedeal : T.promptAttack, mine: true };
+    }
+    if (types.has("take") || types.has("defend") || types.has("transfer")) {
+      const cards = unbeatenLabels(view);
+      const transfer = types.has("transfer") || types.has("show_trump");
+      let key;
+      if (types.has("defend")) key = transfer ? "promptDefendTransfer" : "promptDefend";
+      else key = transfer ? "promptNoBeatTransfer" : "promptNoBeat";
+      return { text: fill(T[key], { cards: cards }), mine: true };
+    }
+    const taker = shortName(view.defender);
+    if (types.has("pass")) {
+      const n = types.has("throw") ? room : 0;
+      if (view.taking) {
+        const text = n
+          ? fill(plural("promptTaking", n), { name: taker, n: n })
+          : fill(T.promptTakingPass, { name: taker });
+        return { text: text, mine: true };
+      }
+      const text = n ? fill(plural("promptBeaten", n), { n: n }) : T.promptBeatenPass;
+      return { text: text, mine: true };
+    }
+    if (types.has("throw")) {
+      // The defender is still at it: throwing in is allowed, not asked for.
+      return { text: fill(plural("promptThrow", room), { name: taker, n: room }), mine: false };
+    }
+    return { text: waiting.length ? waitText() : T.wait, mine: false };
+  }
+
+  function announce(lines) {
+    const text = lines.filter(Boolean).join(". ");
+    if (!text) return;
+    const el = $("announce");
+    // Emptied first so that the same words twice are read twice.
+    el.textContent = "";
+    setTimeout(() => (el.textContent = text), 50);
+  }
+
+  // --- focus across renders: the page is rebuilt on every state, a keyboard player's place is not
+
+  function focusZone() {
+    const active = document.activeElement;
+    if (!active || active === document.body) return null;
+    if ($("hand").contains(active)) return "hand";
+    if ($("table").contains(active)) return "table";
+    if (active.closest && active.closest(".controls")) return "controls:" + active.id;
+    return null;
+  }
+
+  function restoreFocus(zone) {
+    if (!zone) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && document.contains(active)) {
+      if (!active.disabled) return;
+    }
+    // Back to the hand after a move; to the table only while a chosen card waits for its target.
+    if (zone === "table" && selected && focusTable()) return;
+    if (zone.startsWith("controls:")) {
+      const btn = $(zone.slice(9));
+      if (btn && !btn.disabled && !btn.hidden) return btn.focus({ preventScroll: true });
+    }
+    focusHand();
+  }
+
+  function focusHand() {
+    const card =
+      $("hand").querySelector('.card[tabindex="0"]') || $("hand").querySelector(".card");
+    if (card) card.focus({ preventScroll: true });
+    else if (state && state.role === "player") $("prompt").focus?.();
+    return Boolean(card);
+  }
+
+  function focusTable() {
+    const card = $("table").querySelector('.card[tabindex="0"]');
+    if (card) card.focus({ preventScroll: true });
+    return Boolean(card);
+  }
+
+  function moveFocus(container, event) {
+    const cards = Array.from(container.querySelectorAll("button.card"));
+    const at = cards.indexOf(document.activeElement);
+    if (at < 0) return;
+    let next = at;
+    if (event.key === "ArrowRight" || event.key === "ArrowDown") next = Math.min(cards.length - 1, at + 1);
+    else if (event.key === "ArrowLeft" || event.key === "ArrowUp") next = Math.max(0, at - 1);
+    else if (event.key === "Home") next = 0;
+    else if (event.key === "End") next = cards.length - 1;
+    else return;
+    event.preventDefault();
+    cards.forEach((c, i) => (c.tabIndex = i === next ? 0 : -1));
+    cards[next].focus({ preventScroll: true });
   }
 
   function renderResult() {
@@ -377,8 +750,31 @@
     }
   }
 
+  function logText(entry) {
+    let text = seatName(entry.seat) + " " + (T["log" + cap(entry.type)] || entry.type);
+    if (entry.type === "defend") {
+      text += " " + cardLabel(entry.target) + " " + T.logWith + " " + cardLabel(entry.cards[0]);
+    } else if (entry.cards) {
+      text += " " + entry.cards.map(cardLabel).join(" ");
+    }
+    if (entry.kind === "clock") text += " (" + T.logClock + ")";
+    return text;
+  }
+
+  // The same move in words for a screen reader: card names, not glyphs.
+  function logSpoken(entry) {
+    let text = plainName(entry.seat) + " " + (T["log" + cap(entry.type)] || entry.type);
+    if (entry.type === "defend") {
+      text += " " + cardName(entry.target) + " " + T.logWith + " " + cardName(entry.cards[0]);
+    } else if (entry.cards) {
+      text += " " + entry.cards.map(cardName).join(", ");
+    }
+    return text;
+  }
+
   function renderLog() {
     const list = $("log");
+    const fresh = [];
     if (logGame !== state.game) {
       if (logGame !== null) {
         const sep = document.createElement("li");
@@ -394,17 +790,17 @@
       logSeen.add(entry.seq);
       const li = document.createElement("li");
       li.dataset.seq = entry.seq;
-      let text = seatName(entry.seat) + " " + (T["log" + cap(entry.type)] || entry.type);
-      if (entry.type === "defend") {
-        text += " " + cardLabel(entry.target) + " " + T.logWith + " " + cardLabel(entry.cards[0]);
-      } else if (entry.cards) {
-        text += " " + entry.cards.map(cardLabel).join(" ");
-      }
-      if (entry.kind === "clock") text += " (" + T.logClock + ")";
-      li.textContent = text;
+      li.textContent = logText(entry);
       list.append(li);
+      const own = state.role === "player" && entry.seat === state.seat;
+      if (!own) fresh.push(logSpoken(entry));
     });
     list.scrollTop = list.scrollHeight;
+    // Others' moves and, when it comes to this player, the prompt: for screen readers.
+    if (announced && (fresh.length || turn.became)) {
+      announce(fresh.concat(turn.mine ? [turn.text] : []));
+    }
+    announced = true;
   }
 
   function tick() {
@@ -537,25 +933,34 @@
 
   // --- wiring -------------------------------------------------------------------------------
 
-  $("btn-take").addEventListener("click", () => {
-    const a = legal().find((x) => x.type === "take");
-    if (a) play(a);
+  $("btn-take").addEventListener("click", () => doSimple("take"));
+  $("btn-pass").addEventListener("click", () => doSimple("pass"));
+  $("btn-redeal").addEventListener("click", () => doSimple("redeal"));
+  $("btn-transfer").addEventListener("click", () => doCardAction("transfer"));
+  $("btn-show-trump").addEventListener("click", () => doCardAction("show_trump"));
+  $("hand").addEventListener("keydown", (event) => moveFocus($("hand"), event));
+  $("table").addEventListener("keydown", (event) => moveFocus($("table"), event));
+
+  // T take, P pass, R transfer: by the key's place (event.code), so a Russian layout works too.
+  const KEYS = { KeyT: "take", KeyP: "pass", KeyR: "transfer" };
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const field = event.target.closest && event.target.closest("input, select, textarea");
+    if (field) return;
+    if (event.key === "Escape") return cancelChoice();
+    const type = KEYS[event.code];
+    if (!type || !state || state.role !== "player") return;
+    event.preventDefault();
+    if (type === "transfer") doCardAction("transfer");
+    else doSimple(type);
   });
-  $("btn-pass").addEventListener("click", () => {
-    const a = legal().find((x) => x.type === "pass");
-    if (a) play(a);
-  });
-  $("btn-redeal").addEventListener("click", () => {
-    const a = legal().find((x) => x.type === "redeal");
-    if (a) play(a);
-  });
-  $("btn-transfer").addEventListener("click", () => {
-    const a = selected && actionsFor(selected).find((x) => x.type === "transfer");
-    if (a) play(a);
-  });
-  $("btn-show-trump").addEventListener("click", () => {
-    const a = selected && actionsFor(selected).find((x) => x.type === "show_trump");
-    if (a) play(a);
+
+  // The side parts (fair deal, log) fold away on a phone: the table comes first.
+  if (window.matchMedia("(max-width: 700px), (max-height: 500px)").matches) {
+    document.querySelectorAll(".side details").forEach((d) => (d.open = false));
+  }
+  window.addEventListener("resize", () => {
+    if (state && state.view) fan($("hand"), $("hand").children.length);
   });
   setInterval(tick, 500);
   connect();
