@@ -747,7 +747,20 @@
     if (revealed) {
       $("seed").textContent = state.seed;
       $("verify-link").href = root.dataset.verifyUrl.replace("/0/", "/" + state.game + "/");
+      addReplay();
     }
+  }
+
+  // A game over (its seed revealed) can be replayed: its link joins the series' others.
+  function addReplay() {
+    const box = $("replays");
+    if (box.querySelector('a[data-game="' + state.game + '"]')) return;
+    const a = document.createElement("a");
+    a.href = root.dataset.replayUrl.replace("/0/", "/" + state.game + "/");
+    a.dataset.game = String(state.game);
+    a.textContent = T.game + " " + state.number;
+    box.append(a, " ");
+    box.hidden = false;
   }
 
   function logText(entry) {

@@ -329,6 +329,10 @@ def test_on_a_phone_a_whole_game_against_a_bot_fits_one_screen_and_a_spectator_f
         prompt = page.locator("#prompt").inner_text()
         assert prompt.startswith("Партия окончена") and "выберите" not in prompt
         assert page.locator("#message.error").count() == 0
+        # and the game just over links to its replay, as a reload would
+        game = page.locator("#live").get_attribute("data-game")
+        replay = page.locator(f'#replays a[data-game="{game}"]')
+        assert replay.get_attribute("href") == f"/games/{game}/replay/"
         # and the spectator's phone shows the same board, all seats in the strip, no hand
         same_board(page, spectator)
         assert_fits(spectator, seated=False)

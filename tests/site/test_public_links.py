@@ -144,8 +144,7 @@ def test_the_same_game_is_named_the_same_on_the_bracket_the_replay_and_the_profi
 def test_the_live_tables_page_gets_its_place_and_its_series_replays(
     client: Client, cup: Tournament
 ) -> None:
-    # given the cup's final, finished (the live table's template is rebuilt elsewhere: it gets
-    # the links to render in ``links``)
+    # given the cup's final, finished
     table = final_table(cup)
     response = client.get(f"/tables/{table.pk}/", headers={"Accept-Language": "ru"})
     links = response.context["links"]
@@ -155,6 +154,13 @@ def test_the_live_tables_page_gets_its_place_and_its_series_replays(
     games = list(Game.objects.filter(table=table).order_by("number").values_list("pk", "number"))
     assert links.replays == games
     assert links.replay == games[-1][0]
+    # and the page links them: the heading to the bracket, each game to its replay
+    html = response.content.decode()
+    heading = html[html.index("<h1>") : html.index("</h1>")]
+    assert f'href="/tournaments/{cup.slug}/#bracket-1">Плей-офф · Финал</a> · Стол 1' in heading
+    replays = html[html.index('id="replays"') :].split("</p>")[0]
+    for pk, number in games:
+        assert f'href="/games/{pk}/replay/" data-game="{pk}">Партия {number}</a>' in replays
 
 
 def test_two_unnamed_stages_of_one_format_are_told_apart_the_same_way_everywhere(
