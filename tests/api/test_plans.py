@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.api.test_writes import client_for, own_throttle_history  # noqa: F401 (a fixture)
+from tests.tournaments.test_plan_messages import THREE_PROBLEMS
 from tournaments.models import AuditEvent, Stage, Tournament
 
 if TYPE_CHECKING:
@@ -66,24 +67,7 @@ def test_only_an_organiser_may(outsider: User, event_referee: User) -> None:
     assert not Tournament.objects.exists()
 
 
-@pytest.mark.parametrize(
-    ("language", "hand", "pogony", "payouts"),
-    [
-        (
-            "en",
-            "for 4 players with 40 cards each, 160 cards are needed, more than the largest "
-            "deck (52)",
-            "must be 1 to 4, not 9",
-            "the payout percentages must add up to exactly 100%; now they add up to 110%",
-        ),
-        (
-            "ru",
-            "для 4 игроков по 40 карт нужно 160 карт: больше, чем в самой большой колоде (52)",
-            "должно быть от 1 до 4, а не 9",
-            "доли выплат должны в сумме давать 100 %, сейчас 110 %",
-        ),
-    ],
-)
+@THREE_PROBLEMS
 def test_three_problems_come_back_at_once_in_the_requests_language(
     organiser: User, language: str, hand: str, pogony: str, payouts: str
 ) -> None:

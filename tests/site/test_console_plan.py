@@ -25,6 +25,7 @@ from pytest_django import Settings
 
 from games.engine.rules import Rules
 from tests.factories import UserFactory, console_user
+from tests.tournaments.test_plan_messages import THREE_PROBLEMS
 from tournaments.console.forms import TournamentSettingsForm
 from tournaments.console.plan import PlanPreview, tournament_add_view
 from tournaments.console.rules_form import RulesForm
@@ -308,24 +309,7 @@ def test_rules_the_engine_refuses_are_shown_on_the_rule(
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(
-    ("language", "hand", "pogony", "payouts"),
-    [
-        (
-            "en",
-            "for 4 players with 40 cards each, 160 cards are needed, more than the largest "
-            "deck (52)",
-            "must be 1 to 4, not 9",
-            "the payout percentages must add up to exactly 100%; now they add up to 110%",
-        ),
-        (
-            "ru",
-            "для 4 игроков по 40 карт нужно 160 карт: больше, чем в самой большой колоде (52)",
-            "должно быть от 1 до 4, а не 9",
-            "доли выплат должны в сумме давать 100 %, сейчас 110 %",
-        ),
-    ],
-)
+@THREE_PROBLEMS
 def test_three_independent_problems_are_shown_at_their_fields_in_one_submit(
     organiser_client: Client, language: str, hand: str, pogony: str, payouts: str
 ) -> None:

@@ -35,13 +35,10 @@ THREE_ERRORS: dict[str, Any] = {
 }
 
 
-def refusal(plan: dict[str, Any]) -> ConfigurationError:
-    with pytest.raises(ConfigurationError) as refused:
-        check_plan(plan)
-    return refused.value
-
-
-@pytest.mark.parametrize(
+# The three independent problems of one plan (a hand of 40 at a 4-seat table, a pogony minimum
+# of 9, payouts adding to 110), as each language words them: the service's, the console's and
+# the API's tests all expect them back at once.
+THREE_PROBLEMS = pytest.mark.parametrize(
     ("language", "hand", "pogony", "payouts"),
     [
         (
@@ -59,6 +56,15 @@ def refusal(plan: dict[str, Any]) -> ConfigurationError:
         ),
     ],
 )
+
+
+def refusal(plan: dict[str, Any]) -> ConfigurationError:
+    with pytest.raises(ConfigurationError) as refused:
+        check_plan(plan)
+    return refused.value
+
+
+@THREE_PROBLEMS
 def test_three_independent_problems_come_back_at_once_each_at_its_field(
     language: str, hand: str, pogony: str, payouts: str
 ) -> None:
