@@ -143,7 +143,7 @@ def test_russian_by_default_and_english_on_request(live_table: LiveTable) -> Non
     russian = client_for().get(url).content.decode()
     assert "Взять" in russian and 'data-your-move="Ваш ход"' in russian
     english = client_for(language="en").get(url).content.decode()
-    assert ">Take<" in english and 'data-your-move="Your move"' in english
+    assert ">Take <kbd" in english and 'data-your-move="Your move"' in english
 
 
 def test_only_a_referees_page_carries_the_referee_controls(

@@ -100,6 +100,17 @@ def test_refused_at_creation_and_nothing_stored(kwargs: dict[str, Any], complain
 
 
 @pytest.mark.django_db
+def test_a_name_of_the_longest_length_gets_a_slug_and_a_draw_seed_that_fit() -> None:
+    # given a name of 120 Cyrillic letters, whose transliterated slug is longer than a seed may be
+    name = ("Чемпионат" * 14)[:120]
+    tournament = services.tournament_create(name=name, stages=[GOOD_SWISS])
+    tournament.refresh_from_db()
+    # then it is stored (PostgreSQL refused the seed, the slug cut to 64, with a DataError)
+    assert tournament.name == name
+    assert len(tournament.slug) > 64 and tournament.seed == tournament.slug[:64]
+
+
+@pytest.mark.django_db
 def test_a_valid_plan_is_stored_with_its_stages() -> None:
     tournament = services.tournament_create(
         name="Кубок",

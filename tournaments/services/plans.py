@@ -120,6 +120,7 @@ def plan_problems(
 
 Add = Callable[[tuple[Any, ...], str], None]
 NON_FIELD = "non_field_errors"
+SEED_LENGTH = Tournament._meta.get_field("seed").max_length or 64
 
 
 def _stage_problems(
@@ -329,7 +330,8 @@ def plan_rows(
 ) -> tuple[Tournament, list[Stage]]:
     """The unsaved tournament and stage rows of a plan that ``TournamentPlanSerializer``
     validated (``fields``: the rows' other fields, e.g. ``league``, ``created_by``). The random
-    draw's seed defaults to the slug, else the name."""
+    draw's seed defaults to the slug, else the name (cut to the seed's 64 characters: a long
+    name's slug is longer)."""
     tournament = Tournament(
         name=settings["name"],
         slug=slug,
@@ -348,7 +350,7 @@ def plan_rows(
         two_person_rule=settings["two_person_rule"],
         dropout_rule=settings["dropout_rule"],
         is_public=settings["is_public"],
-        seed=settings["seed"] or slug or settings["name"],
+        seed=(settings["seed"] or slug or settings["name"])[:SEED_LENGTH],
         starts_at=settings.get("starts_at"),
         **fields,
     )
