@@ -338,6 +338,19 @@ def test_only_the_embeds_an_event_has_are_offered_and_none_for_a_private_one(
     assert snippet_codes(html) == {} and 'id="embed"' not in html
 
 
+def test_an_embed_shows_the_live_indicator_only_while_its_event_runs(
+    client: Client, event: Tournament
+) -> None:
+    # given a finished event and a running one
+    running = running_event(8)
+    # then a finished event's embeds say "finished" and carry no live indicator
+    for path in ("standings", "bracket"):
+        html = page(client, f"/embed/tournaments/{event.slug}/{path}/")
+        assert 'id="live"' not in html
+    # and a running event's embed has it
+    assert 'id="live"' in page(client, f"/embed/tournaments/{running.slug}/standings/")
+
+
 def test_the_standings_embed_shows_final_places_or_the_stage_asked_for(
     client: Client, event: Tournament
 ) -> None:

@@ -11,6 +11,8 @@ parts that changed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext
@@ -21,6 +23,7 @@ from tournaments.models import Tournament
 from tournaments.selectors import visibility
 from tournaments.site.accounts.panel import entry_panel
 from tournaments.site.events import pages, snippets
+from tournaments.wording import status_badge
 
 
 def _tournament(request: HttpRequest, slug: str) -> Tournament:
@@ -63,7 +66,7 @@ def embed_standings(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "embed/standings.html",
-        {"embed": embed, "tournament": tournament, "theme": pages.theme(request.GET)},
+        {**_embed_context(request, tournament), "embed": embed},
     )
 
 
@@ -80,5 +83,15 @@ def embed_bracket(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "embed/bracket.html",
-        {"s": block, "tournament": tournament, "theme": pages.theme(request.GET)},
+        {**_embed_context(request, tournament), "s": block},
     )
+
+
+def _embed_context(request: HttpRequest, tournament: Tournament) -> dict[str, Any]:
+    """What every embed's frame (``templates/embed/base.html``) shows: the tournament, its
+    status badge (the live indicator only while it runs) and the theme asked for."""
+    return {
+        "tournament": tournament,
+        "badge": status_badge("tournament", tournament.status),
+        "theme": pages.theme(request.GET),
+    }
