@@ -174,6 +174,52 @@ def test_seats_are_swapped_on_the_round_s_page(
     assert AuditEvent.objects.filter(action=AuditEvent.Action.SEAT_SWAP).exists()
 
 
+def swap_page(client: Client, event: ConsoleEvent) -> tuple[set[int], dict[int, Any], str]:
+    """The seats the swap form offers, the round's tables as listed (by number) and the page."""
+    page = client.get(reverse("admin:tournaments_round_swap_seats", args=[event.round.pk]))
+    assert page.status_code == 200
+    choices = page.context["form"].fields["first"].choices
+    offered = {int(value) for value, _ in choices if value}
+    rows = {row.table.number: row for row, _ in page.context["tables"]}
+    return offered, rows, page.content.decode()
+
+
+def test_the_swap_form_offers_only_the_seats_of_tables_where_nothing_is_played(
+    client: Client, event_referee: User, console_events: tuple[ConsoleEvent, ConsoleEvent]
+) -> None:
+    # given: round 1's first table has its result, at its second one nothing is played yet
+    event = console_events[0]
+    login(client, event_referee)
+    table = playing_table(event)
+    # when: the referee opens the swap page
+    offered, rows, html = swap_page(client, event)
+    # then: only the second table's seats are offered; the first is listed apart with why
+    assert offered == set(table.seats.values_list("pk", flat=True))
+    assert rows[2].swappable and rows[2].moves == 0
+    assert not rows[1].swappable and rows[1].refusal
+    swappable, refused = html.split('id="not-swappable"')
+    assert 'data-table="2"' in swappable and 'data-table="1"' not in swappable
+    assert 'data-table="1"' in refused and rows[1].refusal in refused
+    assert "Столы, где обмен невозможен" in html and "Сделано ходов" in html
+
+    # given: three moves are made at the second table
+    Game.objects.filter(table=table).update(version=3)
+    # when: the page is opened again
+    offered, rows, html = swap_page(client, event)
+    # then: no seat is offered; the second table shows its three moves and why it stays
+    assert offered == set()
+    assert not rows[2].swappable and rows[2].moves == 3
+    assert rows[2].refusal == "игра началась: ход сделан"
+    refused = html.split('id="not-swappable"')[1]
+    assert 'data-table="2"' in refused and "игра началась: ход сделан" in refused
+    # and a swap of its seats posted anyway is refused on the form, nothing moves
+    first, second = table.seats.order_by("position")
+    address = reverse("admin:tournaments_round_swap_seats", args=[event.round.pk])
+    posted = client.post(address, {"first": first.pk, "second": second.pk, "reason": "просьба"})
+    assert posted.status_code == 200 and "errornote" in posted.content.decode()
+    assert entries(table) == [first.entry_id, second.entry_id]
+
+
 def test_a_referee_of_another_event_cannot_swap(
     client: Client, other_referee: User, console_events: tuple[ConsoleEvent, ConsoleEvent]
 ) -> None:

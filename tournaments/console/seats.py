@@ -1,8 +1,10 @@
 """The console's seat-swap page of a round: a referee or organiser swaps two seats before play
-begins at their tables, with a reason. The swap goes through ``services.seats_swap``, which
-re-validates the two tables (repeat meetings, shared clubs are computed again and shown here),
-deals their first games again for the new players and writes the audit row; a refusal (play has
-begun, a bye, a team event) shows on the form."""
+begins at their tables, with a reason. Only the seats of tables where nothing is played yet are
+offered (``selectors.seating``); the others are listed apart with their move count and why. The
+swap goes through ``services.seats_swap``, which re-validates the two tables (repeat meetings,
+shared clubs are computed again and shown here), deals their first games again for the new
+players and writes the audit row; a refusal (play has begun meanwhile, a team event) shows on
+the form."""
 
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import ServiceError
 from tournaments.console.admin_base import console_page
 from tournaments.form_errors import form_error
-from tournaments.models import Round, Seat, Table
+from tournaments.models import Round, Seat
 from tournaments.permissions import can_referee
+from tournaments.selectors.seating import round_swap_tables
 from tournaments.services.rounds import seats_swap
 from tournaments.wording import compromise_lines
 
@@ -67,12 +70,9 @@ def round_swap_view(
     tournament = round_.stage.tournament
     if not can_referee(request.user, tournament):
         raise PermissionDenied
-    tables = list(
-        Table.objects.filter(round=round_, is_bye=False)
-        .prefetch_related("seats__player")
-        .order_by("number")
-    )
-    seats = [seat for table in tables for seat in table.seats.all()]
+    tables = round_swap_tables(round_)
+    # Only seats that can still move are offered; the service checks again under its locks.
+    seats = [seat for row in tables if row.swappable for seat in row.seats]
     form = SwapForm(request.POST if request.method == "POST" else None, seats=seats)
     if request.method == "POST" and form.is_valid():
         by_pk = {seat.pk: seat for seat in seats}
@@ -100,6 +100,6 @@ def round_swap_view(
         title=gettext("Swap seats: %(round)s") % {"round": round_},
         round=round_,
         tournament=tournament,
-        tables=[(table, compromise_lines(table.compromises or [])) for table in tables],
+        tables=[(row, compromise_lines(row.table.compromises or [])) for row in tables],
         form=form,
     )
