@@ -290,6 +290,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             with translation.override(self.language):  # the titles in the viewer's language
                 self.ranks = await db_async(selectors.player_ranks)(snapshot["players"])
             self.ranks_game = game_id
+        # Who has left the event, for the referee's ruling choices: asked at every state, as
+        # an entry may withdraw mid-game (the referee's sockets are few).
+        absent: dict[int, str] = {}
+        if self.access.role == REFEREE:
+            absent = await db_async(selectors.absent_players)(self.table_id)
         seat = selectors.seat_of(snapshot["players"], self.access.player_id)
         started = time.perf_counter()
         message = selectors.state_message(
@@ -299,6 +304,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             names=self.names,
             log_since=log_since,
             ranks=self.ranks,
+            absent=absent,
         )
         redacted = time.perf_counter()
         await self.send_json(message)

@@ -77,6 +77,11 @@ class Tables(Protocol):
         without one are left out). Ranks are public: anyone at the table may see them."""
         ...
 
+    def absent_players(self, *, table_id: int) -> dict[int, str]:
+        """The players of the table whose entry has left the event, by Player id: "withdrawn"
+        or "disqualified" (those still in are left out). For the referee's ruling choices."""
+        ...
+
     def game_finished(self, *, game_id: int) -> str:
         """A game of a table is over (finished, adjudicated or voided): deal the next game of
         the table's series or record the table's result. Safe to run twice; returns a word

@@ -45,6 +45,14 @@ def player_ranks(player_ids: list[Any]) -> dict[int, str]:
     return hooks.tables().player_ranks(p for p in player_ids if isinstance(p, int))
 
 
+def absent_players(table_id: int | None) -> dict[int, str]:
+    """The players of the table whose entry withdrew or was disqualified, by Player id (the
+    ``Tables`` hook; none for a game without a table). Sent to a referee only."""
+    if table_id is None:
+        return {}
+    return hooks.tables().absent_players(table_id=table_id)
+
+
 def game_visible_to(game: Game, user: Actor | None) -> bool:
     """A game is visible to whoever may watch its table (a game without a table: to anyone)."""
     if game.table_id is None:
@@ -64,13 +72,16 @@ def state_message(
     names: dict[int, str],
     log_since: int = 0,
     ranks: Mapping[int, str] | None = None,
+    absent: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
     """The ``state`` message for one viewer from a game snapshot (``broadcast.game_message``).
 
     ``log`` holds the entries of the snapshot's log tail after version ``log_since`` (a socket
     gets the whole tail once, then only what is new: the tail was most of every message).
     ``ranks``: each player's current rank (звание) by Player id (:func:`player_ranks`, public),
-    sent per game seat as ``ranks`` ("" for none).
+    sent per game seat as ``ranks`` ("" for none). ``absent``: the players whose entry has
+    left the event (:func:`absent_players`), sent to a referee only, per game seat as
+    ``seat_status`` ("withdrawn", "disqualified" or "" for one still in).
 
     A player's view holds its own hand only, a spectator's no hand at all (both made by
     ``engine.view``); only a referee gets the whole truth (``state.to_json()``, every hand).
@@ -87,7 +98,7 @@ def state_message(
                 for a in engine.legal_actions(state, seat)
             ]
     over = snapshot["status"] in Game.OVER
-    return {
+    message: dict[str, Any] = {
         "type": "state",
         "game": snapshot["game_id"],
         "number": snapshot.get("number"),
@@ -110,6 +121,9 @@ def state_message(
         "result": snapshot["result"],
         "log": [e for e in snapshot.get("actions", []) if e["seq"] > log_since],
     }
+    if role == REFEREE:
+        message["seat_status"] = [(absent or {}).get(p, "") for p in snapshot["players"]]
+    return message
 
 
 def game_place(game: Game) -> hooks.GamePlace | None:

@@ -69,6 +69,13 @@ def can_referee(user: Actor | None, tournament: Tournament) -> bool:
     return _signed_in(user) and is_referee(user) and tournament.referees.filter(pk=user.pk).exists()
 
 
+def can_correct_in_console(user: Actor | None, tournament: Tournament) -> bool:
+    """Open the console's result page of its tables (correct, undo a result): one who referees
+    it (:func:`can_referee`) and is a console user (``is_staff``: the admin asks it). The live
+    table links that page only for them: a referee without console rights would meet a login."""
+    return can_referee(user, tournament) and bool(getattr(user, "is_staff", False))
+
+
 def can_view(user: Actor | None, tournament: Tournament) -> bool:
     """See the event's records in the console (the public pages have their own rule)."""
     return can_referee(user, tournament)

@@ -13,7 +13,7 @@ from django.utils.translation import gettext
 
 from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE, SPECTATOR, GamePlace, TableAccess
-from tournaments.models import Player, Seat, Table
+from tournaments.models import Entry, Player, Seat, Table
 from tournaments.permissions import can_see_hands
 from tournaments.selectors.people import current_ranks
 from tournaments.selectors.play import table_places
@@ -81,6 +81,14 @@ class TournamentTables:
 
     def player_ranks(self, player_ids: Iterable[int]) -> dict[int, str]:
         return {pk: rank_title(rank) for pk, rank in current_ranks(player_ids).items()}
+
+    def absent_players(self, *, table_id: int) -> dict[int, str]:
+        gone = (Entry.Status.WITHDRAWN, Entry.Status.DISQUALIFIED)
+        return dict(
+            Seat.objects.filter(table_id=table_id, entry__status__in=gone).values_list(
+                "player_id", "entry__status"
+            )
+        )
 
     def game_finished(self, *, game_id: int) -> str:
         return table_after_game(game_id=game_id)

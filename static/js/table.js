@@ -202,6 +202,7 @@
       render();
     } else if (message.type === "ack") {
       if (rulings.delete(message.id)) {
+        if (adjudications.delete(message.id)) ruled = true;
         $("referee-reason").value = "";
         sayReferee(T.refereeDone, false);
       } else if (pending && pending.id === message.id) {
@@ -832,6 +833,7 @@
 
   const panel = $("referee");
   const rulings = new Set(); // ids of referee commands still waiting for their answer
+  const adjudications = new Set(); // those of them that adjudicate
   const ALLOWED = {
     pause: ["active"],
     resume: ["paused"],
@@ -839,6 +841,9 @@
     adjudicate: ["active", "paused"],
   };
   let rulingFor = null; // the game and players the place selects were built for
+  let changes = 0; // counts the place choices, to tell which of two equal ones came later
+  let confirming = null; // the adjudication shown in the confirmation dialog
+  let ruled = false; // an adjudication of this page was recorded: the correction link shows
 
   function sayReferee(text, isError) {
     const el = $("referee-message");
@@ -856,6 +861,9 @@
       btn.disabled = !online || !state.game || !allowed.includes(state.status);
     });
     buildRuling();
+    checkRuling();
+    const correct = $("referee-correct");
+    if (correct) correct.hidden = !ruled && state.status !== "adjudicated";
   }
 
   function option(value, text) {
@@ -869,58 +877,125 @@
     return Array.from($("ruling-places").querySelectorAll("select"));
   }
 
-  // One select per place, seat i in place i at first; the choices stay across state messages
-  // of the same game and are rebuilt for a new game.
+  // A seat's name in the ruling's choices, marked when its entry has left the event (the
+  // server sends a referee each seat's standing: "" while present).
+  function rulingName(seat) {
+    const standing = (Array.isArray(state.seat_status) && state.seat_status[seat]) || "";
+    if (!standing) return seatName(seat);
+    return seatName(seat) + " " + (standing === "disqualified" ? T.disqualified : T.withdrawn);
+  }
+
+  // One select per place and one for the fool, all empty at first: the referee names every
+  // place and the fool (a draw is a choice too). The choices stay across state messages of
+  // the same game and are rebuilt for a new game.
   function buildRuling() {
     const key = state.game ? state.game + ":" + names().join("\n") : null;
     if (key === rulingFor) return;
     rulingFor = key;
+    closeConfirm(false);
     const list = $("ruling-places");
     const fool = $("ruling-fool");
     list.replaceChildren();
-    fool.replaceChildren(option("", T.nobody));
-    names().forEach((_, seat) => {
+    fool.replaceChildren(option("", T.choose), option("draw", T.nobody));
+    names().forEach((_, place) => {
       const li = document.createElement("li");
       const label = document.createElement("label");
       const select = document.createElement("select");
-      select.dataset.place = seat;
-      names().forEach((__, s) => select.append(option(s, seatName(s))));
-      select.value = select.dataset.value = String(seat);
-      select.addEventListener("change", () => movePlace(select));
-      label.append(T.place + " " + (seat + 1) + " ", select);
-      li.append(label);
+      const error = document.createElement("span");
+      error.className = "field-error";
+      error.id = "ruling-place-error-" + place;
+      select.dataset.place = place;
+      select.setAttribute("aria-describedby", error.id);
+      select.append(option("", T.choose));
+      names().forEach((__, s) => select.append(option(s, rulingName(s))));
+      select.value = "";
+      select.addEventListener("change", () => {
+        changes += 1;
+        select.dataset.changed = String(changes);
+        checkRuling();
+      });
+      label.append(T.place + " " + (place + 1) + " ", select);
+      li.append(label, error);
       list.append(li);
-      fool.append(option(seat, seatName(seat)));
+      fool.append(option(place, rulingName(place)));
     });
   }
 
-  // Choosing a seat for a place swaps it with the place that held it: always one place a seat.
-  function movePlace(select) {
-    const other = placeSelects().find((s) => s !== select && s.value === select.value);
-    if (other) other.value = other.dataset.value = select.dataset.value;
-    select.dataset.value = select.value;
+  function setFieldError(select, error, text) {
+    error.textContent = text;
+    if (text) select.setAttribute("aria-invalid", "true");
+    else select.removeAttribute("aria-invalid");
   }
 
-  function ruling() {
-    const places = placeSelects().map((s) => Number(s.value));
-    const foolValue = $("ruling-fool").value;
-    const fool = foolValue === "" ? null : Number(foolValue);
-    if (new Set(places).size !== places.length) return { problem: T.placesOnce };
-    if (fool !== null && fool !== places[places.length - 1]) return { problem: T.foolLast };
-    return { places: places, fool: fool };
+  // The ruling as chosen, or null while it is incomplete or wrong; each problem is shown at
+  // its select. Of two places naming one seat, the one chosen later is the wrong one.
+  function checkRuling() {
+    if (!panel || !$("ruling-places")) return null;
+    const selects = placeSelects();
+    let complete = selects.length > 0;
+    let wrong = false;
+    selects.forEach((select) => {
+      let text = "";
+      if (select.value === "") complete = false;
+      else {
+        const earlier = selects.some(
+          (other) =>
+            other !== select &&
+            other.value === select.value &&
+            Number(other.dataset.changed || 0) < Number(select.dataset.changed || 0),
+        );
+        if (earlier) {
+          text = T.chosenTwice;
+          wrong = true;
+        }
+      }
+      setFieldError(select, $("ruling-place-error-" + select.dataset.place), text);
+    });
+    const foolSelect = $("ruling-fool");
+    const foolValue = foolSelect.value;
+    const places = selects.map((s) => Number(s.value));
+    let foolText = "";
+    if (foolValue === "") complete = false;
+    else if (foolValue !== "draw" && complete && Number(foolValue) !== places[places.length - 1]) {
+      foolText = T.foolLast;
+      wrong = true;
+    }
+    setFieldError(foolSelect, $("ruling-fool-error"), foolText);
+    const btn = $("btn-adjudicate");
+    const allowed = online() && state && state.game && ALLOWED.adjudicate.includes(state.status);
+    btn.disabled = !allowed || !complete || wrong;
+    if (!complete || wrong) return null;
+    return { places: places, fool: foolValue === "draw" ? null : Number(foolValue) };
+  }
+
+  function summary(chosen, reason) {
+    return fill(T.rulingSummary, {
+      places: chosen.places.map((seat, i) => i + 1 + ". " + rulingName(seat)).join(", "),
+      fool: chosen.fool === null ? T.nobody : rulingName(chosen.fool),
+      reason: reason,
+    });
+  }
+
+  function closeConfirm(focusBack) {
+    const dialog = $("ruling-confirm");
+    if (!dialog) return;
+    confirming = null;
+    if (dialog.open) dialog.close();
+    if (focusBack) $("btn-adjudicate").focus();
+  }
+
+  function sendReferee(message) {
+    counter += 1;
+    message.id = "r" + Date.now().toString(36) + "-" + counter;
+    rulings.add(message.id);
+    if (message.command === "adjudicate") adjudications.add(message.id);
+    sayReferee("", false);
+    send(message);
   }
 
   if (panel) {
     $("referee-form").addEventListener("submit", (event) => event.preventDefault());
-    // The fool is the last of the places: naming one moves that seat there.
-    $("ruling-fool").addEventListener("change", () => {
-      const seat = $("ruling-fool").value;
-      const selects = placeSelects();
-      const last = selects[selects.length - 1];
-      if (seat === "" || !last || last.value === seat) return;
-      last.value = seat;
-      movePlace(last);
-    });
+    $("ruling-fool").addEventListener("change", () => checkRuling());
     panel.querySelectorAll("button[data-command]").forEach((btn) =>
       btn.addEventListener("click", () => {
         const reason = $("referee-reason").value.trim();
@@ -929,19 +1004,26 @@
           return sayReferee(T.reasonNeeded, true);
         }
         const message = { type: "referee", command: btn.dataset.command, reason: reason };
-        if (btn.dataset.command === "adjudicate") {
-          const chosen = ruling();
-          if (chosen.problem) return sayReferee(chosen.problem, true);
-          message.places = chosen.places;
-          message.fool = chosen.fool;
-        }
-        counter += 1;
-        message.id = "r" + Date.now().toString(36) + "-" + counter;
-        rulings.add(message.id);
-        sayReferee("", false);
-        send(message);
+        if (btn.dataset.command !== "adjudicate") return sendReferee(message);
+        // An adjudication is final: it is shown as it will be written, and sent on Confirm.
+        const chosen = checkRuling();
+        if (!chosen) return sayReferee(T.placesOnce, true);
+        message.places = chosen.places;
+        message.fool = chosen.fool;
+        confirming = message;
+        $("ruling-summary").textContent = summary(chosen, reason);
+        $("ruling-confirm").showModal();
+        $("btn-ruling-back").focus();
       }),
     );
+    $("btn-ruling-confirm").addEventListener("click", () => {
+      const message = confirming;
+      closeConfirm(false);
+      if (message && online()) sendReferee(message);
+    });
+    $("btn-ruling-back").addEventListener("click", () => closeConfirm(true));
+    // Esc closes the dialog natively: nothing is sent.
+    $("ruling-confirm").addEventListener("close", () => (confirming = null));
   }
 
   // --- wiring -------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """The referee's controls on the live table page, in real browsers: pause, resume and adjudicate
-with a reason, followed by the players' pages; an empty reason is refused on the page itself."""
+with a reason, followed by the players' pages; an empty reason is refused on the page itself.
+An adjudication starts from empty choices, shows a seat chosen twice and a fool not last at
+their selects, marks a withdrawn entry's seat, and is sent only from its confirmation."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from playwright.sync_api import Page
 from games.models import Game, RefereeEvent
 from tests.builders import session_cookie, start_live_table
 from tests.e2e.conftest import CHROMIUM, asgi_server, chromium, open_table, wait_status
+from tournaments.models import Entry, Seat
 
 pytestmark = [
     pytest.mark.browser,
@@ -36,6 +39,11 @@ def referee_says(page: Page, text: str) -> None:
     )
 
 
+def root_status(page: Page) -> str:
+    status: str = page.evaluate("document.getElementById('live').dataset.status")
+    return status
+
+
 def command(page: Page, name: str, reason: str) -> None:
     page.fill("#referee-reason", reason)
     page.click(f"#btn-{name}")
@@ -47,6 +55,10 @@ def test_a_referee_pauses_resumes_and_adjudicates_from_the_page(
     monkeypatch: pytest.MonkeyPatch, referee: User
 ) -> None:
     live = start_live_table(referees=[referee])
+    # the entry of seat 0's player has withdrawn: the ruling's choices mark it
+    Entry.objects.filter(
+        pk=Seat.objects.get(table=live.table, player=live.players[0]).entry_id
+    ).update(status=Entry.Status.WITHDRAWN)
     errors: list[str] = []
     with asgi_server() as address, chromium(monkeypatch) as browser:
         judge = open_table(
@@ -109,18 +121,59 @@ def test_a_referee_pauses_resumes_and_adjudicates_from_the_page(
             wait_status(page, "active")
         assert offered(judge) == ["adjudicate", "pause", "void"]
 
-        # adjudicate: naming seat 0 the fool moves it to the last place
+        # adjudicate: every choice starts empty, and the button waits until all are made
         names = [p.display_name for p in live.players]
-        judge.select_option("#ruling-fool", "0")
         places = judge.locator("#ruling-places select")
-        assert [places.nth(i).input_value() for i in (0, 1)] == ["1", "0"]
-        # a fool who is not last is refused on the page
-        judge.select_option("#ruling-places select[data-place='0']", "0")
-        command(judge, "adjudicate", "техническое поражение")
-        referee_says(judge, "Дурак занимает последнее место")
+        adjudicate = judge.locator("#btn-adjudicate")
+        assert [places.nth(i).input_value() for i in (0, 1)] == ["", ""]
+        assert judge.locator("#ruling-fool").input_value() == ""
+        assert places.nth(0).locator("option").first.inner_text() == "— выберите —"
+        fool_options = judge.locator("#ruling-fool option").all_inner_texts()
+        assert fool_options == ["— выберите —", "никто (ничья)", f"{names[0]} (снят)", names[1]]
+        assert adjudicate.is_disabled()
+        # a seat chosen for a second place is an error at that select, nothing is swapped
+        judge.select_option("#ruling-places select[data-place='0']", "1")
+        judge.select_option("#ruling-places select[data-place='1']", "1")
+        assert [places.nth(i).input_value() for i in (0, 1)] == ["1", "1"]
+        twice = "Этот игрок уже занимает другое место"
+        assert judge.locator("#ruling-place-error-1").text_content() == twice
+        assert judge.locator("#ruling-place-error-0").text_content() == ""
+        assert places.nth(1).get_attribute("aria-invalid") == "true"
+        assert adjudicate.is_disabled()
         judge.select_option("#ruling-places select[data-place='1']", "0")
-        assert [places.nth(i).input_value() for i in (0, 1)] == ["1", "0"]
-        command(judge, "adjudicate", "техническое поражение")
+        assert judge.locator("#ruling-place-error-1").text_content() == ""
+        assert adjudicate.is_disabled()  # the fool is still to be chosen (a draw is a choice)
+        # a fool who is not last is an error at the fool's select
+        judge.select_option("#ruling-fool", "1")
+        fool_error = judge.locator("#ruling-fool-error")
+        assert fool_error.text_content() == "Дурак занимает последнее место"
+        assert adjudicate.is_disabled()
+        judge.select_option("#ruling-fool", "0")
+        assert fool_error.text_content() == "" and adjudicate.is_enabled()
+
+        # a click shows what will be written; Back (or Esc) sends nothing
+        judge.fill("#referee-reason", "техническое поражение")
+        adjudicate.click()
+        dialog = judge.locator("#ruling-confirm")
+        dialog.wait_for(state="visible")
+        assert judge.locator("#ruling-summary").inner_text() == (
+            f"1. {names[1]}, 2. {names[0]} (снят); дурак: {names[0]} (снят); "
+            "причина: техническое поражение"
+        )
+        assert judge.evaluate("document.activeElement.id") == "btn-ruling-back"
+        judge.keyboard.press("Enter")
+        dialog.wait_for(state="hidden")
+        assert judge.evaluate("document.activeElement.id") == "btn-adjudicate"
+        adjudicate.click()
+        dialog.wait_for(state="visible")
+        judge.keyboard.press("Escape")
+        dialog.wait_for(state="hidden")
+        assert RefereeEvent.objects.filter(game=live.game).count() == 2
+        assert root_status(judge) == "active"
+        # Confirm sends it, by the keyboard too
+        adjudicate.click()
+        judge.locator("#btn-ruling-confirm").focus()
+        judge.keyboard.press("Enter")
 
         for page in (judge, *players):
             wait_status(page, "adjudicated")

@@ -10,9 +10,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
+from django.urls import reverse
 
 from games import engine, services
 from tests.builders import LiveTable, console_event, start_live_table
+from tests.factories import console_user
 from tournaments.models import Table, Tournament
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("eager_jobs")]
@@ -173,6 +175,32 @@ def test_the_referee_controls_speak_russian_and_english(
     english = client_for(referee, language="en").get(url).content.decode()
     assert "Referee controls" in english and ">Adjudicate<" in english
     assert 'data-nobody="nobody (a draw)"' in english
+
+
+def test_the_ruling_is_confirmed_on_the_page_and_corrected_in_the_console(
+    live_table: LiveTable, referee: User
+) -> None:
+    # given: the event's referee without console rights, and a console referee assigned too
+    console_referee = console_user("console-referee", "referee")
+    live_table.tournament.referees.add(console_referee)
+    url = f"/tables/{live_table.table.pk}/"
+    # when: each opens the table
+    plain = client_for(referee).get(url).content.decode()
+    staff = client_for(console_referee).get(url).content.decode()
+    # then: both pages carry the ruling's empty choice, its checks and the confirmation dialog
+    for html in (plain, staff):
+        assert 'data-choose="— выберите —"' in html
+        assert 'data-chosen-twice="Этот игрок уже занимает другое место"' in html
+        assert 'data-withdrawn="(снят)"' in html
+        assert 'data-ruling-summary="{places}; дурак: {fool}; причина: {reason}"' in html
+        assert '<dialog id="ruling-confirm"' in html and ">Подтвердить<" in html
+    # and only the console user is linked to the table's result page, to correct a ruling
+    result_page = reverse("admin:tournaments_table_result", args=[live_table.table.pk])
+    assert f'href="{result_page}">Исправить результат<' in staff
+    assert 'id="referee-correct"' not in plain and result_page not in plain
+    # and no player's page has any of it
+    player = client_for(live_table.user_at(0)).get(url).content.decode()
+    assert 'id="ruling-confirm"' not in player and result_page not in player
 
 
 # --- /tournaments/<slug>/ ------------------------------------------------------------------------

@@ -7,8 +7,10 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from games.errors import Forbidden, NotFound
+from games.hooks import REFEREE
 from games.selectors import table_access
 from tournaments import selectors
+from tournaments.permissions import can_correct_in_console
 from tournaments.selectors.play import table_links
 
 
@@ -33,5 +35,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             # The way back and on: the table named, its event page's part (``place.anchor``),
             # and its series' games that can be replayed (``table_links``).
             "links": table_links(table_id),
+            # The referee panel's link to the console's result page (correct, undo a ruling).
+            "console_result": access.role == REFEREE
+            and can_correct_in_console(request.user, table.round.stage.tournament),
         },
     )
