@@ -861,6 +861,7 @@
       btn.disabled = !online || !state.game || !allowed.includes(state.status);
     });
     buildRuling();
+    relabelRuling();
     checkRuling();
     const correct = $("referee-correct");
     if (correct) correct.hidden = !ruled && state.status !== "adjudicated";
@@ -919,6 +920,15 @@
       list.append(li);
       fool.append(option(place, rulingName(place)));
     });
+  }
+
+  // An entry may leave mid-game: the seats' marks follow each state, the choices stay.
+  function relabelRuling() {
+    [...placeSelects(), $("ruling-fool")].forEach((select) =>
+      Array.from(select.options).forEach((opt) => {
+        if (/^\d+$/.test(opt.value)) opt.textContent = rulingName(Number(opt.value));
+      }),
+    );
   }
 
   function setFieldError(select, error, text) {

@@ -161,6 +161,9 @@ def test_a_referee_pauses_resumes_and_adjudicates_from_the_page(
             "причина: техническое поражение"
         )
         assert judge.evaluate("document.activeElement.id") == "btn-ruling-back"
+        if os.environ.get("DURAK_SCREENSHOTS"):
+            folder = Path(os.environ["DURAK_SCREENSHOTS"])
+            judge.screenshot(path=str(folder / "referee-confirm.png"), full_page=True)
         judge.keyboard.press("Enter")
         dialog.wait_for(state="hidden")
         assert judge.evaluate("document.activeElement.id") == "btn-adjudicate"
