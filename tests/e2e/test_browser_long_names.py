@@ -59,7 +59,7 @@ def overflowing(page: Page, selector: str) -> list[str]:
 
 
 def test_an_80_letter_name_without_a_space_fits_a_phone(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, eager_jobs: None
 ) -> None:
     # given a player, and an event, whose names are 80 letters without a space
     long_player = BotPlayerFactory.create(display_name=LONG[:80])
