@@ -268,7 +268,7 @@ class Command(BaseCommand):
         """Eight entries at 4-seat tables: the admin and seven of the league's bots (they wear
         its ranks); the admin's table waits."""
         me = Player.objects.filter(user=user).first() or services.player_create(
-            display_name="Вы (admin)", user=user, club="Демо"
+            display_name="Администратор", user=user, club="Демо"
         )
         tournament = services.tournament_create(
             name=LIVE_NAME,
