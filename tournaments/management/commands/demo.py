@@ -167,31 +167,14 @@ class Command(BaseCommand):
             ).first()
             if event is None:
                 self.stdout.write(f"Playing {name} with bots...")
-                event = self._league_event(name, league, bots, organiser, referee)
+                # a swiss at 3-seat tables in the league (with in-process jobs it is played
+                # to the end as it starts)
+                event = started_swiss(
+                    name, bots, organiser, referee, table_size=3, entry_fee="100", league=league
+                )
                 self._wait_for_end(event, deadline, timeout)
             self._wait_for_awards(event, deadline, timeout)
         return league, bots
-
-    def _league_event(
-        self, name: str, league: League, bots: list[Player], organiser: Any, referee: Any
-    ) -> Tournament:
-        """A swiss of two rounds at 3-seat tables in ``league``, its bots registered, started
-        (with in-process jobs it is played to the end inside ``tournament_start``)."""
-        tournament = services.tournament_create(
-            name=name,
-            league=league,
-            stages=[{"format": "swiss", "table_size": 3, "rounds": 2}],
-            entry_fee="100",
-            move_clock_seconds=0,
-            created_by=organiser,
-        )
-        services.tournament_set_referees(tournament=tournament, actor=organiser, referees=[referee])
-        services.tournament_open_registration(tournament=tournament)
-        for bot in bots:
-            services.entry_register(tournament=tournament, player=bot)
-        services.prize_pool_compute(tournament_id=tournament.pk)
-        services.tournament_start(tournament=tournament)
-        return tournament
 
     def _wait_for_end(self, event: Tournament, deadline: float, timeout: float) -> None:
         """Until ``event`` has finished (at once when jobs are eager)."""
@@ -270,18 +253,36 @@ class Command(BaseCommand):
         me = Player.objects.filter(user=user).first() or services.player_create(
             display_name="Администратор", user=user, club="Демо"
         )
-        tournament = services.tournament_create(
-            name=LIVE_NAME,
-            stages=[{"format": "swiss", "table_size": 4, "rounds": 2}],
-            entry_fee="50",
-            move_clock_seconds=0,
-            created_by=organiser,
+        return started_swiss(
+            LIVE_NAME, [me, *bots[:7]], organiser, referee, table_size=4, entry_fee="50"
         )
-        services.tournament_set_referees(tournament=tournament, actor=organiser, referees=[referee])
-        services.tournament_open_registration(tournament=tournament)
-        services.entry_register(tournament=tournament, player=me)
-        for bot in bots[:7]:
-            services.entry_register(tournament=tournament, player=bot)
-        services.prize_pool_compute(tournament_id=tournament.pk)
-        services.tournament_start(tournament=tournament)
-        return tournament
+
+
+def started_swiss(
+    name: str,
+    players: list[Player],
+    organiser: Any,
+    referee: Any,
+    *,
+    table_size: int,
+    entry_fee: str,
+    league: League | None = None,
+) -> Tournament:
+    """A swiss of two rounds without a move clock, run by ``organiser`` and refereed by
+    ``referee``: ``players`` registered in order, its prize pool computed, started (with
+    in-process jobs, bots play it to the end inside ``tournament_start``)."""
+    tournament = services.tournament_create(
+        name=name,
+        league=league,
+        stages=[{"format": "swiss", "table_size": table_size, "rounds": 2}],
+        entry_fee=entry_fee,
+        move_clock_seconds=0,
+        created_by=organiser,
+    )
+    services.tournament_set_referees(tournament=tournament, actor=organiser, referees=[referee])
+    services.tournament_open_registration(tournament=tournament)
+    for player in players:
+        services.entry_register(tournament=tournament, player=player)
+    services.prize_pool_compute(tournament_id=tournament.pk)
+    services.tournament_start(tournament=tournament)
+    return tournament
