@@ -104,12 +104,6 @@ OVER = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
 PLAYER_FIELDS = ("display_name", "club", "city", "user")
 SETTINGS = frozenset(name for names in EDITABLE_BY_STATUS.values() for name in names)
 
-# The console's own name instead of "Django administration".
-admin.site.site_header = _("Durak tournaments: the console")
-admin.site.site_title = _("Durak tournaments console")
-admin.site.index_title = _("Organisers and referees")
-
-
 # --- people and leagues ------------------------------------------------------------------------
 
 
