@@ -55,6 +55,7 @@ from tournaments.console.admin_base import (
     all_fields,
     choosing,
 )
+from tournaments.console.filters import DistinctRelatedFilter
 from tournaments.console.live import live_tables_view
 from tournaments.console.plan import tournament_add_view
 from tournaments.console.progress import (
@@ -321,7 +322,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         "created_at",
         "awards",
     ]
-    list_filter = ["status", AwardsStateFilter, ("league", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["status", AwardsStateFilter, ("league", DistinctRelatedFilter)]
     list_select_related = ["league", "created_by"]
     search_fields = ["name", "slug"]
     filter_horizontal = ["referees"]
@@ -505,7 +506,7 @@ class EntryAdmin(ConsoleAdmin[Entry]):
     """Entries: registered on the add page (``entry_register``), then changed by actions."""
 
     list_display = ["__str__", "tournament", "status", "status_reason", "paid", "final_place"]
-    list_filter = ["status", ("tournament", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["status", ("tournament", DistinctRelatedFilter)]
     list_select_related = ["tournament", "player", "team"]
     search_fields = ["player__display_name", "team__name"]
     readonly_fields = all_fields(Entry)
