@@ -28,9 +28,10 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from durak_site.errors import ServiceError
 from games.actors import Actor
@@ -55,6 +56,7 @@ from tournaments.console.admin_base import (
     all_fields,
     choosing,
 )
+from tournaments.console.dashboard import tournament_dashboard_view
 from tournaments.console.filters import DistinctRelatedFilter
 from tournaments.console.live import live_tables_view
 from tournaments.console.plan import tournament_add_view
@@ -312,7 +314,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
 
     form = TournamentSettingsChangeForm
     list_display = [
-        "name",
+        "dashboard_link",
         "status",
         "league",
         "team_size",
@@ -322,6 +324,9 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         "created_at",
         "awards",
     ]
+    # The name opens the event's dashboard, its console home (whose "Settings" opens this
+    # admin's change page).
+    list_display_links = None
     list_filter = ["status", AwardsStateFilter, ("league", DistinctRelatedFilter)]
     list_select_related = ["league", "created_by"]
     search_fields = ["name", "slug"]
@@ -378,6 +383,11 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
         return with_awards_state(super().get_queryset(request))
+
+    @admin.display(description=_("name"), ordering="name")
+    def dashboard_link(self, obj: Tournament) -> str:
+        url = reverse("admin:tournaments_tournament_dashboard", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, obj.name)
 
     @admin.display(description=_("Awards"), ordering="awards_state")
     def awards(self, obj: Tournament) -> str:
@@ -445,6 +455,10 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         def progress(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_progress_view(self, request, object_id)
 
+        @require_http_methods(["GET", "HEAD", "POST"])
+        def dashboard(request: HttpRequest, object_id: str) -> HttpResponse:
+            return tournament_dashboard_view(self, request, object_id)
+
         @require_POST
         def recompute(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_recompute_view(self, request, object_id)
@@ -454,6 +468,11 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
                 "live-tables/",
                 self.admin_site.admin_view(live_tables),
                 name=f"{self.opts.app_label}_{self.opts.model_name}_live_tables",
+            ),
+            path(
+                "<path:object_id>/dashboard/",
+                self.admin_site.admin_view(dashboard),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_dashboard",
             ),
             path(
                 "<path:object_id>/progress/",
