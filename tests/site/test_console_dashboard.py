@@ -19,7 +19,7 @@ from django.utils import timezone, translation
 
 from games.models import Game, GameAction
 from games.services import game_pause
-from tests.builders import ConsoleEvent, make_tournament, run_jobs
+from tests.builders import ConsoleEvent, console_event, make_tournament, run_jobs
 from tests.factories import BotPlayerFactory, PlayerFactory
 from tests.site.test_awards_failures import broken_event
 from tests.site.test_console_plan import SWISS, plan_data, save
@@ -409,3 +409,15 @@ def test_a_refused_plan_keeps_its_token_and_creates_once_corrected(
     assert not Tournament.objects.exists() and not IdempotentRequest.objects.exists()
     assert save(client, {**data, "rake_percent": "10"}).status_code == 302
     assert Tournament.objects.count() == 1
+
+
+def test_running_events_of_the_same_name_are_told_apart_on_the_live_tables_page(
+    organiser: User,
+) -> None:
+    first = console_event(owner=organiser, referees=[], name="Кубок").tournament
+    second = console_event(owner=organiser, referees=[], name="Кубок").tournament
+    assert first.slug != second.slug
+    html = client_of(organiser).get(reverse("admin:tournaments_tournament_live_tables"))
+    text = html.content.decode()
+    assert f">Кубок ({first.slug})</option>" in text
+    assert f">Кубок ({second.slug})</option>" in text

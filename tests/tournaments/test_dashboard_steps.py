@@ -4,10 +4,12 @@ facts, one answer per state, in the order an event takes them."""
 from __future__ import annotations
 
 import datetime as dt
+import doctest
 
 import pytest
 
 from tournaments.models import AwardsFailure
+from tournaments.selectors import dashboard
 from tournaments.selectors.dashboard import (
     STEP_PERMISSION,
     DashboardFacts,
@@ -78,3 +80,7 @@ def test_only_the_organiser_opens_closes_and_starts_and_referees_do_the_rest() -
 def test_problems_count_every_item_missing_or_late() -> None:
     assert facts("running").problems == 0
     assert facts("finished", failures=FAILED, pending_results=PENDING).problems == 2
+
+
+def test_the_docstring_examples_hold() -> None:
+    assert doctest.testmod(dashboard).failed == 0

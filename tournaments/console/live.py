@@ -30,6 +30,7 @@ from games.actors import Actor
 from games.engine.bots import acting_seat
 from games.engine.state import GameState
 from games.models import Game
+from tournaments.console.filters import distinct_labels
 from tournaments.models import Tournament
 from tournaments.permissions import is_console_user
 from tournaments.selectors.live import DISPUTE_WINDOW, STALL_WITHOUT_CLOCK, is_stalled, live_games
@@ -164,6 +165,9 @@ class LiveTablesFilter(forms.Form):
         field = self.fields["tournament"]
         assert isinstance(field, forms.ModelChoiceField)
         field.queryset = tournaments_managed_by(user).filter(status=Tournament.Status.RUNNING)
+        # two running events of the same name told apart, as in the lists' filters
+        labels = distinct_labels(field.queryset)
+        field.label_from_instance = lambda obj: labels.get(obj.pk, str(obj))  # type: ignore[method-assign]
 
 
 def live_tables_view(
