@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, ViewportSize
 from pytest_django import Settings
 
 from tests.e2e.conftest import CHROMIUM, asgi_server, chromium
@@ -26,7 +26,7 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
 ]
 
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 def shot(page: Page, step: str) -> None:
