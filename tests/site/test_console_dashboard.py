@@ -13,7 +13,9 @@ import re
 import pytest
 from django.contrib.auth.models import User
 from django.contrib.messages import get_messages
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone, translation
 
@@ -421,3 +423,23 @@ def test_running_events_of_the_same_name_are_told_apart_on_the_live_tables_page(
     text = html.content.decode()
     assert f">Кубок ({first.slug})</option>" in text
     assert f">Кубок ({second.slug})</option>" in text
+
+
+def test_the_facts_take_as_many_queries_for_many_tables_as_for_few(organiser: User) -> None:
+    def running(players: int) -> Tournament:
+        tournament = make_tournament(
+            PlayerFactory.create_batch(players),
+            stages=[{"format": "swiss", "table_size": 2, "rounds": 2}],
+            created_by=organiser,
+        )
+        services.tournament_start(tournament=tournament)
+        services.round_pair(round_id=Round.objects.get(stage__tournament=tournament).pk)
+        return tournament
+
+    def queries(tournament: Tournament) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            facts = dashboard_facts(tournament, user=organiser)
+        assert facts.tables.playing * 2 == len(facts.absent)  # every seat is a person away
+        return len(captured)
+
+    assert queries(running(4)) == queries(running(12))
