@@ -66,7 +66,7 @@ if env_optional("DURAK_NUM_PROXIES") is not None:
 DURAK_ALLOWED_ORIGINS = env_origins("DURAK_ALLOWED_ORIGINS")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "tournaments.console.site.ConsoleAdminConfig",  # Django's admin, its menu in workflow order
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

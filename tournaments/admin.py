@@ -28,9 +28,10 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from durak_site.errors import ServiceError
 from games.actors import Actor
@@ -55,6 +56,8 @@ from tournaments.console.admin_base import (
     all_fields,
     choosing,
 )
+from tournaments.console.dashboard import tournament_dashboard_view
+from tournaments.console.filters import DistinctRelatedFilter
 from tournaments.console.live import live_tables_view
 from tournaments.console.plan import tournament_add_view
 from tournaments.console.progress import (
@@ -103,12 +106,6 @@ from tournaments.services.plans import (
 OVER = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
 PLAYER_FIELDS = ("display_name", "club", "city", "user")
 SETTINGS = frozenset(name for names in EDITABLE_BY_STATUS.values() for name in names)
-
-# The console's own name instead of "Django administration".
-admin.site.site_header = _("Durak tournaments: the console")
-admin.site.site_title = _("Durak tournaments console")
-admin.site.index_title = _("Organisers and referees")
-
 
 # --- people and leagues ------------------------------------------------------------------------
 
@@ -317,7 +314,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
 
     form = TournamentSettingsChangeForm
     list_display = [
-        "name",
+        "dashboard_link",
         "status",
         "league",
         "team_size",
@@ -327,7 +324,10 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         "created_at",
         "awards",
     ]
-    list_filter = ["status", AwardsStateFilter, ("league", admin.RelatedOnlyFieldListFilter)]
+    # The name opens the event's dashboard, its console home (whose "Settings" opens this
+    # admin's change page).
+    list_display_links = None
+    list_filter = ["status", AwardsStateFilter, ("league", DistinctRelatedFilter)]
     list_select_related = ["league", "created_by"]
     search_fields = ["name", "slug"]
     filter_horizontal = ["referees"]
@@ -383,6 +383,11 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
         return with_awards_state(super().get_queryset(request))
+
+    @admin.display(description=_("name"), ordering="name")
+    def dashboard_link(self, obj: Tournament) -> str:
+        url = reverse("admin:tournaments_tournament_dashboard", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, obj.name)
 
     @admin.display(description=_("Awards"), ordering="awards_state")
     def awards(self, obj: Tournament) -> str:
@@ -450,6 +455,10 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         def progress(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_progress_view(self, request, object_id)
 
+        @require_http_methods(["GET", "HEAD", "POST"])
+        def dashboard(request: HttpRequest, object_id: str) -> HttpResponse:
+            return tournament_dashboard_view(self, request, object_id)
+
         @require_POST
         def recompute(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_recompute_view(self, request, object_id)
@@ -459,6 +468,11 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
                 "live-tables/",
                 self.admin_site.admin_view(live_tables),
                 name=f"{self.opts.app_label}_{self.opts.model_name}_live_tables",
+            ),
+            path(
+                "<path:object_id>/dashboard/",
+                self.admin_site.admin_view(dashboard),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_dashboard",
             ),
             path(
                 "<path:object_id>/progress/",
@@ -511,7 +525,7 @@ class EntryAdmin(ConsoleAdmin[Entry]):
     """Entries: registered on the add page (``entry_register``), then changed by actions."""
 
     list_display = ["__str__", "tournament", "status", "status_reason", "paid", "final_place"]
-    list_filter = ["status", ("tournament", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["status", ("tournament", DistinctRelatedFilter)]
     list_select_related = ["tournament", "player", "team"]
     search_fields = ["player__display_name", "team__name"]
     readonly_fields = all_fields(Entry)

@@ -168,6 +168,9 @@ def test_an_organiser_and_referees_run_a_whole_event_from_the_console(
         page.select_option(stage_field(1, "table_size"), "4")
         page.fill(stage_field(1, "advance_per_table"), "1")
         page.click("input[name='_save']")
+        page.wait_for_url(re.compile(r"/admin/tournaments/tournament/\d+/dashboard/"))
+        # its settings, from its dashboard
+        page.click("#pages a:text-is('Настройки')")
         page.wait_for_url(re.compile(r"/admin/tournaments/tournament/\d+/change/"))
         tournament = Tournament.objects.get()
         assert tournament.two_person_rule is two_person

@@ -126,9 +126,9 @@ def test_an_organiser_plans_previews_and_saves_a_tournament(
         page.locator("#preview").screenshot(path=str(ARTIFACTS / "plan_preview.png"))
         assert not Tournament.objects.exists()
 
-        # save: the change page of the new tournament
+        # save: the new tournament's dashboard, its console home
         page.click("input[name='_save']")
-        page.wait_for_url(re.compile(r"/admin/tournaments/tournament/\d+/change/"))
+        page.wait_for_url(re.compile(r"/admin/tournaments/tournament/\d+/dashboard/"))
         assert page.locator("ul.messagelist li.success").count() == 1
         page.screenshot(path=str(ARTIFACTS / "plan_saved.png"), full_page=True)
         context.close()

@@ -148,6 +148,10 @@ DECLARED: dict[str, str] = {
     "GET admin:tournaments_league_table": X_OBJECT,
     "POST admin:tournaments_league_table": f"{L3} 405 405 405 405 405 405",  # a page to read
     "GET admin:tournaments_tournament_progress": X_OBJECT,
+    # the dashboard: X's people; a post of no step (X runs a round: none is due) comes back to
+    # it with a message, changing nothing
+    "GET admin:tournaments_tournament_dashboard": X_OBJECT,
+    "POST admin:tournaments_tournament_dashboard": f"{L3} 302 404 302 404 404 302",
     "POST admin:tournaments_tournament_progress": f"{L3} 405 405 405 405 405 405",
     # recompute the end-of-event jobs: X's organiser and referees (X is running: refused, with a
     # message on the progress page it redirects to); a GET is a 405

@@ -190,11 +190,11 @@ def test_an_organiser_creates_a_two_stage_plan(
     )
     # when it saves
     response = save(organiser_client, data)
-    # then the tournament and its stages exist, and it lands on the change page
+    # then the tournament and its stages exist, and it lands on its dashboard
     tournament = Tournament.objects.get()
     assert response.status_code == 302
     assert response["Location"] == reverse(
-        "admin:tournaments_tournament_change", args=[tournament.pk]
+        "admin:tournaments_tournament_dashboard", args=[tournament.pk]
     )
     assert [str(m) for m in get_messages(response.wsgi_request)] == [
         "The tournament “Кубок Тулы” was created with 2 stages."

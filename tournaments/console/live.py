@@ -19,7 +19,6 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
-from django.db.models import OuterRef, Prefetch, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -30,17 +29,15 @@ from games import presence
 from games.actors import Actor
 from games.engine.bots import acting_seat
 from games.engine.state import GameState
-from games.models import Game, GameAction, RefereeEvent
-from tournaments.models import Round, Seat, Table, Tournament
+from games.models import Game
+from tournaments.console.filters import distinct_labels
+from tournaments.models import Tournament
 from tournaments.permissions import is_console_user
-from tournaments.selectors.play import place_of, with_stage_rounds
+from tournaments.selectors.live import DISPUTE_WINDOW, STALL_WITHOUT_CLOCK, is_stalled, live_games
+from tournaments.selectors.play import place_of
 from tournaments.selectors.visibility import tournaments_managed_by
 
 TEMPLATE = "admin/tournaments/tournament/live_tables.html"
-#: Without a move clock, a game with no move for this long is stalled.
-STALL_WITHOUT_CLOCK = dt.timedelta(minutes=5)
-#: A game with a referee's ruling (pause, resume, adjudication, void) this recent is disputed.
-DISPUTE_WINDOW = dt.timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
@@ -90,46 +87,6 @@ class LiveTableRow:
     @property
     def overdue(self) -> bool:
         return self.seconds_left is not None and self.seconds_left < 0
-
-
-def live_games(user: Actor, tournament: Tournament | None = None) -> Any:
-    """The current games (in play or paused) of the playing tables of the playing rounds of the
-    running events ``user`` referees (or of ``tournament`` only, if it is one of them)."""
-    scope = tournaments_managed_by(user).filter(status=Tournament.Status.RUNNING)
-    if tournament is not None:
-        scope = scope.filter(pk=tournament.pk)
-    current = Game.objects.filter(table=OuterRef("table")).order_by("-number", "-pk")
-    last_action = GameAction.objects.filter(game=OuterRef("pk")).order_by("-seq")
-    last_ruling = RefereeEvent.objects.filter(game=OuterRef("pk")).order_by("-created_at")
-    seats = Seat.objects.select_related("player").order_by("position")
-    return (
-        with_stage_rounds(Game.objects.all(), "table__round__stage")
-        .filter(
-            table__status=Table.Status.PLAYING,
-            table__round__status=Round.Status.PLAYING,
-            table__round__stage__tournament__in=scope,
-            status__in=[Game.Status.ACTIVE, Game.Status.PAUSED],
-            pk=Subquery(current.values("pk")[:1]),
-        )
-        .annotate(
-            last_action_at=Subquery(last_action.values("created_at")[:1]),
-            last_ruling_at=Subquery(last_ruling.values("created_at")[:1]),
-        )
-        .select_related("table__round__stage__tournament")
-        .prefetch_related(Prefetch("table__seats", queryset=seats))
-        .order_by()
-    )
-
-
-def is_stalled(game: Game, last_action_at: dt.datetime | None, now: dt.datetime) -> bool:
-    """A game in play (not paused) with no move for longer than its move clock, or than
-    ``STALL_WITHOUT_CLOCK`` without one; ``last_action_at``: its last move's time, if any."""
-    if game.status == Game.Status.PAUSED:
-        return False
-    patience = (
-        dt.timedelta(seconds=game.clock_seconds) if game.clock_seconds else STALL_WITHOUT_CLOCK
-    )
-    return now - (last_action_at or game.created_at) > patience
 
 
 def live_tables(
@@ -208,6 +165,9 @@ class LiveTablesFilter(forms.Form):
         field = self.fields["tournament"]
         assert isinstance(field, forms.ModelChoiceField)
         field.queryset = tournaments_managed_by(user).filter(status=Tournament.Status.RUNNING)
+        # two running events of the same name told apart, as in the lists' filters
+        labels = distinct_labels(field.queryset)
+        field.label_from_instance = lambda obj: labels.get(obj.pk, str(obj))  # type: ignore[method-assign]
 
 
 def live_tables_view(

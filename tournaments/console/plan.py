@@ -14,6 +14,8 @@ currency's minor unit (``wording.money``).
 
 from __future__ import annotations
 
+import re
+import secrets
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -34,6 +36,7 @@ from tournaments.errors import ConfigurationError
 from tournaments.models import Stage, Tournament
 from tournaments.permissions import is_organiser
 from tournaments.selectors import previews
+from tournaments.services.idempotency import form_submit_once
 from tournaments.services.plans import check_plan, plan_rows, tournament_create, validate_plan
 from tournaments.wording import money
 
@@ -41,6 +44,9 @@ __all__ = ["PlanPreview", "plan_preview", "plan_previews", "tournament_add_view"
 
 TEMPLATE = "admin/tournaments/tournament/plan_form.html"
 PREVIEW, SAVE = "_preview", "_save"
+#: The form's one-time token (a hidden field): the same form sent twice creates one tournament.
+ONCE = "_once"
+TOKEN = re.compile(r"[A-Za-z0-9_-]{20,64}")
 
 
 def tournament_add_view(
@@ -49,7 +55,8 @@ def tournament_add_view(
     """Create a tournament with its whole stage plan (organisers and superusers only).
 
     POST with ``_preview``: validate and show the tables per round and the payouts for the
-    expected entries; otherwise validate and create, then go to the tournament's change page.
+    expected entries; otherwise validate and create (once per form: its one-time token ``_once``),
+    then go to the tournament's dashboard.
     """
     if not is_organiser(request.user):
         raise PermissionDenied
@@ -72,34 +79,58 @@ def tournament_add_view(
             forms.refuse(exc)
         return _render(model_admin, request, forms, shown)
     try:
-        tournament = _create(request, plan)
+        tournament, pk = _create(request, plan)
     except ConfigurationError as exc:
         forms.refuse(exc)
         return _render(model_admin, request, forms, shown)
-    stages = len(plan["stages"])
-    model_admin.message_user(
-        request,
-        ngettext(
-            "The tournament “%(name)s” was created with %(count)d stage.",
-            "The tournament “%(name)s” was created with %(count)d stages.",
-            stages,
+    if tournament is None:
+        model_admin.message_user(
+            request,
+            gettext("This form was already sent: the tournament it created is shown."),
+            messages.INFO,
         )
-        % {"name": tournament.name, "count": stages},
-        messages.SUCCESS,
-    )
+    else:
+        stages = len(plan["stages"])
+        model_admin.message_user(
+            request,
+            ngettext(
+                "The tournament “%(name)s” was created with %(count)d stage.",
+                "The tournament “%(name)s” was created with %(count)d stages.",
+                stages,
+            )
+            % {"name": tournament.name, "count": stages},
+            messages.SUCCESS,
+        )
+    # to the new event's dashboard, its console home
     opts = Tournament._meta
     return HttpResponseRedirect(
         reverse(
-            f"admin:{opts.app_label}_{opts.model_name}_change",
-            args=[tournament.pk],
+            f"admin:{opts.app_label}_{opts.model_name}_dashboard",
+            args=[pk],
             current_app=model_admin.admin_site.name,
         )
     )
 
 
-def _create(request: HttpRequest, plan: dict[str, Any]) -> Tournament:
-    """The tournament (the service checks who creates it and writes its audit row)."""
-    return tournament_create(**plan, created_by=request.user)
+def _token(request: HttpRequest) -> str:
+    """The form's one-time token as posted ("" for none, or one that is not a token)."""
+    token = request.POST.get(ONCE, "")
+    return token if TOKEN.fullmatch(token) else ""
+
+
+def _create(request: HttpRequest, plan: dict[str, Any]) -> tuple[Tournament | None, int]:
+    """The tournament (the service checks who creates it and writes its audit row) and its pk;
+    (None, the pk of the one created) when the form's one-time token was sent before."""
+
+    def create() -> Tournament:
+        return tournament_create(**plan, created_by=request.user)
+
+    token = _token(request)
+    if not token:
+        tournament = create()
+        return tournament, tournament.pk
+    row, pk = form_submit_once(user=request.user, token=token, path=request.path, submit=create)
+    return (row if isinstance(row, Tournament) else None), pk
 
 
 # --- the page ------------------------------------------------------------------------------------
@@ -143,6 +174,9 @@ def _render(
         "previews": shown,
         "PREVIEW": PREVIEW,
         "SAVE": SAVE,
+        # kept across previews and refusals: the form is one until it creates its tournament
+        "ONCE": ONCE,
+        "once": _token(request) or secrets.token_urlsafe(24),
     }
     return TemplateResponse(request, TEMPLATE, context)
 

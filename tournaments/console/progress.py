@@ -3,7 +3,7 @@
 **An event's progress** (``admin/tournaments/tournament/<id>/progress/``), for whoever may see
 the event in the console: its stages in order, and for each its rounds (status, when paired and
 finished, how many tables have finished, are playing, wait for their feeders or have stalled, as
-the live tables page has it: ``console.live.is_stalled``) and each round's tables (the players by
+the live tables page has it: ``selectors.live.is_stalled``) and each round's tables (the players by
 seat, the score group, what the pairing had to give up, the result in force, first out first and
 the fool marked) with the round's pairing explanation in words; the standings of each swiss or
 round-robin stage (``selectors.standings.stage_standings``); a knockout stage as a tree, a column
@@ -49,7 +49,6 @@ from django.utils.translation import gettext_lazy as _
 from durak_site.errors import Forbidden, ServiceError
 from games.actors import Actor
 from tournaments import selectors
-from tournaments.console.live import is_stalled, live_games
 from tournaments.models import (
     AwardsFailure,
     Entry,
@@ -67,6 +66,7 @@ from tournaments.permissions import can_referee
 from tournaments.selectors import AwardsState
 from tournaments.selectors.events import prize_pool
 from tournaments.selectors.leagues import league_standings
+from tournaments.selectors.live import is_stalled, live_games
 from tournaments.selectors.places import final_places
 from tournaments.selectors.standings import (
     StandingLine,
@@ -542,7 +542,7 @@ def league_table_page(league: League, *, user: Actor) -> LeagueStandings:
 # --- the views ------------------------------------------------------------------------------------
 
 
-def _visible_or_refused(
+def visible_or_refused(
     model_admin: admin.ModelAdmin[_M], request: HttpRequest, object_id: str
 ) -> _M:
     """The object ``object_id`` as the admin's own pages find it: a 404 if there is none or it
@@ -577,7 +577,7 @@ def tournament_progress_view(
     model_admin: admin.ModelAdmin[Tournament], request: HttpRequest, object_id: str
 ) -> HttpResponse:
     """The progress page of the tournament ``object_id`` (a page to read: GET and HEAD)."""
-    tournament = _visible_or_refused(model_admin, request, object_id)
+    tournament = visible_or_refused(model_admin, request, object_id)
     progress = tournament_progress(tournament, user=request.user)
     return _render(
         model_admin,
@@ -599,7 +599,17 @@ def tournament_recompute_view(
     (``services.failures.tournament_awards_recompute``, which checks that its user organises or
     referees it), then back to its progress page with what came of it. An event out of the
     user's scope is a 404, as its progress page."""
-    tournament = _visible_or_refused(model_admin, request, object_id)
+    tournament = visible_or_refused(model_admin, request, object_id)
+    awards_recompute(request, tournament)
+    return HttpResponseRedirect(
+        reverse("admin:tournaments_tournament_progress", args=[tournament.pk])
+    )
+
+
+def awards_recompute(request: HttpRequest, tournament: Tournament) -> None:
+    """Run ``tournament``'s end-of-event jobs again as ``request``'s user
+    (``services.failures.tournament_awards_recompute``) and say what came of it in a message;
+    a user who may not is a 403."""
     try:
         left = tournament_awards_recompute(tournament=tournament, actor=request.user)
     except Forbidden:
@@ -617,9 +627,6 @@ def tournament_recompute_view(
             messages.success(
                 request, gettext("The places, prize pool, ranks and ratings are computed.")
             )
-    return HttpResponseRedirect(
-        reverse("admin:tournaments_tournament_progress", args=[tournament.pk])
-    )
 
 
 class AwardsStateFilter(admin.SimpleListFilter):
@@ -667,7 +674,7 @@ def league_table_view(
     model_admin: admin.ModelAdmin[League], request: HttpRequest, object_id: str
 ) -> HttpResponse:
     """GET: the league table of the league ``object_id``."""
-    league = _visible_or_refused(model_admin, request, object_id)
+    league = visible_or_refused(model_admin, request, object_id)
     return _render(
         model_admin,
         request,

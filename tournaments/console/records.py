@@ -31,6 +31,7 @@ from tournaments.console.admin_actions import (
     request_pairing,
 )
 from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields
+from tournaments.console.filters import DistinctRelatedFilter
 from tournaments.console.results import table_result_view
 from tournaments.console.seats import round_swap_view
 from tournaments.models import AuditEvent, Round, Tournament
@@ -72,7 +73,7 @@ def _object_url(model_admin: ConsoleAdmin[Any], name: str, view: ObjectView) -> 
 class RoundAdmin(ConsoleAdmin[Round]):
     tournament_path = "stage__tournament"
     list_display = ["__str__", "tournament", "status", "paired_at", "finished_at", "swap_link"]
-    list_filter = ["status", ("stage__tournament", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["status", ("stage__tournament", DistinctRelatedFilter)]
     list_select_related = ["stage__tournament"]
     readonly_fields = all_fields(Round)
     actions = [request_pairing, hand_round_to_bots]
@@ -102,7 +103,7 @@ class SeatInline(ReadOnlyInline[models.Seat, models.Table]):
 class TableAdmin(ConsoleAdmin[models.Table]):
     tournament_path = "round__stage__tournament"
     list_display = ["__str__", "status", "seated", "score_group", "is_bye", "result_link"]
-    list_filter = ["status", ("round__stage__tournament", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["status", ("round__stage__tournament", DistinctRelatedFilter)]
     list_select_related = ["round__stage"]
     readonly_fields = ["seated", *all_fields(models.Table)]
     inlines = [SeatInline]
@@ -159,7 +160,7 @@ class TableResultAdmin(ConsoleAdmin[models.TableResult]):
     list_filter = [
         "status",
         "source",
-        ("table__round__stage__tournament", admin.RelatedOnlyFieldListFilter),
+        ("table__round__stage__tournament", DistinctRelatedFilter),
     ]
     list_select_related = ["table__round__stage", "entered_by", "reviewed_by"]
     search_fields = ["reason"]
@@ -219,7 +220,7 @@ class TableResultAdmin(ConsoleAdmin[models.TableResult]):
 
 class PayoutAdmin(ConsoleAdmin[models.Payout]):
     list_display = ["tournament", "place", "entry", "amount", "final", "computed_at"]
-    list_filter = ["final", ("tournament", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["final", ("tournament", DistinctRelatedFilter)]
     list_select_related = ["tournament", "entry__player", "entry__team"]
     readonly_fields = all_fields(models.Payout)
 
@@ -275,7 +276,7 @@ class AuditEventAdmin(ConsoleAdmin[AuditEvent]):
     ]
     list_filter = [
         "action",
-        ("tournament", admin.RelatedOnlyFieldListFilter),
+        ("tournament", DistinctRelatedFilter),
         ("actor", admin.RelatedOnlyFieldListFilter),
         "created_at",
     ]

@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
 from tournaments.console.admin_base import ConsoleAdmin, adopt, all_fields
+from tournaments.console.filters import DistinctRelatedFilter
 from tournaments.form_errors import form_error
 from tournaments.models import Webhook, WebhookDelivery
 from tournaments.permissions import (
@@ -63,7 +64,7 @@ class WebhookAdmin(ConsoleAdmin[Webhook]):
     form = WebhookForm
     formfield_overrides = {URLField: {"assume_scheme": "https"}}
     list_display = ["url", "tournament", "is_active", "event_list", "created_at", "log_link"]
-    list_filter = ["is_active", ("tournament", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["is_active", ("tournament", DistinctRelatedFilter)]
     list_select_related = ["tournament"]
 
     def get_fields(self, request: HttpRequest, obj: Webhook | None = None) -> tuple[str, ...]:
@@ -191,7 +192,7 @@ class WebhookDeliveryAdmin(ConsoleAdmin[WebhookDelivery]):
     list_filter = [
         "status",
         "event",
-        ("webhook__tournament", admin.RelatedOnlyFieldListFilter),
+        ("webhook__tournament", DistinctRelatedFilter),
         ("webhook", admin.RelatedOnlyFieldListFilter),  # the webhook page's "Log" link
     ]
     list_select_related = ["webhook"]
