@@ -172,6 +172,7 @@ class TournamentSettingsForm(forms.Form):
         ),
     )
 
+    PREVIEW_ONLY = ("expected_entries",)
     DEFAULTED = (
         "late_registration_rounds",
         "currency",
@@ -240,7 +241,8 @@ class TournamentSettingsForm(forms.Form):
         league.queryset = managed_leagues(user)
         if tournament is None:
             return
-        del self.fields["expected_entries"]  # the preview's: a new plan's only
+        for name in self.PREVIEW_ONLY:  # a new plan's only
+            del self.fields[name]
         if tournament.league_id:
             # The one it is in stays a choice (even if another organiser's league).
             current = League.objects.filter(pk=tournament.league_id)
@@ -273,20 +275,14 @@ class TournamentSettingsForm(forms.Form):
         return [part for part in re.split(r"[\s,;%]+", text) if part]
 
     def plan(self) -> dict[str, Any]:
-        """The settings part of ``tournament_create``'s keyword arguments."""
+        """The settings part of ``tournament_create``'s keyword arguments: every field (a new
+        setting is a field here, a line of ``FIELDSETS`` and one of the service's
+        ``SETTING_WINDOWS``), the preview's count aside."""
         data = self.cleaned_data
         plan = {
-            "name": data["name"],
-            "league": data["league"],
-            "team_size": data["team_size"],
-            "max_entries": data["max_entries"],
-            "check_in_required": data["check_in_required"],
-            "payout_structure": data["payout_structure"],
-            "is_public": data["is_public"],
-            "seed": data["seed"],
-            "starts_at": data.get("starts_at"),
-            "two_person_rule": data["two_person_rule"],
-            "dropout_rule": data["dropout_rule"],
+            name: data.get(name)
+            for name in self.fields
+            if name not in self.DEFAULTED and name not in self.PREVIEW_ONLY
         }
         # Left blank: the service's default (no fee, no rake, the standard clock, ...).
         for name in self.DEFAULTED:
