@@ -353,9 +353,11 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         form = super().get_form(request, obj, change=change, **kwargs)
         if obj is None:
             return form
-        may_change = self.has_change_permission(request, obj)
+        # Its manager is told why a setting is locked (an event over: each setting's reason);
+        # anyone else that the settings are the organiser's.
+        locked = locked_for(obj, may_change=can_manage(request.user, obj))
         return form.for_request(  # type: ignore[attr-defined,no-any-return]
-            user=request.user, locked=locked_for(obj, may_change=may_change), model_admin=self
+            user=request.user, locked=locked, model_admin=self
         )
 
     def formfield_for_foreignkey(

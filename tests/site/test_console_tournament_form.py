@@ -205,3 +205,17 @@ def test_a_new_move_clock_applies_to_the_games_dealt_after_it(
     # then the dealt game has the new clock, the first one kept its own
     games = list(Game.objects.filter(table=live.table).order_by("number"))
     assert [g.clock_seconds for g in games] == [60, 20]
+
+
+def test_a_finished_tournaments_settings_say_why_they_are_locked(
+    client: Client, organiser: User
+) -> None:
+    tournament = event(organiser, started=True)
+    Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.FINISHED)
+    client.force_login(organiser)
+    settings = page_forms(client.get(change_url(tournament))).plan.settings
+    assert all(field.disabled for field in settings.fields.values())
+    assert settings.fields["two_person_rule"].help_text == (
+        "Cannot be changed once the tournament is over."
+    )
+    assert settings.fields["entry_fee"].help_text == MONEY_LOCKED
