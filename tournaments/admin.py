@@ -81,7 +81,6 @@ from tournaments.permissions import (
     is_console_user,
     is_organiser,
     is_superuser,
-    managed_leagues,
     players_for,
 )
 from tournaments.selectors import with_awards_state
@@ -359,13 +358,6 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         return form.for_request(  # type: ignore[attr-defined,no-any-return]
             user=request.user, locked=locked, model_admin=self
         )
-
-    def formfield_for_foreignkey(
-        self, db_field: Any, request: HttpRequest, **kwargs: Any
-    ) -> forms.ModelChoiceField[Any] | None:
-        if db_field.name == "league":
-            kwargs["queryset"] = managed_leagues(request.user)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def formfield_for_manytomany(
         self, db_field: Any, request: HttpRequest, **kwargs: Any
