@@ -73,6 +73,7 @@ from tournaments.console.registration import (
     registration_closed,
     tournament_import_players_view,
 )
+from tournaments.console.tournament_change import TournamentChangeForm, locked_for
 from tournaments.form_errors import form_error
 from tournaments.models import AuditEvent, Entry, League, Round, Tournament
 from tournaments.permissions import (
@@ -83,7 +84,6 @@ from tournaments.permissions import (
     is_console_user,
     is_organiser,
     is_superuser,
-    managed_leagues,
     players_for,
 )
 from tournaments.selectors import with_awards_state
@@ -95,17 +95,10 @@ from tournaments.services.leagues import (
     validate_league,
 )
 from tournaments.services.people import player_create, player_update
-from tournaments.services.plans import (
-    EDITABLE_BY_STATUS,
-    tournament_editable_fields,
-    tournament_set_referees,
-    tournament_update,
-    validate_tournament_changes,
-)
+from tournaments.services.plans import tournament_set_referees, tournament_update
 
 OVER = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
 PLAYER_FIELDS = ("display_name", "club", "city", "user")
-SETTINGS = frozenset(name for names in EDITABLE_BY_STATUS.values() for name in names)
 
 # --- people and leagues ------------------------------------------------------------------------
 
@@ -275,44 +268,20 @@ class LeagueAdmin(ConsoleAdmin[League]):
 
 
 class StageInline(ReadOnlyInline[models.Stage, Tournament]):
+    # One stage a block, its settings one under another: a row of all of them is wider than
+    # any screen (the change page was 1,600 px wide on a desktop).
+    template = "admin/edit_inline/stacked.html"
     model = models.Stage
     fields = readonly_fields = tuple(all_fields(models.Stage, but=("id", "tournament")))
 
 
-class TournamentSettingsChangeForm(forms.ModelForm[Tournament]):
-    """The change page's form: the settings the status leaves open, validated by the service's
-    own checks (``validate_tournament_changes``) so that a refusal shows on its field."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        league = self.fields.get("league")
-        if isinstance(league, forms.ModelChoiceField) and self.instance.league_id:
-            # The leagues its user manages (``formfield_for_foreignkey``), and the one it is in.
-            managed = league.queryset if league.queryset is not None else League.objects.none()
-            current = League.objects.filter(pk=self.instance.league_id)
-            league.queryset = (managed | current).distinct()
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        # An emptied JSON box is "none": the default payouts, the default rules.
-        for name, empty in (("payout_structure", []), ("rules", {})):
-            if name in cleaned and cleaned[name] is None:
-                cleaned[name] = empty
-        changes = {name: cleaned[name] for name in self.changed_data if name in SETTINGS}
-        if changes and not self.errors:
-            try:
-                validate_tournament_changes(self.instance, changes)
-            except ServiceError as exc:
-                form_error(self, exc)
-        return cleaned
-
-
 @admin.register(Tournament)
 class TournamentAdmin(ConsoleAdmin[Tournament]):
-    """An organiser's events: created on the plan page (``console.plan``); its settings editable
-    until registration closes, its referees until it ends; the rest by actions."""
+    """An organiser's events: created on the plan page (``console.plan``); changed on the same
+    forms (``console.tournament_change``: each setting while its status allows), its referees
+    until it ends; the rest by actions."""
 
-    form = TournamentSettingsChangeForm
+    form = TournamentChangeForm
     list_display = [
         "dashboard_link",
         "status",
@@ -333,34 +302,11 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
     filter_horizontal = ["referees"]
     inlines = [StageInline]
     actions = [open_registration, close_registration, start, cancel, pair_next_round]
+    # The settings and the rules are the plan's forms (``TournamentChangeForm.plan``), shown
+    # after the first of these; the referees and the record after them.
     fieldsets = [
-        (None, {"fields": ["name", "slug", "status", "league", "is_public", "created_by"]}),
-        (
-            _("Registration"),
-            {
-                "fields": [
-                    "starts_at",
-                    "max_entries",
-                    "check_in_required",
-                    "late_registration_rounds",
-                ]
-            },
-        ),
-        (
-            _("Money"),
-            {
-                "fields": [
-                    "currency",
-                    "entry_fee",
-                    "reentry_fee",
-                    "rake_percent",
-                    "guarantee",
-                    "payout_structure",
-                ]
-            },
-        ),
-        (_("Play"), {"fields": ["team_size", "rules", "move_clock_seconds"]}),
-        (_("Referees"), {"fields": ["referees", "two_person_rule", "dropout_rule"]}),
+        (None, {"fields": ["slug", "status", "created_by"]}),
+        (_("Referees of the tournament"), {"fields": ["referees"]}),
         (
             _("Record"),
             {
@@ -395,25 +341,28 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         complete (``selectors.with_awards_state``); empty before the end."""
         return awards_state_label(getattr(obj, "awards_state", ""))
 
-    def editable(self, obj: Tournament) -> set[str]:
-        editable = set(tournament_editable_fields(obj))
-        if obj.status not in OVER:
-            editable.add("referees")
-        return editable
-
     def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> list[str]:
         shown = flatten_fieldsets(self.fieldsets)
-        if obj is None:
+        if obj is None or obj.status in OVER:
             return shown
-        editable = self.editable(obj)
-        return [name for name in shown if name not in editable]
+        return [name for name in shown if name != "referees"]
 
-    def formfield_for_foreignkey(
-        self, db_field: Any, request: HttpRequest, **kwargs: Any
-    ) -> forms.ModelChoiceField[Any] | None:
-        if db_field.name == "league":
-            kwargs["queryset"] = managed_leagues(request.user)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+    def get_form(
+        self,
+        request: HttpRequest,
+        obj: Tournament | None = None,
+        change: bool = False,
+        **kwargs: Any,
+    ) -> type[forms.ModelForm[Tournament]]:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is None:
+            return form
+        # Its manager is told why a setting is locked (an event over: each setting's reason);
+        # anyone else that the settings are the organiser's.
+        locked = locked_for(obj, may_change=can_manage(request.user, obj))
+        return form.for_request(  # type: ignore[attr-defined,no-any-return]
+            user=request.user, locked=locked, model_admin=self
+        )
 
     def formfield_for_manytomany(
         self, db_field: Any, request: HttpRequest, **kwargs: Any
@@ -511,7 +460,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         if not change:
             raise PermissionDenied  # created on the plan page (add_view)
         current = Tournament.objects.get(pk=obj.pk)
-        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in SETTINGS}
+        changes = form.changes()
         if changes:
             current = tournament_update(tournament=current, actor=request.user, **changes)
         if "referees" in form.changed_data:

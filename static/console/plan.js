@@ -11,6 +11,8 @@
   // --- the transfer variant's own options ------------------------------------------------------
   const variant = form.querySelector("[name='rules-variant']");
   const transferSets = form.querySelectorAll("fieldset.transfer-only");
+  // Disabled by the page (a tournament's locked rules): they stay so.
+  const locked = new Set(form.querySelectorAll("fieldset.transfer-only :disabled"));
 
   function toggleTransfer() {
     const on = variant !== null && variant.value === "transfer";
@@ -18,7 +20,7 @@
       fieldset.hidden = !on;
       // Disabled inputs are not sent: a hidden option cannot be refused by the engine.
       fieldset.querySelectorAll("input, select, textarea").forEach((input) => {
-        input.disabled = !on;
+        input.disabled = !on || locked.has(input);
       });
     });
   }

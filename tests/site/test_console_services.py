@@ -13,6 +13,7 @@ from tests.factories import PlayerFactory
 from tournaments import services
 from tournaments.errors import ConfigurationError, StateError
 from tournaments.models import AuditEvent, League, Tournament
+from tournaments.services import plans
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +75,7 @@ def test_an_update_is_validated_like_a_plan(open_event: Tournament, organiser: U
     assert not edits(open_event)
 
 
-def test_the_rules_are_fixed_once_registration_opens_and_everything_once_it_runs(
+def test_the_rules_are_fixed_once_registration_opens_and_the_money_once_it_runs(
     open_event: Tournament, organiser: User
 ) -> None:
     with pytest.raises(StateError) as refused:
@@ -92,7 +93,90 @@ def test_the_rules_are_fixed_once_registration_opens_and_everything_once_it_runs
     services.tournament_start(tournament=open_event)
     with pytest.raises(StateError) as running:
         services.tournament_update(tournament=open_event, actor=organiser, entry_fee="1")
-    assert running.value.fields == {"entry_fee": ["fixed while the tournament is running"]}
+    assert running.value.fields == {
+        "entry_fee": [
+            "Cannot be changed once the tournament starts: the fees are collected and the "
+            "prize split was announced to those who paid."
+        ]
+    }
+    with pytest.raises(StateError) as running:
+        services.tournament_update(
+            tournament=open_event, actor=organiser, payout_structure=["100"], max_entries=8
+        )
+    assert set(running.value.fields) == {"payout_structure", "max_entries"}
+    assert not edits(open_event)
+
+
+def test_what_changes_nothing_played_stays_editable_while_it_runs_and_is_audited(
+    open_event: Tournament, organiser: User
+) -> None:
+    # given a running tournament
+    services.tournament_start(tournament=open_event)
+    # when its refereeing, its clock, its name and its visibility change
+    services.tournament_update(
+        tournament=open_event,
+        actor=organiser,
+        two_person_rule=True,
+        dropout_rule=Tournament.DropoutRule.REFEREE,
+        move_clock_seconds=30,
+        name="Кубок клуба 2026",
+        is_public=False,
+    )
+    # then they are stored, with one audit row of before and after
+    stored = Tournament.objects.get(pk=open_event.pk)
+    assert (stored.two_person_rule, stored.move_clock_seconds, stored.name) == (
+        True,
+        30,
+        "Кубок клуба 2026",
+    )
+    [row] = edits(open_event)
+    assert (row.before, row.after) == (
+        {
+            "two_person_rule": False,
+            "dropout_rule": "clock",
+            "move_clock_seconds": 0,
+            "name": "Кубок клуба",
+            "is_public": True,
+        },
+        {
+            "two_person_rule": True,
+            "dropout_rule": "referee",
+            "move_clock_seconds": 30,
+            "name": "Кубок клуба 2026",
+            "is_public": False,
+        },
+    )
+    assert plans.tournament_editable_fields(stored) == (
+        "name",
+        "is_public",
+        "move_clock_seconds",
+        "two_person_rule",
+        "dropout_rule",
+    )
+
+
+def test_every_locked_setting_says_why(open_event: Tournament) -> None:
+    locked = plans.tournament_locked_fields(open_event)
+    assert set(locked) == {"team_size", "seed", "rules"}
+    assert "registered for these rules" in locked["rules"]
+    open_event.status = Tournament.Status.FINISHED
+    assert set(plans.tournament_locked_fields(open_event)) == set(plans.SETTING_WINDOWS)
+    assert "is over" in plans.tournament_locked_fields(open_event)["two_person_rule"]
+
+
+def test_every_problem_of_a_change_is_found_in_one_pass(
+    open_event: Tournament, organiser: User
+) -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        services.tournament_update(
+            tournament=open_event,
+            actor=organiser,
+            entry_fee="-5",  # the schema
+            max_entries=2,  # three are registered
+            payout_structure=["70", "20"],  # the pool's check
+        )
+    assert set(refused.value.fields) == {"entry_fee", "max_entries", "payout_structure"}
+    assert not edits(open_event)
 
 
 def test_referees_come_from_the_referee_group_and_are_audited(

@@ -12,27 +12,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from decimal import Decimal
 from typing import Any
 
 from django import forms
 from django.contrib.admin import helpers
+from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from rest_framework.settings import api_settings
 
+from durak_site.errors import ServiceError
 from games.actors import Actor
 from tournaments.console.rules_form import RulesForm
 from tournaments.console.stage_forms import BaseStageFormSet, StageForm, StageFormSet
-from tournaments.console.widgets import number_input
-from tournaments.errors import ConfigurationError
+from tournaments.console.widgets import lock_field, number_input, refuse_locked
 from tournaments.models import League, Tournament
 from tournaments.permissions import managed_leagues
 from tournaments.plan_options import CURRENCIES
 from tournaments.plan_schema import error_lines, error_message
 from tournaments.plan_words import field_label
 
-__all__ = ["PlanForms", "TournamentSettingsForm"]
+__all__ = ["PlanForms", "TournamentSettingsForm", "settings_initial"]
 
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
 # The preview seats this many entries at most (a knockout bracket of 100,000 takes half a second).
@@ -83,7 +85,14 @@ class TournamentSettingsForm(forms.Form):
         help_text=_("Entries are taken until this round of the first stage; 0: none."),
     )
     move_clock_seconds = forms.IntegerField(
-        label=_("Move clock (seconds)"), required=False, initial=60, widget=number_input()
+        label=_("Move clock (seconds)"),
+        required=False,
+        initial=60,
+        widget=number_input(),
+        help_text=_(
+            "0: no clock. A change applies to the games dealt after it; a game already "
+            "dealt keeps its clock."
+        ),
     )
     two_person_rule = forms.BooleanField(
         label=_("Two-person rule"),
@@ -163,6 +172,7 @@ class TournamentSettingsForm(forms.Form):
         ),
     )
 
+    PREVIEW_ONLY = ("expected_entries",)
     DEFAULTED = (
         "late_registration_rounds",
         "currency",
@@ -212,11 +222,52 @@ class TournamentSettingsForm(forms.Form):
         (None, {"fields": ["expected_entries"]}),
     ]
 
-    def __init__(self, *args: Any, user: Actor, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        user: Actor,
+        tournament: Tournament | None = None,
+        locked: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``tournament``: the one whose settings are changed (none: a new one's), with its
+        settings as the initial values; ``locked``: the settings that may not change, each with
+        why (shown as the disabled field's help)."""
+        if tournament is not None:
+            kwargs["initial"] = settings_initial(tournament)
         super().__init__(*args, **kwargs)
         league = self.fields["league"]
         assert isinstance(league, forms.ModelChoiceField)
         league.queryset = managed_leagues(user)
+        if tournament is None:
+            return
+        for name in self.PREVIEW_ONLY:  # a new plan's only
+            del self.fields[name]
+        if tournament.league_id:
+            # The one it is in stays a choice (even if another organiser's league).
+            current = League.objects.filter(pk=tournament.league_id)
+            league.queryset = (league.queryset | current).distinct()
+        for name, reason in (locked or {}).items():
+            if name in self.fields:
+                lock_field(self.fields[name], reason)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        refuse_locked(self, lambda name: str(self.fields[name].help_text))
+        return cleaned
+
+    def changes(self) -> dict[str, Any]:
+        """What the organiser changed (``tournament_update``'s keyword arguments): the changed
+        fields that are not disabled; a blanked amount or count is the setting's default."""
+        changes = {}
+        for name in self.changed_data:
+            if self.fields[name].disabled:
+                continue
+            value = self.cleaned_data[name]
+            if value in (None, "") and name in self.DEFAULTED:
+                value = self.fields[name].initial  # the service's default, as on a new plan
+            changes[name] = value
+        return changes
 
     def clean_payout_structure(self) -> list[str]:
         text: str = self.cleaned_data.get("payout_structure") or ""
@@ -224,26 +275,44 @@ class TournamentSettingsForm(forms.Form):
         return [part for part in re.split(r"[\s,;%]+", text) if part]
 
     def plan(self) -> dict[str, Any]:
-        """The settings part of ``tournament_create``'s keyword arguments."""
+        """The settings part of ``tournament_create``'s keyword arguments: every field (a new
+        setting is a field here, a line of ``FIELDSETS`` and one of the service's
+        ``SETTING_WINDOWS``), the preview's count aside."""
         data = self.cleaned_data
         plan = {
-            "name": data["name"],
-            "league": data["league"],
-            "team_size": data["team_size"],
-            "max_entries": data["max_entries"],
-            "check_in_required": data["check_in_required"],
-            "payout_structure": data["payout_structure"],
-            "is_public": data["is_public"],
-            "seed": data["seed"],
-            "starts_at": data.get("starts_at"),
-            "two_person_rule": data["two_person_rule"],
-            "dropout_rule": data["dropout_rule"],
+            name: data.get(name)
+            for name in self.fields
+            if name not in self.DEFAULTED and name not in self.PREVIEW_ONLY
         }
         # Left blank: the service's default (no fee, no rake, the standard clock, ...).
         for name in self.DEFAULTED:
             if data.get(name) not in (None, ""):
                 plan[name] = data[name]
         return plan
+
+
+def _plain(amount: Decimal) -> str:
+    """An amount as typed: 100, 12.5 (the column's 100.000 and 12.500 are its scale)."""
+    if amount == amount.to_integral_value():
+        return str(amount.quantize(Decimal(1)))
+    return format(amount.normalize(), "f")
+
+
+def settings_initial(tournament: Tournament) -> dict[str, Any]:
+    """A tournament's settings as the settings form's initial values."""
+    initial: dict[str, Any] = {
+        name: getattr(tournament, name)
+        for name in TournamentSettingsForm.base_fields
+        if hasattr(tournament, name) and name not in ("league", "payout_structure")
+    }
+    for name, value in initial.items():
+        if isinstance(value, Decimal):
+            initial[name] = _plain(value)
+    initial["league"] = tournament.league_id
+    initial["payout_structure"] = ", ".join(str(p) for p in tournament.payout_structure or [])
+    if tournament.starts_at is not None:
+        initial["starts_at"] = timezone.localtime(tournament.starts_at)
+    return initial
 
 
 # --- the whole page: three forms, one plan ----------------------------------------------------
@@ -253,16 +322,33 @@ class PlanForms:
     """The settings form, the rules form and the stages formset of one page, as one plan.
 
     ``plan()`` gives ``tournament_create``'s keyword arguments; ``refuse()`` puts a
-    ``ConfigurationError`` back on the fields and rows it names.
+    service's refusal back on the fields and rows it names.
     """
 
     def __init__(
-        self, data: Mapping[str, Any] | None, *, user: Actor, previewing: bool = False
+        self,
+        data: Mapping[str, Any] | None,
+        *,
+        user: Actor,
+        previewing: bool = False,
+        tournament: Tournament | None = None,
+        locked: Mapping[str, str] | None = None,
     ) -> None:
+        """A new plan's forms; with ``tournament``, the forms of its settings and rules (its
+        stages are fixed: no formset), ``locked`` the settings that may not change, with why."""
         self.previewing = previewing
-        self.settings = TournamentSettingsForm(data, user=user)
-        self.rules = RulesForm(data)
-        self.stages: BaseStageFormSet = StageFormSet(data, prefix="stages")  # type: ignore[assignment]
+        self.tournament = tournament
+        self.settings = TournamentSettingsForm(
+            data, user=user, tournament=tournament, locked=locked
+        )
+        self.rules = RulesForm(
+            data,
+            rules=tournament.rules if tournament is not None else None,
+            locked=(locked or {}).get("rules"),
+        )
+        self.stages: BaseStageFormSet = StageFormSet(  # type: ignore[assignment]
+            data if tournament is None else None, prefix="stages"
+        )
         # Whole-plan refusals no one field is to blame for: shown at the top; refusals about the
         # list of stages: above the stages.
         self.plan_errors: list[str] = []
@@ -273,7 +359,9 @@ class PlanForms:
             # Only the preview reads it: a save does not stop at it.
             del self.settings.errors["expected_entries"]
         # All three, so that every parse error is shown at once.
-        valid = [self.settings.is_valid(), self.rules.is_valid(), self.stages.is_valid()]
+        valid = [self.settings.is_valid(), self.rules.is_valid()]
+        if self.tournament is None:
+            valid.append(self.stages.is_valid())
         return all(valid)
 
     @property
@@ -294,6 +382,14 @@ class PlanForms:
             "stages": [form.spec() for form in self.stages.filled_forms()],
         }
 
+    def changes(self) -> dict[str, Any]:
+        """A tournament's changed settings and rules (``tournament_update``'s keyword
+        arguments): the fields not locked that differ from the initial values."""
+        changes = self.settings.changes()
+        if self.rules.changed_data and not self.rules.locked:
+            changes["rules"] = self.rules.rules()
+        return changes
+
     @property
     def expected_entries(self) -> int | None:
         value = self.settings.cleaned_data.get("expected_entries")
@@ -306,19 +402,21 @@ class PlanForms:
         # The admin's helpers take any form, though their stubs say a model form.
         settings: Any = self.settings
         rules: Any = self.rules
-        return {
+        shown = {
             "settings": helpers.AdminForm(
                 settings, settings.FIELDSETS, {}, model_admin=model_admin
             ),
             "rules": helpers.AdminForm(rules, rules.fieldsets(), {}, model_admin=model_admin),
-            "preview": helpers.AdminForm(
-                settings, settings.PREVIEW_FIELDSETS, {}, model_admin=model_admin
-            ),
         }
+        if self.tournament is None:  # the preview is a new plan's
+            shown["preview"] = helpers.AdminForm(
+                settings, settings.PREVIEW_FIELDSETS, {}, model_admin=model_admin
+            )
+        return shown
 
     # --- refusals back onto the fields -------------------------------------------------------
 
-    def refuse(self, exc: ConfigurationError) -> None:
+    def refuse(self, exc: ServiceError) -> None:
         """Show a refusal of the service: each field error on its field (a stage's on its row),
         the rest at the top."""
         placed = False
@@ -333,7 +431,10 @@ class PlanForms:
         self.settings.add_error(name, message)
 
     def _place(self, key: str, detail: Any) -> None:
-        if key == "stages":
+        if key == "stages" and self.tournament is not None:
+            # A tournament's stages are shown, not edited: their refusals go to the top.
+            self.plan_errors.append(error_message({key: detail}))
+        elif key == "stages":
             self._place_stages(detail)
         elif key == "rules":
             self._place_rules(detail)

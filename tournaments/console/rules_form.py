@@ -5,14 +5,14 @@ only non-default values kept. The options' labels and choices are the domain's
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django import forms
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.console.widgets import number_input
+from tournaments.console.widgets import number_input, refuse_locked
 from tournaments.plan_options import (
     RULE_CHOICES,
     TRANSFER_OPTIONS,
@@ -72,10 +72,23 @@ class RulesForm(forms.Form):
 
     prefix = "rules"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        rules: Mapping[str, Any] | None = None,
+        locked: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``rules``: a tournament's (its options that differ from the defaults) as the initial
+        values; ``locked``: why they may not change (the fields are disabled, the reason is the
+        fieldsets' description)."""
         super().__init__(*args, **kwargs)
+        self.locked = locked
         for option in rule_options():
-            self.fields[option.name] = _rule_field(option)
+            field = self.fields[option.name] = _rule_field(option)
+            if rules and option.name in rules:
+                field.initial = rules[option.name]
+            field.disabled = locked is not None
 
     def fieldsets(self) -> list[tuple[Promise, dict[str, Any]]]:
         laid_out = {name for line in RULES_LAYOUT for name in line}
@@ -85,13 +98,21 @@ class RulesForm(forms.Form):
             for f in rule_options()
             if f.name not in laid_out and f.name not in TRANSFER_OPTIONS
         ]
+        why = {"description": self.locked} if self.locked else {}
         return [
-            (_("Rules"), {"fields": [*RULES_LAYOUT, *rest]}),
+            (_("Rules"), {"fields": [*RULES_LAYOUT, *rest], **why}),
             (
                 _("Transfer options"),
-                {"fields": TRANSFER_LAYOUT, "classes": ["transfer-only"]},
+                {"fields": TRANSFER_LAYOUT, "classes": ["transfer-only"], **why},
             ),
         ]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.locked:
+            locked = self.locked
+            refuse_locked(self, lambda name: locked)
+        return cleaned
 
     def rules(self) -> dict[str, Any]:
         """The options that differ from the engine's defaults."""

@@ -8,8 +8,10 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
+from django.utils.functional import Promise
 from django.utils.text import slugify
 from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _lazy
 
 from durak_site.errors import Forbidden, status_name
 from games.actors import Actor
@@ -363,35 +365,81 @@ def plan_rows(
 
 # --- changing a tournament's settings --------------------------------------------------------
 
-# What an organiser may change after creation, by status: the settings while nobody plays yet;
-# the rules too while in draft (registration is for a plan and its rules: the stages and the
-# rules are fixed once it opens); nothing once the event runs (or is over).
-SETTINGS_EDITABLE = (
-    "name",
-    "starts_at",
-    "is_public",
-    "max_entries",
-    "check_in_required",
-    "late_registration_rounds",
-    "entry_fee",
-    "reentry_fee",
-    "rake_percent",
-    "guarantee",
-    "payout_structure",
-    "move_clock_seconds",
-    "two_person_rule",
-    "dropout_rule",
-    "league",
+# What an organiser may change after creation, setting by setting: until which status, and why
+# not after (shown at the locked field). Each window is the longest that keeps what was already
+# announced, paid or played intact:
+# - the rules while in draft: players register for a plan and its rules;
+# - the entry limit and the check-in while registration is open: entries are taken under them;
+# - the start time, the late registration, the league and the money (currency, fees, rake,
+#   guarantee, payouts) before the start: the fees are collected and the prize split was
+#   announced to those who paid (poker moves payouts only before the money is in play; we do
+#   not move them at all once the cards are dealt);
+# - the name, the visibility and the refereeing (the two-person rule, the dropout rule, the move
+#   clock, which applies to games dealt afterwards) until the end: they change nothing played;
+# - the team size, the stages and the draw's seed never: the plan and the draw depend on them.
+_DRAFT = (Tournament.Status.DRAFT,)
+_REGISTERING = (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION)
+_BEFORE_START = _REGISTERING
+_UNTIL_THE_END = (*_REGISTERING, Tournament.Status.RUNNING)
+
+_RULES_FIXED = _lazy(
+    "Cannot be changed once registration opens: players registered for these rules."
 )
+_REGISTRATION_FIXED = _lazy(
+    "Cannot be changed once the tournament starts: the entries were taken under it."
+)
+_STARTED = _lazy("Cannot be changed once the tournament starts.")
+_MONEY_FIXED = _lazy(
+    "Cannot be changed once the tournament starts: the fees are collected and the prize split "
+    "was announced to those who paid."
+)
+_OVER = _lazy("Cannot be changed once the tournament is over.")
+_PLAN_FIXED = _lazy(
+    "Set when the tournament is created: its stages are planned for it and cannot be changed."
+)
+_DRAW_FIXED = _lazy("Set when the tournament is created: the random draws depend on it.")
+
+# setting: (the statuses it may change in, why not in the others)
+SETTING_WINDOWS: dict[str, tuple[tuple[str, ...], Promise]] = {
+    "name": (_UNTIL_THE_END, _OVER),
+    "is_public": (_UNTIL_THE_END, _OVER),
+    "league": (_BEFORE_START, _STARTED),
+    "team_size": ((), _PLAN_FIXED),
+    "max_entries": (_REGISTERING, _REGISTRATION_FIXED),
+    "late_registration_rounds": (_BEFORE_START, _STARTED),
+    "starts_at": (_BEFORE_START, _STARTED),
+    "check_in_required": (_REGISTERING, _REGISTRATION_FIXED),
+    "move_clock_seconds": (_UNTIL_THE_END, _OVER),
+    "seed": ((), _DRAW_FIXED),
+    "two_person_rule": (_UNTIL_THE_END, _OVER),
+    "dropout_rule": (_UNTIL_THE_END, _OVER),
+    "currency": (_BEFORE_START, _MONEY_FIXED),
+    "entry_fee": (_BEFORE_START, _MONEY_FIXED),
+    "reentry_fee": (_BEFORE_START, _MONEY_FIXED),
+    "rake_percent": (_BEFORE_START, _MONEY_FIXED),
+    "guarantee": (_BEFORE_START, _MONEY_FIXED),
+    "payout_structure": (_BEFORE_START, _MONEY_FIXED),
+    "rules": (_DRAFT, _RULES_FIXED),
+}
+SETTINGS_EDITABLE = tuple(name for name, (statuses, _) in SETTING_WINDOWS.items() if statuses)
 EDITABLE_BY_STATUS: dict[str, tuple[str, ...]] = {
-    Tournament.Status.DRAFT: (*SETTINGS_EDITABLE, "rules"),
-    Tournament.Status.REGISTRATION: SETTINGS_EDITABLE,
+    status: tuple(name for name, (statuses, _) in SETTING_WINDOWS.items() if status in statuses)
+    for status in Tournament.Status.values
 }
 
 
 def tournament_editable_fields(tournament: Tournament) -> tuple[str, ...]:
     """The settings of ``tournament`` that :func:`tournament_update` may change now."""
     return EDITABLE_BY_STATUS.get(tournament.status, ())
+
+
+def tournament_locked_fields(tournament: Tournament) -> dict[str, str]:
+    """The settings of ``tournament`` that may not change now, each with why (in the active
+    language): every setting of :data:`SETTING_WINDOWS` but the editable ones."""
+    editable = set(tournament_editable_fields(tournament))
+    return {
+        name: str(reason) for name, (_, reason) in SETTING_WINDOWS.items() if name not in editable
+    }
 
 
 def _audit_value(value: Any) -> Any:
@@ -409,67 +457,68 @@ def validate_tournament_changes(tournament: Tournament, changes: dict[str, Any])
     """The ``changes`` to ``tournament``'s settings, validated as creation validates a plan;
     returns them as they would be stored.
 
-    Refused (``StateError``) if a setting is frozen by the status, else (``ConfigurationError``)
-    by the plan's schema (``TournamentPlanSerializer``, partially: only the changed settings,
-    against the stored team size and stages) and then by :func:`validate_plan` on the tournament
-    as it would be. Each refusal names its fields in ``fields``.
+    Refused (``StateError``) if a setting is locked by the status (:data:`SETTING_WINDOWS`; each
+    with its reason at its field), else (``ConfigurationError``) with every problem at once:
+    the plan's schema (``TournamentPlanSerializer``, partially: only the changed settings,
+    against the stored team size and stages), the entry limit against the entries registered,
+    and :func:`validate_plan` on the tournament as it would be (with the refused settings left
+    as they are). Each refusal names its fields in ``fields``.
     """
-    unknown = sorted(set(changes) - {*SETTINGS_EDITABLE, "rules"})
+    unknown = sorted(set(changes) - set(SETTINGS_EDITABLE))
     if unknown:
         fields = {key: [gettext("not a setting that can be changed")] for key in unknown}
         raise ConfigurationError(error_message(fields), fields=fields)
-    editable = tournament_editable_fields(tournament)
-    frozen = sorted(set(changes) - set(editable))
+    locked = tournament_locked_fields(tournament)
+    frozen = sorted(set(changes) & set(locked))
     if frozen:
-        message = gettext("fixed while the tournament is %(status)s") % {
-            "status": status_name(Tournament.Status, tournament.status)
-        }
-        fields = {key: [message] for key in frozen}
+        fields = {key: [locked[key]] for key in frozen}
         raise StateError(error_message(fields), fields=fields)
+    found: dict[str, Any] = {}
     league = changes.get("league")
     if league is not None and not isinstance(league, League):
-        fields = {"league": [gettext("not a league")]}
-        raise ConfigurationError(error_message(fields), fields=fields)
+        found["league"] = [gettext("not a league")]
     stages = list(tournament.stages.all())
+    fixed = {
+        # The serializer checks the stages against the team size: the stored ones.
+        "team_size": tournament.team_size,
+        "stages": [stage_spec(stage) for stage in stages],
+    }
     schema = {key: value for key, value in changes.items() if key != "league"}
-    plan = TournamentPlanSerializer(
-        data={
-            **schema,
-            # The serializer checks the stages against the team size: the stored ones.
-            "team_size": tournament.team_size,
-            "stages": [stage_spec(stage) for stage in stages],
-        },
-        partial=True,
-    )
+    plan = TournamentPlanSerializer(data={**schema, **fixed}, partial=True)
     if not plan.is_valid():
-        raise ConfigurationError(error_message(plan.errors), fields=error_fields(plan.errors))
-    checked = {key: plan.validated_data[key] for key in schema}
+        found.update(error_fields(plan.errors))
+        # The settings the schema let through, checked on with the stored ones for the rest.
+        schema = {key: value for key, value in schema.items() if key not in found}
+        plan = TournamentPlanSerializer(data={**schema, **fixed}, partial=True)
+        plan.is_valid()
+    checked = {key: plan.validated_data[key] for key in schema if key in plan.validated_data}
     if "payout_structure" in checked:
         checked["payout_structure"] = [str(p) for p in checked["payout_structure"]]
-    if "league" in changes:
+    if "league" in changes and "league" not in found:
         checked["league"] = league
     max_entries = checked.get("max_entries", tournament.max_entries)
     if "max_entries" in checked and max_entries is not None:
         active = tournament.entries.filter(status__in=Entry.ACTIVE).count()
         if max_entries < active:
-            message = ngettext(
-                "must be at least the %(count)s entry already registered",
-                "must be at least the %(count)s entries already registered",
-                active,
-            ) % {"count": active}
-            fields = {"max_entries": [message]}
-            raise ConfigurationError(error_message(fields), fields=fields)
+            found["max_entries"] = [
+                ngettext(
+                    "must be at least the %(count)s entry already registered",
+                    "must be at least the %(count)s entries already registered",
+                    active,
+                )
+                % {"count": active}
+            ]
     would_be = copy.copy(tournament)
     for key, value in checked.items():
         setattr(would_be, key, value)
-    validate_plan(would_be, stages, max_entries)
+    validate_plan(would_be, stages, max_entries, found=found)  # raises if anything was found
     return checked
 
 
 @transaction.atomic
 def tournament_update(*, tournament: Tournament, actor: Actor | None, **changes: Any) -> Tournament:
-    """Change a tournament's settings (name, fees, rake, payouts, ...; see
-    :data:`EDITABLE_BY_STATUS`), validated as creation validates them
+    """Change a tournament's settings (name, fees, rake, payouts, ...; which, by its status:
+    :data:`SETTING_WINDOWS`), validated as creation validates them
     (:func:`validate_tournament_changes`), with an audit row of the values before and after.
 
     Settings given with their current value are no change; with no change nothing is written.
