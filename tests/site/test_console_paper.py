@@ -257,3 +257,40 @@ def test_the_grid_is_for_the_event_s_referees_only(
     assert client.post(url(round_, "results"), row(table, [1, 2, 3])).status_code == 404
     assert not TableResult.objects.filter(table=table).exists()
     assert Tournament.objects.get(pk=round_.stage.tournament_id).status == "running"
+
+
+def test_a_knockout_round_prints_its_seated_tables_and_waits_for_the_rest(
+    client: Client, organiser: User, event_referee: User
+) -> None:
+    # given a knockout of eight at tables of four: two seated tables now, the final to come
+    tournament = make_tournament(
+        PlayerFactory.create_batch(8),
+        stages=[{"format": "knockout", "table_size": 4, "advance_per_table": 2}],
+        name="Кубок на выбывание",
+        created_by=organiser,
+    )
+    tournament.referees.set([event_referee])
+    services.tournament_start(tournament=tournament)
+    first = Round.objects.filter(stage__tournament=tournament).order_by("number").first()
+    assert first is not None
+    services.round_pair(round_id=first.pk)
+    login(client, event_referee)
+    # when
+    pairings = client.get(url(first, "pairings")).content.decode()
+    slips = client.get(url(first, "slips")).content.decode()
+    # then every seated player is listed, and each seated table has its slip
+    seated = Table.objects.filter(round__stage__tournament=tournament, seats__isnull=False)
+    for table in seated.distinct():
+        for seat in table.seats.select_related("player"):
+            assert seat.player.display_name in pairings and seat.player.display_name in slips
+    assert (
+        slips.count('class="slip"') == first.tables.filter(seats__isnull=False).distinct().count()
+    )
+    assert client.get(url(first, "projector")).status_code == 200
+    assert client.get(url(first, "results")).status_code == 200
+    # the final's table waits for its players: listed as such, no slip yet, no row to fill
+    final = Round.objects.get(stage__tournament=tournament, number=2)
+    assert "ждёт своих игроков" in client.get(url(final, "pairings")).content.decode()
+    assert 'class="slip"' not in client.get(url(final, "slips")).content.decode()
+    grid = client.get(url(final, "results")).content.decode()
+    assert "ждёт своих игроков" in grid and "-seat_1" not in grid

@@ -56,6 +56,7 @@ class RowForm(forms.Form):
                     attrs={"inputmode": "numeric", "size": 2, "autocomplete": "off"}
                 ),
             )
+        self.fields["draw"].widget.attrs["aria-label"] = gettext("The last two drew")
         self.order_fields([*(f"seat_{s.number}" for s in table.seats), "draw"])
 
     def seat_fields(self) -> list[forms.BoundField]:

@@ -43,7 +43,7 @@ PROJECTOR = "admin/tournaments/round/projector.html"
 #: Slips to an A4 sheet: two (half a page each, room for eight seats) or four (quarters).
 SLIPS_PER_SHEET = (2, 4)
 #: Standing lines on one screen of the projector (the script pages through the rest).
-PROJECTOR_LINES = 12
+PROJECTOR_LINES = 10
 #: Empty lines a slip offers for pogony hung in the table's games.
 SLIP_POGONY_LINES = 2
 
@@ -125,7 +125,7 @@ class Slip:
 def _slips(request: HttpRequest, sheet: Sequence[SheetTable]) -> list[Slip]:
     slips = []
     for table in sheet:
-        if table.table.is_bye:
+        if table.table.is_bye or not table.seats:  # a bye, or a knockout table still to fill
             continue
         url = request.build_absolute_uri(
             reverse("admin:tournaments_table_result", args=[table.table.pk])

@@ -48,14 +48,19 @@ class SheetTable:
         return self.result is not None or self.pending
 
     @property
-    def finishing(self) -> list[tuple[int, str, bool]]:
-        """The result in force as (place, player, is the fool), first out first."""
+    def finishing(self) -> list[tuple[int, str, str]]:
+        """The result in force as (place, player, "fool" / "drawn" / ""), first out first."""
         if self.result is None:
             return []
         players = {seat.entry_id: seat.player for seat in self.seats}
         fool = self.result.fool_entry_id
+        drawn = {int(entry) for entry in self.result.drawn}
         return [
-            (place, players.get(int(entry), f"#{entry}"), int(entry) == fool)
+            (
+                place,
+                players.get(int(entry), f"#{entry}"),
+                "fool" if int(entry) == fool else "drawn" if int(entry) in drawn else "",
+            )
             for place, entry in enumerate(self.result.places, 1)
         ]
 
