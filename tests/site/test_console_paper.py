@@ -294,3 +294,38 @@ def test_a_knockout_round_prints_its_seated_tables_and_waits_for_the_rest(
     assert 'class="slip"' not in client.get(url(final, "slips")).content.decode()
     grid = client.get(url(final, "results")).content.decode()
     assert "ждёт своих игроков" in grid and "-seat_1" not in grid
+
+
+def test_a_team_table_is_entered_on_its_own_page_not_in_the_grid(
+    client: Client, organiser: User, event_referee: User
+) -> None:
+    # given two pairs at one four-seat table (two seats per entry)
+    tournament = services.tournament_create(
+        name="Пары",
+        team_size=2,
+        move_clock_seconds=0,
+        stages=[{"format": "swiss", "table_size": 4, "rounds": 1}],
+        created_by=organiser,
+    )
+    services.tournament_open_registration(tournament=tournament)
+    players = PlayerFactory.create_batch(4)
+    for i in (0, 2):
+        team = services.team_create(name=f"Пара {i}", players=players[i : i + 2])
+        services.entry_register(tournament=tournament, team=team)
+    tournament.referees.set([event_referee])
+    services.tournament_start(tournament=tournament)
+    round_ = Round.objects.get(stage__tournament=tournament, number=1)
+    services.round_pair(round_id=round_.pk)
+    table = Table.objects.get(round=round_)
+    login(client, event_referee)
+    # when
+    page = client.get(url(round_, "results")).content.decode()
+    posted = client.post(url(round_, "results"), row(table, [1, 2, 3, 4]), follow=True)
+    # then the row is a link to the table's page, and a forged row saves nothing
+    assert "на странице стола (команды)" in page and f"t{table.pk}-seat_1" not in page
+    assert reverse("admin:tournaments_table_result", args=[table.pk]) in page
+    assert "Нечего сохранять" in posted.content.decode()
+    assert not TableResult.objects.filter(table=table).exists()
+    # the paper names the teams with their players
+    pairings = client.get(url(round_, "pairings")).content.decode()
+    assert "Пара 0" in pairings and players[3].display_name in pairings

@@ -8,7 +8,8 @@ typed and shows its error at the row, and every valid row is saved through
 ``services.corrections.table_result_enter``, which checks that the user referees the event,
 applies the two-person rule (the result then waits for a second referee) and writes the audit
 row. A table that already has a result (or one waiting) is shown read-only with a link to its
-result page, where it is corrected; pogony are entered there too.
+result page, where it is corrected; pogony are entered there too, and so is a team event's table
+(its places are the teams', not the seats').
 
 For the event's referees (and its organiser, who referees it too); one out of scope is a 404.
 """
@@ -101,9 +102,11 @@ class GridRow:
 def _rows(sheet: list[SheetTable], posted: Any = None) -> list[GridRow]:
     rows = []
     for table in sheet:
+        # A team's table (two seats, one entry) is entered on its own page, by entry.
         open_ = (
             not table.table.is_bye
             and not table.has_result
+            and not table.shared
             and table.table.status != Table.Status.WAITING
         )
         rows.append(GridRow(table=table, form=RowForm(posted, table=table) if open_ else None))

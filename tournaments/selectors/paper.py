@@ -44,6 +44,11 @@ class SheetTable:
         return self.table.number
 
     @property
+    def shared(self) -> bool:
+        """Two seats play for one entry (a team event's table)."""
+        return len({seat.entry_id for seat in self.seats}) != len(self.seats)
+
+    @property
     def has_result(self) -> bool:
         return self.result is not None or self.pending
 
