@@ -164,6 +164,18 @@ DECLARED: dict[str, str] = {
     "POST admin:tournaments_tournament_import_players": f"{L3} 403 404 409 404 404 409",
     "GET admin:tournaments_round_swap_seats": X_OBJECT,
     "POST admin:tournaments_round_swap_seats": X_OBJECT,  # the form's errors
+    # a round's paper for the hall (pairings, result slips, the projector): pages to read and
+    # print, for X's people; the result grid: X's referees (an empty grid saves nothing: 302).
+    # The projector is the hall's screen, not a public page: spectators at home have the public
+    # event page, kept live by the same feed.
+    "GET admin:tournaments_round_pairings": X_OBJECT,
+    "POST admin:tournaments_round_pairings": f"{L3} 405 405 405 405 405 405",
+    "GET admin:tournaments_round_slips": X_OBJECT,
+    "POST admin:tournaments_round_slips": f"{L3} 405 405 405 405 405 405",
+    "GET admin:tournaments_round_projector": X_OBJECT,
+    "POST admin:tournaments_round_projector": f"{L3} 405 405 405 405 405 405",
+    "GET admin:tournaments_round_results": X_OBJECT,
+    "POST admin:tournaments_round_results": f"{L3} 302 404 302 404 404 302",
     "GET admin:tournaments_table_result": X_OBJECT,
     "POST admin:tournaments_table_result": X_OBJECT,
     # --- the console's actions ---

@@ -32,6 +32,8 @@ from tournaments.console.admin_actions import (
 )
 from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields
 from tournaments.console.filters import DistinctRelatedFilter
+from tournaments.console.grid import round_results_grid_view
+from tournaments.console.paper import round_pairings_view, round_projector_view, round_slips_view
 from tournaments.console.results import table_result_view
 from tournaments.console.seats import round_swap_view
 from tournaments.models import AuditEvent, Round, Tournament
@@ -89,10 +91,17 @@ class RoundAdmin(ConsoleAdmin[Round]):
         url = reverse("admin:tournaments_round_swap_seats", args=[obj.pk])
         return format_html('<a href="{}">{}</a>', url, gettext("Swap seats"))
 
-    object_pages = ("swap_seats",)
+    object_pages = ("swap_seats", "pairings", "slips", "projector", "results")
 
     def get_urls(self) -> list[URLPattern]:
-        return [_object_url(self, "swap-seats", round_swap_view), *super().get_urls()]
+        return [
+            _object_url(self, "swap-seats", round_swap_view),
+            _object_url(self, "pairings", round_pairings_view),
+            _object_url(self, "slips", round_slips_view),
+            _object_url(self, "projector", round_projector_view),
+            _object_url(self, "results", round_results_grid_view),
+            *super().get_urls(),
+        ]
 
 
 class SeatInline(ReadOnlyInline[models.Seat, models.Table]):
