@@ -100,7 +100,7 @@ class CreateForm(forms.Form):
         max_length=150,
         help_text=_("To log in with. Letters, digits and @ . + - _ only."),
     )
-    display_name = forms.CharField(label=_("Name"), max_length=150, required=False)
+    display_name = forms.CharField(label=_("Full name"), max_length=150, required=False)
     email = forms.EmailField(
         label=_("Email"), required=False, help_text=_("Optional: to reset the password.")
     )
