@@ -76,6 +76,13 @@ def test_an_organiser_sees_its_own_referees_only(
     assert offered == [events[0]]
 
 
+def test_a_superuser_sees_every_referee(
+    superuser: User, events: tuple[Tournament, Tournament]
+) -> None:
+    page = as_user(superuser).get(staff_url()).content.decode()
+    assert 'data-user="event-referee"' in page and 'data-user="other-referee"' in page
+
+
 def test_the_event_page_is_its_organiser_s(
     organiser: User,
     other_organiser: User,
@@ -215,6 +222,22 @@ def test_the_new_account_s_errors_show_on_their_fields(
     errors = response.context["form"].errors
     assert set(errors) == {"username", "password"}
     assert RefereeInvitation.objects.get().accepted_at is None
+
+
+def test_an_address_with_an_account_already_is_told_to_log_in(
+    organiser: User, events: tuple[Tournament, Tournament], django_capture_on_commit_callbacks: Any
+) -> None:
+    User.objects.create_user("has-account", "ref@example.com", PASSWORD)
+    with django_capture_on_commit_callbacks(execute=True):
+        invite(as_user(organiser), staff_url(), "ref@example.com", events[0])
+    link = link_in(mail.outbox[0].body)
+    response = Client().post(
+        link, {"username": "has-account", "password": "1", "password_again": "1"}, headers=RU
+    )
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert set(form.errors) == {"username", "password", "__all__"}
+    assert "учётная запись с этим адресом" in " ".join(form.non_field_errors()).lower()
 
 
 # --- an account made by the organiser, removal, revocation ---------------------------------

@@ -227,10 +227,14 @@ def referee_invitation(request: HttpRequest, token: str) -> HttpResponse:
         except InvitationError as exc:
             return _invitation_refused(request, exc)
         except ServiceError as exc:
-            if form is not None:
-                form_error(form, exc)
-            else:
+            if form is None:
                 error = exc.message
+            else:
+                form_error(form, exc)
+                # the address is the invitation's, not a field: its refusal goes above the form
+                for message in exc.fields.get("email", []):
+                    if message not in form.non_field_errors():
+                        form.add_error(None, message)
         else:
             if not signed_in:
                 login(request, user, backend=MODEL_BACKEND)
