@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('email', models.EmailField(max_length=254, verbose_name='email')),
-                ('token_hash', models.CharField(editable=False, max_length=64, unique=True)),
+                ('token_hash', models.CharField(editable=False, max_length=64, unique=True, verbose_name='token digest')),
                 ('created_at', models.DateTimeField(auto_now_add=True, verbose_name='sent')),
                 ('expires_at', models.DateTimeField(verbose_name='expires')),
                 ('accepted_at', models.DateTimeField(blank=True, null=True, verbose_name='accepted')),

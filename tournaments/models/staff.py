@@ -26,7 +26,7 @@ class RefereeInvitation(models.Model):
         related_name="+",
         verbose_name=_("invited by"),
     )
-    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    token_hash = models.CharField(_("token digest"), max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(_("sent"), auto_now_add=True)
     expires_at = models.DateTimeField(_("expires"))
     accepted_at = models.DateTimeField(_("accepted"), null=True, blank=True)
