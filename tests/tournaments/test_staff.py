@@ -8,7 +8,7 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.core import mail
 from django.utils import timezone, translation
 
@@ -117,6 +117,14 @@ def test_a_referee_or_plain_staff_cannot_invite(
     x.referees.add(request.getfixturevalue("event_referee"))
     with pytest.raises(Forbidden):
         invite(user, x)
+
+
+def test_the_anonymous_visitor_cannot_invite_nor_make_an_account(x: Tournament) -> None:
+    with pytest.raises(Forbidden):
+        invite(AnonymousUser(), x)  # type: ignore[arg-type]
+    with pytest.raises(Forbidden):
+        referee_create(actor=AnonymousUser(), username="sneaky", tournaments=[x])
+    assert not User.objects.filter(username="sneaky").exists()
 
 
 def test_a_bad_address_and_no_event_are_refused_on_their_fields(
