@@ -73,6 +73,7 @@ from tournaments.console.registration import (
     registration_closed,
     tournament_import_players_view,
 )
+from tournaments.console.staff import staff_view, tournament_referees_view
 from tournaments.console.tournament_change import TournamentChangeForm, locked_for
 from tournaments.form_errors import form_error
 from tournaments.models import AuditEvent, Entry, League, Round, Tournament
@@ -412,6 +413,12 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         def recompute(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_recompute_view(self, request, object_id)
 
+        def staff(request: HttpRequest) -> HttpResponse:
+            return staff_view(self, request)
+
+        def referees(request: HttpRequest, object_id: str) -> HttpResponse:
+            return tournament_referees_view(self, request, object_id)
+
         return [
             path(
                 "live-tables/",
@@ -438,6 +445,16 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
                 self.admin_site.admin_view(import_players),
                 name=f"{self.opts.app_label}_{self.opts.model_name}_import_players",
             ),
+            path(
+                "staff/",
+                self.admin_site.admin_view(staff),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_staff",
+            ),
+            path(
+                "<path:object_id>/referees/",
+                self.admin_site.admin_view(referees),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_referees",
+            ),
             *super().get_urls(),
         ]
 
@@ -452,9 +469,21 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         managed = open_for_registration(request.user)
         tournament = managed.filter(pk=int(object_id)).first() if object_id.isdigit() else None
         importable = tournament is not None and registration_closed(tournament) is None
-        return super().change_view(
-            request, object_id, form_url, {**(extra_context or {}), "can_import": importable}
+        shown = (
+            Tournament.objects.filter(pk=int(object_id)).first() if object_id.isdigit() else None
         )
+        extra = {
+            **(extra_context or {}),
+            "can_import": importable,
+            "can_manage_referees": shown is not None and can_manage(request.user, shown),
+        }
+        return super().change_view(request, object_id, form_url, extra)
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        extra = {**(extra_context or {}), "can_manage_referees": is_organiser(request.user)}
+        return super().changelist_view(request, extra)
 
     def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: Any) -> None:
         if not change:

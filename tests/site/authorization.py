@@ -435,6 +435,7 @@ def page_parameters(cast: Cast) -> dict[str, dict[str, Any]]:
         "player": {"player_id": player_a.pk},
         "league-latest": {"slug": x.league.slug},
         "league": {"slug": x.league.slug, "season": x.league.season},
+        "referee-invitation": {"token": "no-such-invitation"},
     }
 
 
@@ -443,6 +444,7 @@ def page_parameters(cast: Cast) -> dict[str, dict[str, Any]]:
 PAGE_POSTS: dict[str, tuple[dict[str, str], bool]] = {
     "entry-action": ({}, True),
     "set_language": ({"language": "en"}, False),
+    "referee-invitation": ({}, False),
 }
 
 

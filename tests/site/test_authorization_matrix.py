@@ -162,6 +162,12 @@ DECLARED: dict[str, str] = {
     # X is running: no import (409) for whoever may import
     "GET admin:tournaments_tournament_import_players": f"{L3} 403 404 409 404 404 409",
     "POST admin:tournaments_tournament_import_players": f"{L3} 403 404 409 404 404 409",
+    # the referees pages: an organiser's own (any organiser), an event's (its organiser; its
+    # referee sees X but may not manage it); a POST without an action is a 400
+    "GET admin:tournaments_tournament_staff": ORGANISERS_ADD,
+    "POST admin:tournaments_tournament_staff": f"{L3} 403 403 400 400 403 400",
+    "GET admin:tournaments_tournament_referees": f"{L3} 403 404 200 404 404 200",
+    "POST admin:tournaments_tournament_referees": f"{L3} 403 404 400 404 404 400",
     "GET admin:tournaments_round_swap_seats": X_OBJECT,
     "POST admin:tournaments_round_swap_seats": X_OBJECT,  # the form's errors
     # a round's paper for the hall (pairings, result slips, the projector): pages to read and
@@ -272,6 +278,9 @@ DECLARED: dict[str, str] = {
     "GET password_reset_confirm": EVERYONE,  # the "invalid link" page
     "GET password_reset_complete": EVERYONE,
     "GET my-games": "login 200 200 200 200 200 200 200 200",
+    # an invitation to referee, by its link's token (an unknown one here: the flow has its tests)
+    "GET referee-invitation": MISSING,
+    "POST referee-invitation": MISSING,
     "GET entry-action": " ".join(["405"] * 9),
     # a player's own check-in; without a player profile, to the profile page
     "POST entry-action": "login 302 302 302 404 302 404 404 302",

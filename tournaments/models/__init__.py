@@ -11,6 +11,7 @@ from tournaments.models.audit import AuditEvent
 from tournaments.models.awards import AwardsFailure, Payout, PrizePool, RankRecord, RatingChange
 from tournaments.models.events import Entry, League, Stage, StageEntry, Tournament
 from tournaments.models.people import Player, Team, TeamMember
+from tournaments.models.staff import RefereeInvitation
 from tournaments.models.tables import Round, Seat, Table, TableResult
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "PrizePool",
     "RankRecord",
     "RatingChange",
+    "RefereeInvitation",
     "Round",
     "Seat",
     "Stage",

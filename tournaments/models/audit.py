@@ -46,6 +46,10 @@ class AuditEvent(models.Model):
         LEAGUE_CREATE = "league.create", _("League created")
         LEAGUE_EDIT = "league.edit", _("League changed")
         AWARDS_RECOMPUTE = "tournament.recompute_awards", _("Places and awards recomputed")
+        REFEREE_INVITE = "referee.invite", _("Referee invited")
+        REFEREE_INVITE_REVOKE = "referee.invite_revoke", _("Referee invitation revoked")
+        REFEREE_INVITE_ACCEPT = "referee.invite_accept", _("Referee invitation accepted")
+        REFEREE_CREATE = "referee.create", _("Referee account created")
 
     tournament = models.ForeignKey(
         Tournament,

@@ -4,6 +4,8 @@
 - :mod:`~tournaments.services.plans`: a tournament with its stage plan, validated whole; its
   settings and referees changed later (audited);
 - :mod:`~tournaments.services.leagues`: leagues, owned by their organiser (audited);
+- :mod:`~tournaments.services.staff`: an organiser's referees: invited by e-mail, given an
+  account, removed; only for its own events (audited);
 - :mod:`~tournaments.services.registration`: opening, closing, entries and their status;
 - :mod:`~tournaments.services.imports`: entries from a list of players (a CSV file), all or none;
 - :mod:`~tournaments.services.rounds`: pairing a round (swiss, round robin, knockout bracket);

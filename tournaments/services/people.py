@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -446,19 +447,25 @@ def _name_taken(display_name: str, *, other_than: Player | None = None) -> Playe
     return others.first()
 
 
-def _validate_sign_up(
-    *, username: str, email: str, password: str, display_name: str, club: str, city: str
-) -> dict[str, list[str]]:
-    """Every refusal of a sign-up, by field (empty: it is valid)."""
-    errors: dict[str, list[str]] = {}
+def _collect(errors: dict[str, list[str]], field: str, test: Any) -> None:
+    """Run ``test``; its refusal (ours or a Django validator's) goes to ``errors[field]``."""
+    try:
+        test()
+    except RegistrationError as exc:
+        errors.setdefault(field, []).append(exc.message)
+    except ValidationError as exc:
+        errors.setdefault(field, []).extend(str(m) for m in exc.messages)
 
-    def check(field: str, test: Any) -> None:
-        try:
-            test()
-        except RegistrationError as exc:
-            errors.setdefault(field, []).append(exc.message)
-        except ValidationError as exc:
-            errors.setdefault(field, []).extend(str(m) for m in exc.messages)
+
+def account_errors(
+    *, username: str, email: str, password: str | None, email_required: bool = True
+) -> dict[str, list[str]]:
+    """Every refusal of a new account's login, by field (empty: it is valid): a username that
+    is missing, malformed or taken (in any case), an email address that is malformed or taken
+    (missing, if ``email_required``), a password the site's validators refuse (None: the
+    account gets none yet, and is not checked). A player's sign-up and a referee's account
+    (``services.staff``) ask the same."""
+    errors: dict[str, list[str]] = {}
 
     def check_username() -> None:
         if not username:
@@ -473,31 +480,49 @@ def _validate_sign_up(
 
     def check_email() -> None:
         if not email:
-            raise RegistrationError(gettext("an email address is needed to reset the password"))
+            if email_required:
+                raise RegistrationError(gettext("an email address is needed to reset the password"))
+            return
         validate_email(email)
         if get_user_model().objects.filter(same_text("email", email)).exists():
             raise RegistrationError(
                 gettext("an account with this email address exists: log in, or reset its password")
             )
 
-    def check_name() -> None:
-        name = _text("display_name", display_name, required=True)
-        if _name_taken(name) is not None:
-            raise RegistrationError(_name_taken_message(name))
-
-    def check_password() -> None:
+    def check_password(password: str) -> None:
         user_model = get_user_model()
         password_validation.validate_password(
             password, user=user_model(username=username, email=email)
         )
 
-    check("username", check_username)
-    check("email", check_email)
-    check("display_name", check_name)
-    for field, value in (("club", club), ("city", city)):
-        check(field, lambda field=field, value=value: _text(field, value, required=False))
-    check("password", check_password)
+    _collect(errors, "username", check_username)
+    _collect(errors, "email", check_email)
+    if password is not None:
+        _collect(errors, "password", partial(check_password, password))
     return errors
+
+
+def _validate_sign_up(
+    *, username: str, email: str, password: str, display_name: str, club: str, city: str
+) -> dict[str, list[str]]:
+    """Every refusal of a sign-up, by field (empty: it is valid)."""
+    account = account_errors(username=username, email=email, password=password)
+    profile: dict[str, list[str]] = {}
+
+    def check_name() -> None:
+        name = _text("display_name", display_name, required=True)
+        if _name_taken(name) is not None:
+            raise RegistrationError(_name_taken_message(name))
+
+    _collect(profile, "display_name", check_name)
+    for field, value in (("club", club), ("city", city)):
+        _collect(
+            profile, field, lambda field=field, value=value: _text(field, value, required=False)
+        )
+    # in the form's order: the login, the profile, the password
+    order = ("username", "email", "display_name", "club", "city", "password")
+    both = {**account, **profile}
+    return {field: both[field] for field in order if field in both}
 
 
 def _name_taken_message(name: str) -> str:

@@ -147,3 +147,42 @@ class SignUpForm(ProfileForm):
         if data.get("password") and data.get("password") != data.get("password_again"):
             self.add_error("password_again", _("The two passwords differ."))
         return data
+
+
+class InvitationAccountForm(forms.Form):
+    """A new referee's login, made on the invitation's page (its email address is the
+    invitation's)."""
+
+    username = forms.CharField(
+        label=_("Username"),
+        max_length=USERNAME_MAX,
+        help_text=_("To log in with. Letters, digits and @ . + - _ only."),
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+    )
+    display_name = forms.CharField(
+        label=_("Your name"),
+        max_length=USERNAME_MAX,
+        required=False,
+        help_text=_("How the organiser and the other referees see you."),
+        widget=forms.TextInput(attrs={"autocomplete": "name"}),
+    )
+    password = forms.CharField(
+        label=_("Password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    password_again = forms.CharField(
+        label=_("Password again"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", LABEL_SUFFIX)
+        super().__init__(*args, **kwargs)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("password") and data.get("password") != data.get("password_again"):
+            self.add_error("password_again", _("The two passwords differ."))
+        return data

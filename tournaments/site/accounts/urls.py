@@ -28,6 +28,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
     ),
+    path(
+        "accounts/invitation/<str:token>/",
+        views.referee_invitation,
+        name="referee-invitation",
+    ),
     path("me/", views.my_games_page, name="my-games"),
     path("me/entries/<slug:slug>/<str:action>/", views.entry_action, name="entry-action"),
 ]

@@ -25,6 +25,7 @@ from durak_site.errors import ServiceError
 from tournaments.form_errors import form_error
 from tournaments.models import Entry, Player
 from tournaments.selectors import visibility
+from tournaments.selectors.staff import InvitationError, invitation_by_token
 from tournaments.services.people import (
     player_check_in,
     player_enter,
@@ -33,8 +34,15 @@ from tournaments.services.people import (
     player_sign_up,
     player_withdraw,
 )
+from tournaments.services.staff import invitation_accept
 from tournaments.site.accounts.data import my_games
-from tournaments.site.accounts.forms import LABEL_SUFFIX, LoginForm, ProfileForm, SignUpForm
+from tournaments.site.accounts.forms import (
+    LABEL_SUFFIX,
+    InvitationAccountForm,
+    LoginForm,
+    ProfileForm,
+    SignUpForm,
+)
 from tournaments.site.accounts.panel import user_player
 
 #: The backend ``login`` names after a sign-up (several are configured: django-axes' first).
@@ -191,6 +199,62 @@ def entry_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     else:
         messages.success(request, gettext(success) % {"tournament": entry.tournament})
     return HttpResponseRedirect(back)
+
+
+def referee_invitation(request: HttpRequest, token: str) -> HttpResponse:
+    """``accounts/invitation/<token>/``: an organiser's invitation to referee (sent by e-mail,
+    ``services.staff``), accepted with a new account or the one logged in; then to the
+    console. A link that no longer works says why (unknown: 404; used, revoked or expired:
+    410)."""
+    try:
+        invitation = invitation_by_token(token)
+    except InvitationError as exc:
+        return _invitation_refused(request, exc)
+    signed_in = request.user.is_authenticated
+    posted = request.POST if request.method == "POST" else None
+    form = None if signed_in else InvitationAccountForm(posted)
+    error = ""
+    if posted is not None and (form is None or form.is_valid()):
+        data = form.cleaned_data if form is not None else {}
+        try:
+            user = invitation_accept(
+                token=token,
+                user=request.user if signed_in else None,
+                username=data.get("username", ""),
+                password=data.get("password", ""),
+                display_name=data.get("display_name", ""),
+            )
+        except InvitationError as exc:
+            return _invitation_refused(request, exc)
+        except ServiceError as exc:
+            if form is None:
+                error = exc.message
+            else:
+                form_error(form, exc)
+                # the address is the invitation's, not a field: its refusal goes above the form
+                for message in exc.fields.get("email", []):
+                    if message not in form.non_field_errors():
+                        form.add_error(None, message)
+        else:
+            if not signed_in:
+                login(request, user, backend=MODEL_BACKEND)
+            messages.success(
+                request,
+                gettext("You referee %(tournaments)s now.")
+                % {"tournaments": ", ".join(t.name for t in invitation.tournaments.all())},
+            )
+            return redirect("admin:tournaments_tournament_changelist")
+    return render(
+        request,
+        "accounts/invitation.html",
+        {"invitation": invitation, "form": form, "error": error},
+    )
+
+
+def _invitation_refused(request: HttpRequest, exc: InvitationError) -> HttpResponse:
+    return render(
+        request, "accounts/invitation.html", {"refusal": exc.message}, status=exc.http_status
+    )
 
 
 class LabelsAbove:
