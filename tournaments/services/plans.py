@@ -39,6 +39,7 @@ from tournaments.plan_schema import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.prizes import currency
+from tournaments.services import automation
 from tournaments.services.audit import audit_changes, audit_record
 from tournaments.services.feed import tournament_changed
 
@@ -235,6 +236,8 @@ def tournament_create(
     move_clock_seconds: int = 60,
     two_person_rule: bool = False,
     dropout_rule: str = "clock",
+    absent_bots: str = "off",
+    absent_bots_seconds: int = 30,
     is_public: bool = True,
     seed: str = "",
     starts_at: Any = None,
@@ -273,6 +276,8 @@ def tournament_create(
         "move_clock_seconds": move_clock_seconds,
         "two_person_rule": two_person_rule,
         "dropout_rule": dropout_rule,
+        "absent_bots": absent_bots,
+        "absent_bots_seconds": absent_bots_seconds,
         "is_public": is_public,
         "seed": seed,
         "starts_at": starts_at,
@@ -349,6 +354,8 @@ def plan_rows(
         move_clock_seconds=settings["move_clock_seconds"],
         two_person_rule=settings["two_person_rule"],
         dropout_rule=settings["dropout_rule"],
+        absent_bots=settings["absent_bots"],
+        absent_bots_seconds=settings["absent_bots_seconds"],
         is_public=settings["is_public"],
         seed=(settings["seed"] or slug or settings["name"])[:SEED_LENGTH],
         starts_at=settings.get("starts_at"),
@@ -365,7 +372,8 @@ def plan_rows(
 
 # What an organiser may change after creation, by status: the settings while nobody plays yet;
 # the rules too while in draft (registration is for a plan and its rules: the stages and the
-# rules are fixed once it opens); nothing once the event runs (or is over).
+# rules are fixed once it opens); once the event runs, the bots for absent players; nothing
+# once it is over.
 SETTINGS_EDITABLE = (
     "name",
     "starts_at",
@@ -382,10 +390,13 @@ SETTINGS_EDITABLE = (
     "two_person_rule",
     "dropout_rule",
     "league",
+    *automation.SETTINGS,
 )
 EDITABLE_BY_STATUS: dict[str, tuple[str, ...]] = {
     Tournament.Status.DRAFT: (*SETTINGS_EDITABLE, "rules"),
     Tournament.Status.REGISTRATION: SETTINGS_EDITABLE,
+    # Safe to change while it plays: the tables in play follow at once (``automation``).
+    Tournament.Status.RUNNING: automation.SETTINGS,
 }
 
 
@@ -492,6 +503,8 @@ def tournament_update(*, tournament: Tournament, actor: Actor | None, **changes:
         tournament=locked,
         shown=_audit_value,
     )
+    if set(automation.SETTINGS) & set(changed):
+        automation.tournament_bots_changed(locked)
     locked.version = tournament_changed(
         tournament_id=locked.pk, event="tournament_updated", data={"fields": sorted(changed)}
     )
