@@ -44,6 +44,7 @@ from tournaments.console.admin_actions import (
     disqualify,
     open_registration,
     pair_next_round,
+    play_to_end,
     reenter,
     start,
     withdraw,
@@ -301,7 +302,11 @@ class TournamentSettingsChangeForm(forms.ModelForm[Tournament]):
         for name, empty in (("payout_structure", []), ("rules", {})):
             if name in cleaned and cleaned[name] is None:
                 cleaned[name] = empty
-        changes = {name: cleaned[name] for name in self.changed_data if name in SETTINGS}
+        changes = {
+            name: cleaned[name]
+            for name in self.changed_data
+            if name in SETTINGS and name in cleaned  # a refused field is not in ``cleaned``
+        }
         if changes and not self.errors:
             try:
                 validate_tournament_changes(self.instance, changes)
@@ -332,7 +337,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
     search_fields = ["name", "slug"]
     filter_horizontal = ["referees"]
     inlines = [StageInline]
-    actions = [open_registration, close_registration, start, cancel, pair_next_round]
+    actions = [open_registration, close_registration, start, cancel, pair_next_round, play_to_end]
     fieldsets = [
         (None, {"fields": ["name", "slug", "status", "league", "is_public", "created_by"]}),
         (
@@ -359,7 +364,18 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
                 ]
             },
         ),
-        (_("Play"), {"fields": ["team_size", "rules", "move_clock_seconds"]}),
+        (
+            _("Play"),
+            {
+                "fields": [
+                    "team_size",
+                    "rules",
+                    "move_clock_seconds",
+                    "absent_bots",
+                    "absent_bots_seconds",
+                ]
+            },
+        ),
         (_("Referees"), {"fields": ["referees", "two_person_rule", "dropout_rule"]}),
         (
             _("Record"),

@@ -135,7 +135,7 @@ def _seats_for_bots(running: QuerySet[Tournament], cutoff: datetime) -> list[Due
         bot_kind="",
         player__is_bot=False,
     )
-    ids = seats.values_list("table__round__stage__tournament_id", flat=True).distinct()
+    ids = seats.order_by().values_list("table__round__stage__tournament_id", flat=True).distinct()
     return [
         Due("tournaments.tournament_bots_apply", (pk,), "a person's seat in an event of bots")
         for pk in ids

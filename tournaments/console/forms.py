@@ -85,6 +85,18 @@ class TournamentSettingsForm(forms.Form):
     move_clock_seconds = forms.IntegerField(
         label=_("Move clock (seconds)"), required=False, initial=60, widget=number_input()
     )
+    absent_bots = forms.ChoiceField(
+        label=_("Bots play for absent players"),
+        choices=Tournament.AbsentBots.choices,
+        initial=Tournament.AbsentBots.OFF,
+        help_text=_(
+            "For the whole event, with no action per round. A player who connects again takes "
+            "their seat back at their next move."
+        ),
+    )
+    absent_bots_seconds = forms.IntegerField(
+        label=_("Absent for (seconds)"), required=False, initial=30, widget=number_input()
+    )
     two_person_rule = forms.BooleanField(
         label=_("Two-person rule"),
         required=False,
@@ -171,6 +183,7 @@ class TournamentSettingsForm(forms.Form):
         "guarantee",
         "reentry_fee",
         "move_clock_seconds",
+        "absent_bots_seconds",
     )
     FIELDSETS: list[tuple[Promise, dict[str, Any]]] = [
         (
@@ -185,6 +198,7 @@ class TournamentSettingsForm(forms.Form):
                     "starts_at",
                     "check_in_required",
                     ("move_clock_seconds", "seed"),
+                    ("absent_bots", "absent_bots_seconds"),
                 ]
             },
         ),
@@ -238,6 +252,7 @@ class TournamentSettingsForm(forms.Form):
             "starts_at": data.get("starts_at"),
             "two_person_rule": data["two_person_rule"],
             "dropout_rule": data["dropout_rule"],
+            "absent_bots": data["absent_bots"],
         }
         # Left blank: the service's default (no fee, no rake, the standard clock, ...).
         for name in self.DEFAULTED:

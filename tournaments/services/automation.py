@@ -126,7 +126,7 @@ def seat_stood_in(*, table_id: int, player_id: int, game_number: int, absent_sec
             absent_seconds,
         ) % {"count": absent_seconds}
     else:
-        reason = gettext("not at the table at the start of the game")
+        reason = gettext("not connected to the table")
     audit_record(
         actor=None,
         action=AuditEvent.Action.SEAT_BOT,
