@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.utils import timezone
@@ -23,8 +24,9 @@ from games import reconcile as games_reconcile
 from games import services as game_services
 from games.engine.bots import acting_seat
 from games.models import Game
-from tests.builders import make_tournament
+from tests.builders import LiveTable, make_tournament
 from tests.factories import PlayerFactory
+from tests.games.test_table_socket import open_socket
 from tournaments import reconcile, services
 from tournaments.errors import ConfigurationError, StateError
 from tournaments.models import AuditEvent, Round, Seat, Table, Tournament
@@ -184,6 +186,28 @@ def test_every_empty_seat_goes_to_a_bot_from_the_first_move(organiser: User) -> 
     assert row.before == {"seat": 1, "player": name, "game": 1}
 
 
+@pytest.mark.django_db(transaction=True)
+async def test_a_player_whose_socket_connects_takes_the_seat_back(live_table: LiveTable) -> None:
+    # given a bot standing in for the attacker of a live table, absent 20 s on their turn
+    game = live_table.game
+    await database_sync_to_async(stand_in_for_the_attacker)(game)
+    attacker = live_table.users[game.state["attacker"]]
+    # when the attacker opens the table's socket again
+    comm = await open_socket(live_table.table.pk, attacker)
+    await comm.receive_json_from(timeout=5)
+    # then the seat is theirs again, and the table is told
+    game = await Game.objects.aget(pk=game.pk)
+    assert game.stand_ins == []
+    assert str(game.state["attacker"]) not in game.bot_seats
+    await comm.disconnect()
+
+
+def stand_in_for_the_attacker(game: Game) -> None:
+    Game.objects.filter(pk=game.pk).update(absent_after=SECONDS)
+    check(turn_began(game, SECONDS + 1))
+    assert Game.objects.get(pk=game.pk).stand_ins
+
+
 # --- the setting: every table of the event, changeable while it runs ----------------------------
 
 
@@ -323,3 +347,20 @@ def test_an_event_nobody_attends_plays_itself_with_every_empty_seat_to_bots(
     assert all(sorted(game.stand_ins) == [0, 1] for game in games)
     # each stand-in recorded: two seats at each of four tables
     assert len(stood_in(tournament)) == 8
+
+
+@pytest.mark.django_db
+def test_a_delay_the_move_clock_always_beats_is_refused_at_its_field(organiser: User) -> None:
+    tournament = started(organiser)
+    Tournament.objects.filter(pk=tournament.pk).update(move_clock_seconds=30)
+    tournament.refresh_from_db()
+    with pytest.raises(ConfigurationError) as refused:
+        services.tournament_update(
+            tournament=tournament, actor=organiser, absent_bots="absent", absent_bots_seconds=30
+        )
+    assert refused.value.fields == {
+        "absent_bots_seconds": ["must be shorter than the move clock (30 s): the clock moves first"]
+    }
+    services.tournament_update(
+        tournament=tournament, actor=organiser, absent_bots="absent", absent_bots_seconds=20
+    )

@@ -116,6 +116,7 @@ def plan_problems(
         _stage_problems(tournament, stages, entries, add)
         _rules_problems(tournament, stages, add)
     _pool_problems(tournament, entries, add)
+    _absent_bots_problems(tournament, add)
     return fields
 
 
@@ -200,6 +201,21 @@ def _pool_problems(tournament: Tournament, entries: int | None, add: Add) -> Non
         adapters.payout_structure(tournament, entries or 1)
     except (ScoringError, InvalidOperation) as exc:
         add(("payout_structure",), plan_words.pool_problem(_scoring_error(exc)))
+
+
+def _absent_bots_problems(tournament: Tournament, add: Add) -> None:
+    # A bot that would stand in only after the clock has moved for the player never does.
+    clock = tournament.move_clock_seconds
+    if (
+        tournament.absent_bots == Tournament.AbsentBots.ABSENT
+        and clock
+        and tournament.absent_bots_seconds >= clock
+    ):
+        add(
+            ("absent_bots_seconds",),
+            gettext("must be shorter than the move clock (%(clock)s s): the clock moves first")
+            % {"clock": clock},
+        )
 
 
 def _scoring_error(exc: Exception) -> ScoringError:
