@@ -8,6 +8,7 @@ tests move its deadline), and presence is marked in the cache as a live socket m
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends import locmem
 from django.utils import timezone
 
 from durak_site.errors import Forbidden
@@ -37,10 +39,15 @@ TWO_ROUNDS = [{"format": "swiss", "table_size": 2, "rounds": 2}]
 
 @pytest.fixture(autouse=True)
 def _no_one_connected() -> Iterator[None]:
-    """Presence lives in the cache, which outlives a test: each starts with nobody at a table."""
-    cache.clear()
+    """Presence lives in the cache, which outlives a test: each starts with nobody at a table
+    (the local memory cache is emptied; a shared Redis is left alone, each test removing the
+    marks it made)."""
+    local = isinstance(caches["default"], locmem.LocMemCache)
+    if local:
+        cache.clear()
     yield
-    cache.clear()
+    if local:
+        cache.clear()
 
 
 def started(organiser: User, players: int = 2, **settings: Any) -> Tournament:
@@ -174,16 +181,18 @@ def test_a_seat_a_referee_handed_to_a_bot_is_not_given_back(
 def test_every_empty_seat_goes_to_a_bot_from_the_first_move(organiser: User) -> None:
     tournament = started(organiser, absent_bots="empty")
     game = the_game(tournament)
-    assert game.absent_after == 0 and game.table_id is not None
+    table = game.table_id
+    assert game.absent_after == 0 and table is not None
     # one player is at the table, the other is not (off turn or on turn alike)
     here, away = game.players
-    presence.seat_joined(game.table_id, here, "specific.here!1")
+    presence.seat_joined(table, here, "specific.here!1")
     game = check(game)
     assert game.bot_seats == {"1": "heuristic"} and game.stand_ins == [1]
     [row] = stood_in(tournament)
     assert row.reason == "not connected to the table"
     name = Seat.objects.get(table=game.table, player=away).player.display_name
     assert row.before == {"seat": 1, "player": name, "game": 1}
+    presence.seat_left(table, "specific.here!1")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -364,3 +373,33 @@ def test_a_delay_the_move_clock_always_beats_is_refused_at_its_field(organiser: 
     services.tournament_update(
         tournament=tournament, actor=organiser, absent_bots="absent", absent_bots_seconds=20
     )
+
+
+@pytest.mark.real_stack
+@pytest.mark.django_db(transaction=True)
+def test_play_to_the_end_finishes_on_a_real_worker(organiser: User, celery_worker: None) -> None:
+    # given a running two-stage event of people whose jobs go through Redis to a worker process
+    tournament = make_tournament(
+        PlayerFactory.create_batch(8),
+        stages=[
+            {"format": "swiss", "table_size": 4, "rounds": 1, "advance": {"top": 4}},
+            {"format": "knockout", "table_size": 4, "advance_per_table": 2},
+        ],
+        created_by=organiser,
+    )
+    services.tournament_start(tournament=tournament, actor=organiser)
+    deadline = time.monotonic() + 120
+    tables = Table.objects.filter(round__stage__tournament=tournament)
+    while tables.count() < 2 and time.monotonic() < deadline:
+        time.sleep(0.25)  # the worker pairs round 1
+    assert tables.count() == 2
+    # when its organiser has bots play it to the end
+    services.tournament_play_to_end(tournament=tournament, actor=organiser, reason="демо")
+    # then the worker plays both stages to the end
+    while time.monotonic() < deadline:
+        tournament.refresh_from_db()
+        if tournament.status == Tournament.Status.FINISHED:
+            break
+        time.sleep(0.5)
+    assert tournament.status == Tournament.Status.FINISHED, reconcile.unfinished_work(tournament)
+    assert len(stood_in(tournament)) == 12
