@@ -318,7 +318,8 @@ class TournamentSettingsChangeForm(forms.ModelForm[Tournament]):
 @admin.register(Tournament)
 class TournamentAdmin(ConsoleAdmin[Tournament]):
     """An organiser's events: created on the plan page (``console.plan``); its settings editable
-    until registration closes, its referees until it ends; the rest by actions."""
+    until registration closes (the bots for absent players until it ends), its referees until it
+    ends; the rest by actions."""
 
     form = TournamentSettingsChangeForm
     list_display = [

@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.builders import ConsoleEvent
+from tests.site.test_console_plan import SWISS, plan_data, save
 from tournaments.models import AuditEvent, Table, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -76,3 +77,15 @@ def test_the_bots_setting_is_editable_on_a_running_event_s_page(
     assert {"absent_bots", "absent_bots_seconds"} <= set(form.fields)
     assert "entry_fee" not in form.fields  # the rest stays fixed while it runs
     assert "Боты играют за отсутствующих" in page.content.decode()
+
+
+def test_the_add_form_sets_bots_for_absent_players(client: Client, organiser: User) -> None:
+    client.force_login(organiser)
+    data = plan_data(SWISS, absent_bots="absent", absent_bots_seconds="20")
+    assert save(client, data).status_code == 302
+    tournament = Tournament.objects.get()
+    assert (tournament.absent_bots, tournament.absent_bots_seconds) == ("absent", 20)
+    # left as the form offers it: off, with the default delay
+    assert save(client, plan_data(SWISS, name="Кубок Тулы 2")).status_code == 302
+    other = Tournament.objects.get(name="Кубок Тулы 2")
+    assert (other.absent_bots, other.absent_bots_seconds) == ("off", 30)
