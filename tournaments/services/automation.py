@@ -48,8 +48,9 @@ SETTINGS = ("absent_bots", "absent_bots_seconds")
 def tournament_bots_apply(*, tournament_id: int) -> int:
     """The tables in play of a running tournament follow its setting: their games' delay for
     absent players, and for **all** every seat still a person's handed to a bot (audited, in the
-    system's name). Safe to run twice; returns how many seats were handed over. Locks each
-    table row, then its current game's (``seating.seats_hand_to_bots``)."""
+    system's name), one table per transaction. Safe to run twice; returns how many seats were
+    handed over. Locks each table row, then its current game's (``seating.seats_hand_to_bots``).
+    """
     tournament = Tournament.objects.get(pk=tournament_id)
     if tournament.status != Tournament.Status.RUNNING:
         return 0
@@ -61,10 +62,19 @@ def tournament_bots_apply(*, tournament_id: int) -> int:
         games_set_absent_after(
             game_ids=list(games.values_list("pk", flat=True)), seconds=absent_after(tournament)
         )
-        if tournament.absent_bots != Tournament.AbsentBots.ALL:
-            return 0
-        seats = Seat.objects.filter(table__in=tables, bot_kind="", player__is_bot=False)
-        return seats_hand_to_bots(seats=list(seats), actor=None, reason=every_seat_reason())
+    if tournament.absent_bots != Tournament.AbsentBots.ALL:
+        return 0
+    people = Seat.objects.filter(table__in=tables, bot_kind="", player__is_bot=False)
+    by_table: dict[int, list[Seat]] = {}
+    for seat in people:
+        by_table.setdefault(seat.table_id, []).append(seat)
+    handed = 0
+    for seats in by_table.values():
+        try:
+            handed += seats_hand_to_bots(seats=seats, actor=None, reason=every_seat_reason())
+        except StateError:
+            continue  # the table finished meanwhile: nothing left to hand over there
+    return handed
 
 
 def tournament_bots_changed(tournament: Tournament) -> None:
