@@ -13,8 +13,9 @@ every bad one is answered with an error frame and the socket goes on.
 
 A seated player's socket marks the player present at the table while it lives
 (``games.presence``: on connect, again every ``presence.REFRESH_SECONDS``, removed on
-disconnect), for the referees' live tables page. The mark is advice: a cache that fails is
-logged, never the socket's problem.
+disconnect), for the referees' live tables page and the bots that stand in for absent players
+(``services.stand_ins``: its connect takes the seat back from one). The mark is advice: a cache
+that fails is logged, never the socket's problem.
 """
 
 from __future__ import annotations
@@ -224,6 +225,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if self.access.role == PLAYER and self.access.player_id is not None:
             await self.mark_present(self.access.player_id)
             self.presence = asyncio.create_task(self.keep_present(self.access.player_id))
+            # Back at the table: a bot standing in for the seat gives it back.
+            await db_async(services.table_seat_return)(
+                table_id=self.table_id, player_id=self.access.player_id
+            )
         await self.send_current()
 
     async def disconnect(self, code: int) -> None:

@@ -3,7 +3,8 @@
 ``games`` never imports ``tournaments`` (the import contract in ``.importlinter`` says so): the
 tournaments app implements :class:`Tables` and registers it once, in its ``AppConfig.ready``.
 Through it a live table learns who may watch or play and as what, the players' names and ranks,
-and it announces that a game of a table is over (the job ``games.game_finished``).
+it announces that a game of a table is over (the job ``games.game_finished``), and that a bot
+stands in for an absent player or gave the seat back.
 """
 
 from __future__ import annotations
@@ -80,6 +81,19 @@ class Tables(Protocol):
     def absent_players(self, *, table_id: int) -> dict[int, str]:
         """The players of the table whose entry has left the event, by Player id: "withdrawn"
         or "disqualified" (those still in are left out). For the referee's ruling choices."""
+        ...
+
+    def seat_stood_in(
+        self, *, table_id: int, player_id: int, game_number: int, absent_seconds: int
+    ) -> None:
+        """A bot stands in for ``player_id``, absent from the table (``absent_seconds`` into
+        their turn; 0: from the start of the game), in game ``game_number``: recorded with the
+        change, inside its transaction (``games.services.stand_ins``)."""
+        ...
+
+    def seat_returned(self, *, table_id: int, player_id: int, game_number: int) -> None:
+        """``player_id`` is back at the table and takes their seat from the stand-in bot:
+        recorded likewise."""
         ...
 
     def game_finished(self, *, game_id: int) -> str:

@@ -88,6 +88,22 @@ class Game(models.Model):
         blank=True,
         help_text=_("When the clock runs out for the move expected now."),
     )
+    # Stand-in bots for absent players (``games.services.stand_ins``): the seconds a seated
+    # player may go without a connection to the table on their turn before a bot plays for them
+    # (0: at once; None: never, the clock alone acts), and the seats of ``bot_seats`` that a bot
+    # plays only until its player comes back.
+    absent_after = models.PositiveIntegerField(
+        _("bots for absent players after, seconds"),
+        null=True,
+        blank=True,
+        help_text=_("A bot plays the turn of a player not connected for this long; empty: never."),
+    )
+    stand_ins = models.JSONField(
+        _("stand-in seats"),
+        default=list,
+        blank=True,
+        help_text=_("The seats a bot plays until their player is back at the table."),
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 

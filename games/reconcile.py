@@ -11,23 +11,32 @@ the reconciler's grace, ``durak_site.jobs.GRACE``).
   seat to act (the engine's :func:`~games.engine.bots.acting_seat`; a game of bots only always
   has one): ``game_play_bots``.
 
+- **A seat left empty**: an active game with a rule for absent players
+  (``Game.absent_after``) whose turn has lasted longer than that and the grace, waiting for a
+  person who has no connection to the table (``games.presence``; a player who left mid-turn
+  after the stand-in's delay, or a lost check): ``game_absent_check``.
+
 Queries: one for the clocks (the ``(status, deadline)`` index), one for the idle games with bots
 (their last move through the ``(game, seq)`` unique index), and one for the states of the idle
-games where people and bots play together (rare: a seat handed to a bot).
+games where people and bots play together (rare: a seat handed to a bot); for the empty seats,
+one for the idle games with the rule, one for those past their delay and one cache read of
+their tables' presence.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db.models import F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from durak_site.jobs import Due
+from games import presence
 from games.engine import GameState
 from games.engine.bots import acting_seat
 from games.models import Game, GameAction
+from games.services.stand_ins import absent_seats
 
 
 def due_jobs(
@@ -44,7 +53,7 @@ def due_jobs(
         if tableless:
             scope |= Q(table__isnull=True)
         games = games.filter(scope)
-    return [*_clocks(games, cutoff), *_bots(games, cutoff)]
+    return [*_clocks(games, cutoff), *_bots(games, cutoff), *_empty_seats(games, cutoff)]
 
 
 def _clocks(games: QuerySet[Game], cutoff: datetime) -> list[Due]:
@@ -79,3 +88,24 @@ def _bots(games: QuerySet[Game], cutoff: datetime) -> list[Due]:
             if acting_seat(GameState.from_dict(state)) in bots:
                 due.append(Due("games.game_play_bots", (pk, version), "a bot's move not made"))
     return due
+
+
+def _empty_seats(games: QuerySet[Game], cutoff: datetime) -> list[Due]:
+    last_move = GameAction.objects.filter(game=OuterRef("pk")).order_by("-seq").values("created_at")
+    idle = (
+        games.filter(absent_after__isnull=False, table__isnull=False)
+        .annotate(moved=Coalesce(Subquery(last_move[:1]), F("created_at")))
+        .filter(moved__lte=cutoff)
+        .values_list("pk", "moved", "absent_after")
+    )
+    # Due once the turn has lasted the game's own delay past the cutoff.
+    due = [pk for pk, moved, after in idle if moved <= cutoff - timedelta(seconds=after or 0)]
+    if not due:
+        return []
+    waiting = list(Game.objects.filter(pk__in=due))
+    present = presence.present_players({game.table_id for game in waiting if game.table_id})
+    return [
+        Due("games.game_absent_check", (game.pk, game.version), "a seat left empty")
+        for game in waiting
+        if game.table_id is not None and absent_seats(game, present[game.table_id])
+    ]

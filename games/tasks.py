@@ -1,8 +1,8 @@
-"""Game jobs: bots acting, the move clock, and what follows the end of a game. Each is named
-after the service it calls, takes ids, is guarded by the game's version or status, and is safe
-to run twice. The reconciler (``tournaments.reconcile``, with the finders of
-``games.reconcile``) sends each of them again when its work is due and not done, so each holds
-its lease while it runs (``durak_site.jobs.Reconciled``)."""
+"""Game jobs: bots acting, bots standing in for absent players, the move clock, and what follows
+the end of a game. Each is named after the service it calls, takes ids, is guarded by the game's
+version or status, and is safe to run twice. The reconciler (``tournaments.reconcile``, with the
+finders of ``games.reconcile``) sends each of them again when its work is due and not done, so
+each holds its lease while it runs (``durak_site.jobs.Reconciled``)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,16 @@ def game_play_bots(game_id: int, version: int) -> int:
 def game_clock_expire(game_id: int, version: int) -> int:
     try:
         return services.game_clock_expire(game_id=game_id, version=version).version
+    except NotFound:
+        if _exists(game_id):
+            raise
+        return GONE
+
+
+@shared_task(name="games.game_absent_check", base=Reconciled)
+def game_absent_check(game_id: int, version: int) -> int:
+    try:
+        return services.game_absent_check(game_id=game_id, version=version).version
     except NotFound:
         if _exists(game_id):
             raise

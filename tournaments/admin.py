@@ -45,6 +45,7 @@ from tournaments.console.admin_actions import (
     disqualify,
     open_registration,
     pair_next_round,
+    play_to_end,
     reenter,
     start,
     withdraw,
@@ -302,7 +303,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
     search_fields = ["name", "slug"]
     filter_horizontal = ["referees"]
     inlines = [StageInline]
-    actions = [open_registration, close_registration, start, cancel, pair_next_round]
+    actions = [open_registration, close_registration, start, cancel, pair_next_round, play_to_end]
     # The settings and the rules are the plan's forms (``TournamentChangeForm.plan``), shown
     # after the first of these; the referees and the record after them.
     fieldsets = [

@@ -364,6 +364,9 @@ class TournamentPlanSerializer(StrictSerializer):
     move_clock_seconds = _WholeField(min_value=0, max_value=POSITIVE_MAX, default=60)
     two_person_rule = _FlagField(default=False)
     dropout_rule = _choice(["clock", "referee"], default="clock")
+    # Bots for absent players, for the rest of the event (``services.automation``).
+    absent_bots = _choice(["off", "absent", "empty", "all"], default="off")
+    absent_bots_seconds = _WholeField(min_value=1, max_value=POSITIVE_MAX, default=30)
     is_public = _FlagField(default=True)
     seed = _TextField(max_length=64, allow_blank=True, default="")
     # When it is planned to start (shown and counted down to while it is open); None: not said.

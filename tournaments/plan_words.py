@@ -54,6 +54,8 @@ SETTING_LABELS: dict[str, Promise] = {
     "move_clock_seconds": _("Move clock (seconds)"),
     "two_person_rule": _("Two-person rule"),
     "dropout_rule": _("When a player drops out mid-game"),
+    "absent_bots": _("Bots play for absent players"),
+    "absent_bots_seconds": _("Absent for (seconds)"),
     "is_public": _("Public"),
     "seed": _("Seed"),
     "league": _("League"),

@@ -22,6 +22,10 @@ a complete round (no table playing or waiting) not         ``tournaments.round_c
 completed
 a round due for pairing (pending, its stage running; a     ``tournaments.round_pair``
 knockout's first round only) not paired
+a seat still a person's at a table in play of an event    ``tournaments.tournament_bots_apply``
+that bots play to the end
+a seat left empty at a game with bots for absent players  ``games.game_absent_check``
+(``games.reconcile``)
 a finished tournament without its final places, prize     ``tournaments.`` +
 pool, ranks (with its league's) or ratings, or whose job   ``tournament_places_compute``,
 failed and whose inputs changed since (finished in the     ``prize_pool_compute``,
@@ -30,7 +34,7 @@ last :data:`AWARDS_WINDOW`, unless asked about it alone)   ``tournament_ranks_co
 =========================================================  ====================================
 
 Only running tournaments' games and rounds are looked at (a cancelled event's tables stay as
-they are). Cheap when nothing is due: seven indexed queries, whatever the number of events.
+they are). Cheap when nothing is due: nine indexed queries, whatever the number of events.
 Safe to run concurrently (two beats, a slow run overlapping the next): a job's lease is taken
 with ``cache.add`` before it is sent, and every job is idempotent anyway.
 
@@ -49,7 +53,16 @@ from django.utils import timezone
 from durak_site.jobs import GRACE, Due, enqueue_due
 from games import reconcile as games_reconcile
 from games.models import Game
-from tournaments.models import AwardsFailure, Entry, PrizePool, Round, Stage, Table, Tournament
+from tournaments.models import (
+    AwardsFailure,
+    Entry,
+    PrizePool,
+    Round,
+    Seat,
+    Stage,
+    Table,
+    Tournament,
+)
 from tournaments.services import failures
 from tournaments.services.failures import Job
 
@@ -82,6 +95,7 @@ def due_jobs(
     return [
         *games_reconcile.due_jobs(cutoff=cutoff, tables=tables, tableless=tournament_id is None),
         *_games_over(tables, cutoff),
+        *_seats_for_bots(running, cutoff),
         *_rounds_complete(running, cutoff),
         *_rounds_to_pair(running, cutoff),
         *_awards(now, cutoff, tournament_id),
@@ -105,6 +119,26 @@ def _games_over(tables: list[int], cutoff: datetime) -> list[Due]:
     return [
         Due("games.game_finished", (pk,), f"game {pk} is over and its table still plays")
         for pk in over.values_list("pk", flat=True)
+    ]
+
+
+def _seats_for_bots(running: QuerySet[Tournament], cutoff: datetime) -> list[Due]:
+    """Events that bots play to the end with a person's seat at a table in play, their last
+    change before ``cutoff``: their job was lost, or a round was seated as the setting changed."""
+    quiet = running.filter(absent_bots=Tournament.AbsentBots.ALL).filter(
+        Q(changed_at__lte=cutoff) | Q(changed_at__isnull=True)
+    )
+    seats = Seat.objects.filter(
+        table__round__stage__tournament__in=quiet,
+        table__status=Table.Status.PLAYING,
+        table__is_bye=False,
+        bot_kind="",
+        player__is_bot=False,
+    )
+    ids = seats.order_by().values_list("table__round__stage__tournament_id", flat=True).distinct()
+    return [
+        Due("tournaments.tournament_bots_apply", (pk,), "a person's seat in an event of bots")
+        for pk in ids
     ]
 
 

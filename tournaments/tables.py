@@ -1,7 +1,8 @@
 """The tournaments app as the games layer's seating layer (:class:`games.hooks.Tables`).
 
 Registered in ``TournamentsConfig.ready``: a live table asks here who may play or watch, the
-players' names and ranks, and announces here that a game of a table is over.
+players' names and ranks, and announces here that a game of a table is over and that a bot stands
+in for an absent player or gave the seat back (each recorded in the audit log).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tournaments.permissions import can_see_hands
 from tournaments.selectors.people import current_ranks
 from tournaments.selectors.play import table_places
 from tournaments.selectors.visibility import tournaments_visible_to
+from tournaments.services.automation import seat_returned, seat_stood_in
 from tournaments.services.results import table_after_game
 from tournaments.wording import game_name, rank_title
 
@@ -89,6 +91,19 @@ class TournamentTables:
                 "player_id", "entry__status"
             )
         )
+
+    def seat_stood_in(
+        self, *, table_id: int, player_id: int, game_number: int, absent_seconds: int
+    ) -> None:
+        seat_stood_in(
+            table_id=table_id,
+            player_id=player_id,
+            game_number=game_number,
+            absent_seconds=absent_seconds,
+        )
+
+    def seat_returned(self, *, table_id: int, player_id: int, game_number: int) -> None:
+        seat_returned(table_id=table_id, player_id=player_id, game_number=game_number)
 
     def game_finished(self, *, game_id: int) -> str:
         return table_after_game(game_id=game_id)

@@ -37,6 +37,11 @@ def round_complete(round_id: int) -> str:
     return services.round_complete(round_id=round_id).status
 
 
+@shared_task(name="tournaments.tournament_bots_apply", base=Reconciled)
+def tournament_bots_apply(tournament_id: int) -> int:
+    return services.tournament_bots_apply(tournament_id=tournament_id)
+
+
 @shared_task(name="tournaments.tournament_places_compute", base=Reconciled)
 def tournament_places_compute(tournament_id: int) -> int | None:
     """A finished event's final places, again (a failure stored: ``services.failures``)."""

@@ -2,6 +2,7 @@
 
 - :mod:`~games.services.play`: deal a game, apply a seat's action, the tail of every change;
 - :mod:`~games.services.automation`: bots and the move clock acting for a seat;
+- :mod:`~games.services.stand_ins`: bots standing in for absent players until they return;
 - :mod:`~games.services.referee`: pause, resume, adjudicate, void;
 - :mod:`~games.services.fairness`: the deal check of a finished game;
 - :mod:`~games.services.tickets`: single-use tickets that open a socket as a user.
@@ -24,11 +25,19 @@ from games.services.referee import (
     game_void,
     table_referee,
 )
+from games.services.stand_ins import (
+    STAND_IN,
+    game_absent_check,
+    games_set_absent_after,
+    table_seat_return,
+)
 from games.services.tickets import socket_ticket_issue, socket_ticket_redeem
 
 __all__ = [
     "REFEREE_COMMANDS",
+    "STAND_IN",
     "Outcome",
+    "game_absent_check",
     "game_adjudicate",
     "game_apply_action",
     "game_clock_expire",
@@ -39,9 +48,11 @@ __all__ = [
     "game_resume",
     "game_verify_deal",
     "game_void",
+    "games_set_absent_after",
     "load_state",
     "socket_ticket_issue",
     "socket_ticket_redeem",
     "table_act",
     "table_referee",
+    "table_seat_return",
 ]

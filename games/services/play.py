@@ -50,11 +50,14 @@ def game_create(
     setup: dict[str, Any] | None = None,
     seed: str | None = None,
     clock_seconds: int = 0,
+    absent_after: int | None = None,
 ) -> Game:
     """Deal a new game from a fresh secret seed and publish its commitment.
 
     ``setup`` holds the series hooks of ``engine.new_game`` (first attacker, hand sizes, laid-out
-    cards, throw caps, pogony rank). ``bot_seats`` maps a seat to a bot name.
+    cards, throw caps, pogony rank). ``bot_seats`` maps a seat to a bot name. ``absent_after``:
+    a bot stands in for a player absent from the table this many seconds into their turn
+    (``services.stand_ins``; None: never).
     """
     try:
         parsed = Rules.from_dict(rules)
@@ -85,6 +88,7 @@ def game_create(
         bot_seats={str(k): v for k, v in (bot_seats or {}).items()},
         state=state.to_dict(),
         clock_seconds=clock_seconds,
+        absent_after=absent_after,
     )
     arm_clock(game)
     game.save(force_insert=True)
@@ -165,6 +169,15 @@ def after_change(game: Game, *, event: str = "state") -> None:
     broadcast_on_commit(game, event)
     if game.status == Game.Status.ACTIVE and game.bot_seats:
         enqueue_on_commit("games.game_play_bots", game.pk, game.version)
+    if (
+        game.status == Game.Status.ACTIVE
+        and game.absent_after is not None
+        and len(game.bot_seats) < len(game.players)
+    ):
+        # Is a person's seat left empty? (``services.stand_ins``)
+        enqueue_on_commit(
+            "games.game_absent_check", game.pk, game.version, countdown=game.absent_after or None
+        )
     if game.is_over:
         enqueue_on_commit("games.game_finished", game.pk)
 

@@ -189,6 +189,7 @@ DECLARED: dict[str, str] = {
     "POST admin:tournaments_tournament_changelist action=close_registration": ORGANISER_ACTS,
     "POST admin:tournaments_tournament_changelist action=start": ORGANISER_ACTS,
     "POST admin:tournaments_tournament_changelist action=cancel": ORGANISER_ASKS,
+    "POST admin:tournaments_tournament_changelist action=play_to_end": ORGANISER_ASKS,
     "POST admin:tournaments_tournament_changelist action=pair_next_round": REFEREES_ACT,
     "POST admin:tournaments_entry_changelist action=check_in": REFEREES_ACT,
     "POST admin:tournaments_entry_changelist action=withdraw": REFEREES_ASK,

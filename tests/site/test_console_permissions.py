@@ -185,8 +185,12 @@ def test_a_running_tournaments_fee_cannot_be_changed(
     as_user(client, organiser)
     page = client.get(url(Tournament, "change", a.tournament.pk))
     assert page.status_code == 200
-    # only the referees are still open; the fee is shown, read-only
-    assert set(page.context["adminform"].form.fields) == {"referees"}
+    # only the referees and the bots for absent players are still open; the fee is read-only
+    assert set(page.context["adminform"].form.fields) == {
+        "referees",
+        "absent_bots",
+        "absent_bots_seconds",
+    }
     data = {**change_form_data(page), "entry_fee": "1", "name": "Другое"}
     assert client.post(url(Tournament, "change", a.tournament.pk), data).status_code == 302
     tournament = Tournament.objects.get(pk=a.tournament.pk)

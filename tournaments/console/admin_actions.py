@@ -15,9 +15,9 @@ action that:
   message naming the object (that object is left as it was, the others go on), never a 500.
 
 The actions of the console's pages follow: on tournaments (open and close registration, start,
-cancel with a reason, pair the next round), entries (check in; withdraw and disqualify, with a
-reason; re-enter), rounds (request pairing; hand their seats to bots) and tables (hand their
-seats to bots).
+cancel with a reason, pair the next round, play to the end with bots), entries (check in;
+withdraw and disqualify, with a reason; re-enter), rounds (request pairing; hand their seats to
+bots) and tables (hand their seats to bots); a hand-over names the round or table it was for.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-from django.utils.translation import gettext, ngettext_lazy
+from django.utils.translation import gettext, ngettext, ngettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
@@ -42,6 +42,8 @@ from tournaments.console.admin_base import ConsoleAdmin
 from tournaments.errors import StateError
 from tournaments.models import Entry, Round, Seat, Table, Tournament
 from tournaments.permissions import can_manage, can_referee
+from tournaments.selectors.play import round_places, table_places
+from tournaments.services.automation import tournament_play_to_end
 from tournaments.services.progression import tournament_start
 from tournaments.services.registration import (
     entry_check_in,
@@ -70,8 +72,9 @@ class ReasonForm(forms.Form):
     )
 
 
-# A step: the service call for one object (``reason``: "" unless asked for).
-Step = Callable[[HttpRequest, Any, str], None]
+# A step: the service call for one object (``reason``: "" unless asked for); what it returns,
+# if anything, is that object's own success message (instead of the count of ``done``).
+Step = Callable[[HttpRequest, Any, str], str | None]
 Action = Callable[[ConsoleAdmin[Any], HttpRequest, QuerySet[Any]], HttpResponse | None]
 
 
@@ -106,7 +109,8 @@ def console_action(
 
     ``permission`` names the ``ConsoleAdmin.has_<permission>_permission`` that shows the action
     at all (and, per object, :data:`OFFERED`); ``done`` is the message after it, with
-    ``%(count)d`` objects; ``consequences``, what the action does, on the page that asks for the
+    ``%(count)d`` objects (an object whose step returns its own message is told by that
+    instead); ``consequences``, what the action does, on the page that asks for the
     reason.
     """
     offered = OFFERED[permission]
@@ -140,11 +144,14 @@ def console_action(
             for obj in objects:
                 try:
                     with transaction.atomic():
-                        step(request, obj, text)
+                        said = step(request, obj, text)
                 except ServiceError as exc:
                     modeladmin.message_user(request, f"{obj}: {exc.message}", messages.ERROR)
                 else:
-                    count += 1
+                    if said:
+                        modeladmin.message_user(request, said, messages.SUCCESS)
+                    else:
+                        count += 1
             if count:
                 modeladmin.message_user(request, done % {"count": count}, messages.SUCCESS)
             return None
@@ -308,11 +315,20 @@ def disqualify(request: HttpRequest, entry: Entry, reason: str) -> None:
     entry_disqualify(entry=entry, reason=reason, actor=request.user)
 
 
-def _hand_to_bots(request: HttpRequest, tables: QuerySet[Table], reason: str) -> None:
+def _hand_to_bots(request: HttpRequest, tables: QuerySet[Table], reason: str, place: str) -> str:
+    """Hand the seats of ``tables`` in play to bots; the message names ``place`` (the round or
+    the table, as every face names it: ``selectors.play``) and how many seats went over."""
     seats = Seat.objects.filter(table__in=tables, table__status=Table.Status.PLAYING)
-    seats_hand_to_bots(
+    handed = seats_hand_to_bots(
         seats=list(seats.exclude(table__is_bye=True)), actor=request.user, reason=reason
     )
+    if not handed:
+        return gettext("%(place)s: bots played every seat already.") % {"place": place}
+    return ngettext(
+        "%(place)s: %(count)d seat handed to bots.",
+        "%(place)s: %(count)d seats handed to bots.",
+        handed,
+    ) % {"place": place, "count": handed}
 
 
 @console_action(
@@ -325,9 +341,10 @@ def _hand_to_bots(request: HttpRequest, tables: QuerySet[Table], reason: str) ->
         "count",
     ),
 )
-def hand_table_to_bots(request: HttpRequest, table: Table, reason: str) -> None:
+def hand_table_to_bots(request: HttpRequest, table: Table, reason: str) -> str:
     """Every seat of the table is played by a bot for the rest of its series."""
-    _hand_to_bots(request, Table.objects.filter(pk=table.pk), reason)
+    place = table_places([table.pk])[table.pk].text
+    return _hand_to_bots(request, Table.objects.filter(pk=table.pk), reason, place)
 
 
 @console_action(
@@ -340,9 +357,33 @@ def hand_table_to_bots(request: HttpRequest, table: Table, reason: str) -> None:
         "count",
     ),
 )
-def hand_round_to_bots(request: HttpRequest, round_: Round, reason: str) -> None:
+def hand_round_to_bots(request: HttpRequest, round_: Round, reason: str) -> str:
     """Every seat of the round's playing tables is played by a bot for the rest of its series."""
-    _hand_to_bots(request, Table.objects.filter(round=round_), reason)
+    place = round_places([round_.pk])[round_.pk]
+    return _hand_to_bots(request, Table.objects.filter(round=round_), reason, place)
+
+
+@console_action(
+    description=_("Play to the end with bots (with a reason)"),
+    permission="manage",
+    reason=True,
+    done=ngettext_lazy(
+        "Bots play %(count)d tournament to the end.",
+        "Bots play %(count)d tournaments to the end.",
+        "count",
+    ),
+    consequences=_(
+        "For the rest of the event, bots play every seat: the seats of the tables in play now, "
+        "and every seat of the later rounds and stages, until the tournament finishes. Players "
+        "do not get their seats back. For demonstrations and tests."
+    ),
+)
+def play_to_end(request: HttpRequest, tournament: Tournament, reason: str) -> str:
+    """The event's bots for absent players become "every seat" (``services.automation``)."""
+    tournament_play_to_end(tournament=tournament, actor=request.user, reason=reason)
+    return gettext("%(tournament)s: bots play every seat until it finishes.") % {
+        "tournament": tournament
+    }
 
 
 @console_action(

@@ -94,6 +94,18 @@ class TournamentSettingsForm(forms.Form):
             "dealt keeps its clock."
         ),
     )
+    absent_bots = forms.ChoiceField(
+        label=_("Bots play for absent players"),
+        choices=Tournament.AbsentBots.choices,
+        initial=Tournament.AbsentBots.OFF,
+        help_text=_(
+            "For the whole event, with no action per round. A player who connects again takes "
+            "their seat back at their next move."
+        ),
+    )
+    absent_bots_seconds = forms.IntegerField(
+        label=_("Absent for (seconds)"), required=False, initial=30, widget=number_input()
+    )
     two_person_rule = forms.BooleanField(
         label=_("Two-person rule"),
         required=False,
@@ -181,6 +193,7 @@ class TournamentSettingsForm(forms.Form):
         "guarantee",
         "reentry_fee",
         "move_clock_seconds",
+        "absent_bots_seconds",
     )
     FIELDSETS: list[tuple[Promise, dict[str, Any]]] = [
         (
@@ -195,6 +208,7 @@ class TournamentSettingsForm(forms.Form):
                     "starts_at",
                     "check_in_required",
                     ("move_clock_seconds", "seed"),
+                    ("absent_bots", "absent_bots_seconds"),
                 ]
             },
         ),

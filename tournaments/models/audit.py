@@ -39,6 +39,7 @@ class AuditEvent(models.Model):
         ROUND_REPAIR = "round.repair", _("Round paired again")
         SEAT_SWAP = "seat.swap", _("Seats swapped")
         SEAT_BOT = "seat.bot", _("Seat handed to a bot")
+        SEAT_RETURN = "seat.return", _("Seat taken back from a bot")
         GAME_REFEREE = "game.referee", _("Referee ruling on a game")
         PLAYER_EDIT = "player.edit", _("Player changed")
         TEAM_CREATE = "team.create", _("Team created")

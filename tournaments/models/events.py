@@ -204,6 +204,31 @@ class Tournament(models.Model):
             "0: no clock."
         ),
     )
+
+    class AbsentBots(models.TextChoices):
+        OFF = "off", _("Never: the move clock moves for an absent player")
+        ABSENT = "absent", _("For a player absent on their turn for the seconds below")
+        EMPTY = "empty", _("For every empty seat, from the first move of each game")
+        ALL = "all", _("For every seat, to the end of the event")
+
+    absent_bots = models.CharField(
+        _("bots play for absent players"),
+        max_length=10,
+        choices=AbsentBots.choices,
+        default=AbsentBots.OFF,
+        help_text=_(
+            "For the rest of the event, every table included: a bot plays the seat of a player "
+            "who is not connected to their table until they come back."
+        ),
+    )
+    absent_bots_seconds = models.PositiveIntegerField(
+        _("absent for, seconds"),
+        default=30,
+        help_text=_(
+            "How long a player's turn waits for them without a connection before a bot plays "
+            "for them; shorter than the move clock, or the clock moves first."
+        ),
+    )
     seed = models.CharField(
         _("draw seed"),
         max_length=64,

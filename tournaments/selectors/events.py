@@ -373,6 +373,8 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
         "play": {
             "move_clock_seconds": tournament.move_clock_seconds,
             "dropout_rule": tournament.dropout_rule,
+            "absent_bots": tournament.absent_bots,
+            "absent_bots_seconds": tournament.absent_bots_seconds,
             "two_person_rule": tournament.two_person_rule,
             "check_in_required": tournament.check_in_required,
             "max_entries": tournament.max_entries,

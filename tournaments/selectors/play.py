@@ -138,6 +138,23 @@ def table_places(table_ids: Iterable[int]) -> dict[int, TablePlace]:
     return {t.pk: place_of(t, t) for t in tables}
 
 
+def round_places(round_ids: Iterable[int]) -> dict[int, str]:
+    """The rounds ``round_ids`` named where they are played, by id, in one query: "Swiss ·
+    Round 3", "Knockout · Final" (a stage told apart by its order when it has a twin)."""
+    rounds = with_stage_rounds(
+        Round.objects.filter(pk__in=list(round_ids)).select_related("stage"), "stage"
+    )
+    names = {}
+    for round_ in rounds:
+        stage = round_.stage
+        twins = getattr(round_, "stage_twins", None) or 0
+        names[round_.pk] = place_name(
+            stage=stage_name(stage.name, stage.format, order=stage.order if twins else None),
+            round=round_title(round_, getattr(round_, "stage_rounds", None)),
+        )
+    return names
+
+
 def last_game_id(series_state: Any) -> int | None:
     """The table's last finished game (``Table.series_state["game_ids"]``, which the results
     service appends to as each game of the series ends), or None before the first ends: what a

@@ -10,6 +10,8 @@
 - :mod:`~tournaments.services.imports`: entries from a list of players (a CSV file), all or none;
 - :mod:`~tournaments.services.rounds`: pairing a round (swiss, round robin, knockout bracket);
 - :mod:`~tournaments.services.seating`: seating a table and dealing its series' games;
+- :mod:`~tournaments.services.automation`: bots for absent players (the event's setting) and
+  "play to the end";
 - :mod:`~tournaments.services.results`: the results tables produce, the knockout feed;
 - :mod:`~tournaments.services.corrections`: a referee's results and corrections, the two-person
   rule, pairing a round again after a correction;
@@ -26,6 +28,7 @@ name, so that a worker never sees a row the caller has not committed yet (the ta
 ``tournaments.tasks`` call these services, never the other way round).
 """
 
+from tournaments.services.automation import tournament_bots_apply, tournament_play_to_end
 from tournaments.services.awards import (
     league_ranks_compute,
     prize_pool_compute,
@@ -86,10 +89,12 @@ __all__ = [
     "table_result_reject",
     "team_create",
     "team_update",
+    "tournament_bots_apply",
     "tournament_cancel",
     "tournament_close_registration",
     "tournament_create",
     "tournament_open_registration",
+    "tournament_play_to_end",
     "tournament_ranks_compute",
     "tournament_set_referees",
     "tournament_start",

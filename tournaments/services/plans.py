@@ -41,6 +41,7 @@ from tournaments.plan_schema import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.prizes import currency
+from tournaments.services import automation
 from tournaments.services.audit import audit_changes, audit_record
 from tournaments.services.feed import tournament_changed
 
@@ -117,6 +118,7 @@ def plan_problems(
         _stage_problems(tournament, stages, entries, add)
         _rules_problems(tournament, stages, add)
     _pool_problems(tournament, entries, add)
+    _absent_bots_problems(tournament, add)
     return fields
 
 
@@ -203,6 +205,21 @@ def _pool_problems(tournament: Tournament, entries: int | None, add: Add) -> Non
         add(("payout_structure",), plan_words.pool_problem(_scoring_error(exc)))
 
 
+def _absent_bots_problems(tournament: Tournament, add: Add) -> None:
+    # A bot that would stand in only after the clock has moved for the player never does.
+    clock = tournament.move_clock_seconds
+    if (
+        tournament.absent_bots == Tournament.AbsentBots.ABSENT
+        and clock
+        and tournament.absent_bots_seconds >= clock
+    ):
+        add(
+            ("absent_bots_seconds",),
+            gettext("must be shorter than the move clock (%(clock)s s): the clock moves first")
+            % {"clock": clock},
+        )
+
+
 def _scoring_error(exc: Exception) -> ScoringError:
     return exc if isinstance(exc, ScoringError) else ScoringError(str(exc))
 
@@ -237,6 +254,8 @@ def tournament_create(
     move_clock_seconds: int = 60,
     two_person_rule: bool = False,
     dropout_rule: str = "clock",
+    absent_bots: str = "off",
+    absent_bots_seconds: int = 30,
     is_public: bool = True,
     seed: str = "",
     starts_at: Any = None,
@@ -275,6 +294,8 @@ def tournament_create(
         "move_clock_seconds": move_clock_seconds,
         "two_person_rule": two_person_rule,
         "dropout_rule": dropout_rule,
+        "absent_bots": absent_bots,
+        "absent_bots_seconds": absent_bots_seconds,
         "is_public": is_public,
         "seed": seed,
         "starts_at": starts_at,
@@ -351,6 +372,8 @@ def plan_rows(
         move_clock_seconds=settings["move_clock_seconds"],
         two_person_rule=settings["two_person_rule"],
         dropout_rule=settings["dropout_rule"],
+        absent_bots=settings["absent_bots"],
+        absent_bots_seconds=settings["absent_bots_seconds"],
         is_public=settings["is_public"],
         seed=(settings["seed"] or slug or settings["name"])[:SEED_LENGTH],
         starts_at=settings.get("starts_at"),
@@ -420,6 +443,8 @@ SETTING_WINDOWS: dict[str, tuple[tuple[str, ...], Promise]] = {
     "guarantee": (_BEFORE_START, _MONEY_FIXED),
     "payout_structure": (_BEFORE_START, _MONEY_FIXED),
     "rules": (_DRAFT, _RULES_FIXED),
+    # the bots for absent players: the tables in play follow at once (``automation``)
+    **dict.fromkeys(automation.SETTINGS, (_UNTIL_THE_END, _OVER)),
 }
 SETTINGS_EDITABLE = tuple(name for name, (statuses, _) in SETTING_WINDOWS.items() if statuses)
 EDITABLE_BY_STATUS: dict[str, tuple[str, ...]] = {
@@ -541,6 +566,8 @@ def tournament_update(*, tournament: Tournament, actor: Actor | None, **changes:
         tournament=locked,
         shown=_audit_value,
     )
+    if set(automation.SETTINGS) & set(changed):
+        automation.tournament_bots_changed(locked)
     locked.version = tournament_changed(
         tournament_id=locked.pk, event="tournament_updated", data={"fields": sorted(changed)}
     )

@@ -12,15 +12,17 @@ from durak_site.errors import Forbidden
 from games.actors import Actor
 from games.engine.series import Series
 from games.models import Game
-from games.services import game_create, game_hand_seat_to_bot
+from games.services import STAND_IN, game_create, game_hand_seat_to_bot
 from tournaments import adapters, selectors
 from tournaments.errors import StateError
 from tournaments.models import (
     AuditEvent,
     Entry,
+    Player,
     Seat,
     Table,
     Team,
+    Tournament,
 )
 from tournaments.pairing import (
     team_seating,
@@ -42,10 +44,29 @@ def entry_player_id(entry: Entry) -> int:
     return entry.player_id
 
 
+def absent_after(tournament: Tournament) -> int | None:
+    """The delay before a bot stands in for an absent player in ``tournament``'s games
+    (``Game.absent_after``, ``services.automation``): its seconds for **absent**, 0 for
+    **empty**, None otherwise (for **all** every seat is a bot's from the start)."""
+    if tournament.absent_bots == Tournament.AbsentBots.ABSENT:
+        return tournament.absent_bots_seconds
+    if tournament.absent_bots == Tournament.AbsentBots.EMPTY:
+        return 0
+    return None
+
+
+def every_seat_reason() -> str:
+    """Why a seat of an event that bots play to the end went to a bot (its audit row)."""
+    return gettext("bots play every seat to the end of the event")
+
+
 def table_seat(table: Table, entry_ids: Sequence[int]) -> None:
-    """Seat ``entry_ids`` (seat order) at ``table`` and deal the first game of its series."""
+    """Seat ``entry_ids`` (seat order) at ``table`` and deal the first game of its series; in
+    an event that bots play to the end (``Tournament.AbsentBots.ALL``) every person's seat goes
+    to a bot, audited in the system's name."""
     entries = selectors.entries_by_id(entry_ids)
-    if table.round.stage.tournament.is_team_event:
+    tournament = table.round.stage.tournament
+    if tournament.is_team_event:
         teams = [
             [m.player for m in entry_team(entries[e]).memberships.order_by("order")]
             for e in entry_ids
@@ -61,10 +82,36 @@ def table_seat(table: Table, entry_ids: Sequence[int]) -> None:
             Seat(table=table, position=i, entry_id=e, player_id=entry_player_id(entries[e]))
             for i, e in enumerate(entry_ids)
         ]
+    handed = _every_seat_to_bots(tournament, seats)
     Seat.objects.bulk_create(seats)
+    for seat in handed:
+        audit_record(
+            actor=None,
+            action=AuditEvent.Action.SEAT_BOT,
+            tournament=tournament,
+            target=table,
+            reason=every_seat_reason(),
+            before={"seat": seat.position, "player": seat.player.display_name},
+            after={"bot": seat.bot_kind},
+        )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])
     table_series_start(table=table)
+
+
+def _every_seat_to_bots(tournament: Tournament, seats: list[Seat]) -> list[Seat]:
+    """In an event that bots play to the end, the unsaved ``seats`` of people go to a bot;
+    returns those (their players selected)."""
+    if tournament.absent_bots != Tournament.AbsentBots.ALL:
+        return []
+    people = Player.objects.in_bulk([seat.player_id for seat in seats])
+    handed = []
+    for seat in seats:
+        player = people[seat.player_id]
+        if not player.is_bot:
+            seat.player, seat.bot_kind = player, STAND_IN
+            handed.append(seat)
+    return handed
 
 
 def seat_alone(table: Table, entry_id: int) -> Seat:
@@ -110,6 +157,7 @@ def series_deal(table: Table, series: Series) -> Game:
         number=table.games.count() + 1,
         setup=nxt.hooks(),
         clock_seconds=tournament.move_clock_seconds,
+        absent_after=absent_after(tournament),
     )
 
 
@@ -132,12 +180,13 @@ def table_started(table: Table) -> bool:
 
 
 def seats_hand_to_bots(
-    *, seats: Sequence[Seat], actor: Actor, reason: str, kind: str = "heuristic"
+    *, seats: Sequence[Seat], actor: Actor | None, reason: str, kind: str = STAND_IN
 ) -> int:
     """Hand ``seats`` (of playing tables) to bots of ``kind`` for the rest of their tables'
     series: the seat's current game at once, the later games as they are dealt. Seats already
     played by a bot are left as they are; returns how many were handed over. Needs a reason;
-    audited. Locks each table row, then its current game's."""
+    audited. A referee of the seats' event (``actor`` None: the system, for an event that bots
+    play to the end). Locks each table row, then its current game's."""
     if not reason.strip():
         raise StateError(gettext("handing a seat to a bot needs a reason"))
     handed = 0
@@ -149,7 +198,7 @@ def seats_hand_to_bots(
                 .get(pk=given.table_id)
             )
             tournament = table.round.stage.tournament
-            if not can_referee(actor, tournament):
+            if actor is not None and not can_referee(actor, tournament):
                 raise Forbidden(
                     gettext("only a referee of this tournament can hand its seats to bots")
                 )

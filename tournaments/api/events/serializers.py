@@ -145,6 +145,11 @@ class TournamentMoneySerializer(S):
 class TournamentPlaySerializer(S):
     move_clock_seconds = serializers.IntegerField(help_text="0: no clock.")
     dropout_rule = EnumField(Tournament.DropoutRule, "EventDropoutRule")
+    absent_bots = EnumField(Tournament.AbsentBots, "EventAbsentBots")
+    absent_bots_seconds = serializers.IntegerField(
+        help_text="With `absent`: how long a player's turn waits for them without a connection "
+        "to the table before a bot plays for them (until they are back)."
+    )
     two_person_rule = serializers.BooleanField(
         help_text="A referee's result counts once a second referee confirms it."
     )
