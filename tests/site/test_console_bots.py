@@ -73,9 +73,10 @@ def test_the_bots_setting_is_editable_on_a_running_event_s_page(
     tournament = console_events[0].tournament
     client.force_login(organiser)
     page = client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk]))
-    form = page.context["adminform"].form
-    assert {"absent_bots", "absent_bots_seconds"} <= set(form.fields)
-    assert "entry_fee" not in form.fields  # the rest stays fixed while it runs
+    settings = page.context["adminform"].form.plan.settings  # the plan's own form
+    assert not settings.fields["absent_bots"].disabled
+    assert not settings.fields["absent_bots_seconds"].disabled
+    assert settings.fields["entry_fee"].disabled  # the money stays fixed while it runs
     assert "Боты играют за отсутствующих" in page.content.decode()
 
 
