@@ -19,6 +19,7 @@ from django.urls import reverse
 from games.models import Game, RefereeEvent
 from tests.builders import ConsoleEvent, make_tournament
 from tests.factories import PlayerFactory
+from tests.site.console_pages import page_forms, posted_back
 from tests.site.test_console_walk import MAKER_SEES, records, url
 from tournaments import services
 from tournaments.models import (
@@ -57,26 +58,6 @@ def listed(client: Client, model: type[models.Model], **params: Any) -> list[Any
     response = client.get(url(model, "changelist"), params)
     assert response.status_code == 200
     return list(response.context["cl"].result_list)
-
-
-def change_form_data(response: Any) -> dict[str, Any]:
-    """The change page's form as the browser would post it back unchanged (with its inlines)."""
-    data: dict[str, Any] = {}
-    form = response.context["adminform"].form
-    forms = [form]
-    for inline in response.context["inline_admin_formsets"]:
-        formset = inline.formset
-        management = formset.management_form
-        for name in management.fields:
-            data[management.add_prefix(name)] = management[name].value()
-        forms += formset.forms
-    for each in forms:
-        for name in each.fields:
-            value = each[name].value()
-            if value is None or value is False:
-                continue
-            data[each.add_prefix(name)] = "on" if value is True else value
-    return data
 
 
 def registering(organiser: User, **kw: Any) -> Tournament:
@@ -184,15 +165,14 @@ def test_a_running_tournaments_fee_cannot_be_changed(
     a, _ = console_events
     as_user(client, organiser)
     page = client.get(url(Tournament, "change", a.tournament.pk))
-    assert page.status_code == 200
-    # only the referees and the bots for absent players are still open; the fee is read-only
-    assert set(page.context["adminform"].form.fields) == {
-        "referees",
-        "absent_bots",
-        "absent_bots_seconds",
-    }
-    data = {**change_form_data(page), "entry_fee": "1", "name": "Другое"}
-    assert client.post(url(Tournament, "change", a.tournament.pk), data).status_code == 302
+    settings = page_forms(page).plan.settings
+    # the money is shown, locked with why; what changes nothing played stays open
+    assert settings.fields["entry_fee"].disabled and settings.fields["entry_fee"].help_text
+    assert not settings.fields["two_person_rule"].disabled
+    assert "referees" in page_forms(page).fields
+    data = {**posted_back(page), "entry_fee": "1", "name": "Другое"}
+    response = client.post(url(Tournament, "change", a.tournament.pk), data)
+    assert response.status_code == 200 and "entry_fee" in page_forms(response).plan.settings.errors
     tournament = Tournament.objects.get(pk=a.tournament.pk)
     assert (tournament.entry_fee, tournament.name) == (Decimal(100), "Кубок А")
     assert not audit_rows(tournament, AuditEvent.Action.TOURNAMENT_EDIT)
@@ -208,13 +188,15 @@ def test_settings_change_through_the_service_with_before_and_after(
     Tournament.objects.filter(pk=tournament.pk).update(league=league)
     as_user(client, organiser)
     page = client.get(url(Tournament, "change", tournament.pk))
-    assert "entry_fee" in page.context["adminform"].form.fields
-    assert "rules" not in page.context["adminform"].form.fields  # fixed once registration opened
-    data = {**change_form_data(page), "entry_fee": "250", "payout_structure": '["60", "40"]'}
+    plan = page_forms(page).plan
+    assert not plan.settings.fields["entry_fee"].disabled
+    # the rules are fixed once registration opened
+    assert all(field.disabled for field in plan.rules.fields.values())
+    data = posted_back(page, entry_fee="250", payout_structure="60, 40")
 
     response = client.post(url(Tournament, "change", tournament.pk), data)
 
-    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert response.status_code == 302, page_forms(response).plan.settings.errors
     tournament.refresh_from_db()
     assert tournament.entry_fee == Decimal(250) and tournament.payout_structure == ["60", "40"]
     assert tournament.league == league
@@ -228,18 +210,15 @@ def test_a_refused_setting_is_shown_on_its_field(client: Client, organiser: User
     tournament = registering(organiser)
     as_user(client, organiser)
     page = client.get(url(Tournament, "change", tournament.pk))
-    data = {**change_form_data(page), "rake_percent": "150", "payout_structure": '["60", "30"]'}
+    data = posted_back(page, rake_percent="150", payout_structure="60, 30")
 
     response = client.post(url(Tournament, "change", tournament.pk), data)
 
+    # both refusals in one submit, each on its field
     assert response.status_code == 200
-    errors = response.context["adminform"].form.errors
-    assert "rake_percent" in errors
+    assert {"rake_percent", "payout_structure"} <= set(page_forms(response).plan.settings.errors)
     tournament.refresh_from_db()
-    assert tournament.rake_percent == Decimal(10)
-    data = {**change_form_data(page), "payout_structure": '["60", "30"]'}
-    errors = client.post(url(Tournament, "change", tournament.pk), data).context["adminform"]
-    assert "payout_structure" in errors.form.errors
+    assert tournament.rake_percent == Decimal(10) and tournament.payout_structure == []
 
 
 def test_the_organiser_sets_the_referees_from_the_referee_group_only(
@@ -255,7 +234,7 @@ def test_the_organiser_sets_the_referees_from_the_referee_group_only(
     choices = {u.pk for u in page.context["adminform"].form.fields["referees"].queryset}
     assert choices == {event_referee.pk, other_referee.pk}
 
-    data = {**change_form_data(page), "referees": [event_referee.pk, other_referee.pk]}
+    data = posted_back(page, referees=[event_referee.pk, other_referee.pk])
     assert client.post(url(Tournament, "change", a.tournament.pk), data).status_code == 302
     assert set(a.tournament.referees.all()) == {event_referee, other_referee}
     [row] = audit_rows(a.tournament, AuditEvent.Action.TOURNAMENT_REFEREES)
@@ -264,7 +243,7 @@ def test_the_organiser_sets_the_referees_from_the_referee_group_only(
 
     data["referees"] = [organiser.pk]
     response = client.post(url(Tournament, "change", a.tournament.pk), data)
-    assert response.status_code == 200 and "referees" in response.context["adminform"].form.errors
+    assert response.status_code == 200 and "referees" in page_forms(response).errors
 
 
 def test_a_cancelled_event_is_read_only(
@@ -524,10 +503,10 @@ def test_leagues_belong_to_the_organiser_that_creates_them(
     )
     assert AuditEvent.objects.filter(league=league, action=AuditEvent.Action.LEAGUE_CREATE)
     page = client.get(url(League, "change", league.pk))
-    data = {**change_form_data(page), "points_scale": "[10, 20]"}
+    data = {**posted_back(page), "points_scale": "[10, 20]"}
     refused = client.post(url(League, "change", league.pk), data)
     assert refused.status_code == 200 and "points_scale" in refused.context["adminform"].form.errors
-    data = {**change_form_data(page), "name": "Лига Тулы и области"}
+    data = {**posted_back(page), "name": "Лига Тулы и области"}
     assert client.post(url(League, "change", league.pk), data).status_code == 302
     assert AuditEvent.objects.filter(league=league, action=AuditEvent.Action.LEAGUE_EDIT)
     assert a.tournament.name in client.get(url(League, "changelist")).content.decode()

@@ -152,6 +152,8 @@ def test_what_changes_nothing_played_stays_editable_while_it_runs_and_is_audited
         "move_clock_seconds",
         "two_person_rule",
         "dropout_rule",
+        "absent_bots",
+        "absent_bots_seconds",
     )
 
 

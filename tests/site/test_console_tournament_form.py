@@ -4,10 +4,9 @@ with why, every change through ``tournament_update`` with its audit row."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-from django import forms
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
@@ -16,12 +15,13 @@ from games import services as game_services
 from games.models import Game
 from tests.builders import make_tournament, start_live_table
 from tests.factories import PlayerFactory
+from tests.site.console_pages import page_forms, posted_back
 from tournaments import services
 from tournaments.console.forms import PlanForms
 from tournaments.models import AuditEvent, Tournament
 
 if TYPE_CHECKING:
-    from django.test.client import _MonkeyPatchedWSGIResponse as Response
+    pass
 
 pytestmark = pytest.mark.django_db
 
@@ -57,34 +57,6 @@ def event(organiser: User, *, started: bool = False, draft: bool = False) -> Tou
 
 def change_url(tournament: Tournament) -> str:
     return reverse("admin:tournaments_tournament_change", args=[tournament.pk])
-
-
-def page_forms(response: Response) -> Any:
-    assert response.status_code == 200, response
-    return response.context["adminform"].form
-
-
-def sent(response: Response, **changed: str) -> dict[str, Any]:
-    """What the browser sends from the page: every field that is not disabled, as shown, with
-    ``changed`` (by a field's name, ``rules-<option>`` for a rule)."""
-    form = page_forms(response)
-    data: dict[str, Any] = {"_save": "Save"}
-    for bound in [*form.plan.settings, *form.plan.rules, *form]:
-        if bound.field.disabled:
-            continue
-        value = bound.value()
-        if isinstance(bound.field, forms.BooleanField):
-            if value:
-                data[bound.html_name] = "on"
-        elif isinstance(value, list):
-            data[bound.html_name] = [str(v) for v in value]
-        else:
-            data[bound.html_name] = "" if value is None else str(value)
-    for inline in response.context["inline_admin_formsets"]:  # the stages' (read-only)
-        for bound in inline.formset.management_form:
-            data[bound.html_name] = str(bound.value())
-    data.update(changed)
-    return data
 
 
 def edits(tournament: Tournament) -> list[AuditEvent]:
@@ -128,7 +100,7 @@ def test_a_change_of_the_two_person_rule_after_the_start_is_saved_with_an_audit_
     client.force_login(organiser)
     page = client.get(change_url(tournament))
     # when the organiser ticks the two-person rule and saves
-    response = client.post(change_url(tournament), sent(page, two_person_rule="on"))
+    response = client.post(change_url(tournament), posted_back(page, two_person_rule="on"))
     # then it is stored, with its audit row, and nothing else changed
     assert response.status_code == 302, page_forms(response).plan.settings.errors
     assert Tournament.objects.get(pk=tournament.pk).two_person_rule is True
@@ -151,7 +123,7 @@ def test_after_the_start_a_locked_setting_is_disabled_with_why_and_refused_if_se
     assert not settings.fields["move_clock_seconds"].disabled
     assert all(field.disabled for field in page_forms(page).plan.rules.fields.values())
     # when a request made by hand sends a new fee
-    response = client.post(change_url(tournament), {**sent(page), "entry_fee": "1"})
+    response = client.post(change_url(tournament), {**posted_back(page), "entry_fee": "1"})
     # then it is refused at the field, with the reason, and nothing changes
     assert page_forms(response).plan.settings.errors["entry_fee"] == [MONEY_LOCKED]
     assert Tournament.objects.get(pk=tournament.pk).entry_fee == 100
@@ -166,7 +138,9 @@ def test_every_problem_is_shown_at_its_field_in_one_submit(client: Client, organ
     # when a fee, the payouts and a rule are wrong at once
     response = client.post(
         change_url(tournament),
-        sent(page, entry_fee="-5", payout_structure="50, 30, 30", **{"rules-hand_size": "40"}),
+        posted_back(
+            page, entry_fee="-5", payout_structure="50, 30, 30", **{"rules-hand_size": "40"}
+        ),
     )
     # then each is shown at its field, and nothing is stored
     plan = page_forms(response).plan
@@ -189,7 +163,7 @@ def test_a_referee_sees_the_settings_read_only(
     assert plan.settings.fields["two_person_rule"].help_text == (
         "Only the tournament's organiser can change its settings."
     )
-    assert client.post(change_url(tournament), sent(page)).status_code == 403
+    assert client.post(change_url(tournament), posted_back(page)).status_code == 403
 
 
 @pytest.mark.django_db(transaction=True)
