@@ -331,6 +331,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
     list_select_related = ["league", "created_by"]
     search_fields = ["name", "slug"]
     filter_horizontal = ["referees"]
+    money_fields = {"entry_fee": "currency", "reentry_fee": "currency", "guarantee": "currency"}
     inlines = [StageInline]
     actions = [open_registration, close_registration, start, cancel, pair_next_round]
     fieldsets = [
@@ -399,9 +400,9 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
     def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> list[str]:
         shown = flatten_fieldsets(self.fieldsets)
         if obj is None:
-            return shown
+            return self.as_money(shown)
         editable = self.editable(obj)
-        return [name for name in shown if name not in editable]
+        return self.as_money([name for name in shown if name not in editable])
 
     def formfield_for_foreignkey(
         self, db_field: Any, request: HttpRequest, **kwargs: Any

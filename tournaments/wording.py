@@ -49,14 +49,44 @@ def points_text(value: Fraction | float | Decimal | None) -> str:
     return number_format(Decimal(text))
 
 
-def money(amount: Decimal, code: str) -> str:
-    """``amount`` in the currency ``code``, to its minor unit and localised: "1 440,00 RUB"."""
+def money(amount: Decimal | int | str, code: str) -> str:
+    """``amount`` in the currency ``code``, to the currency's minor unit (2 decimals for RUB,
+    none for JPY, 3 for KWD), grouped as the reader's language groups digits, with the
+    currency's sign in that language (:func:`currency_sign`): "1 440,00 ₽" in Russian,
+    "1,440.00 RUB" in English. How every face shows money; the API keeps amounts as data.
+
+    >>> from django.utils import translation
+    >>> with translation.override("en"):
+    ...     money(Decimal("1000.000"), "JPY"), money(Decimal("1261.345"), "KWD")
+    ('1,000\xa0JPY', '1,261.345\xa0KWD')
+    """
+    amount = Decimal(amount)
     try:
         places = currency(code).exponent
     except ScoringError:  # a code the scoring does not know: as stored, without trailing zeros
         amount = amount.normalize()
         places = max(0, -int(amount.as_tuple().exponent))
-    return f"{number_format(amount, places, force_grouping=True)}\u00a0{code}"
+    return f"{number_format(amount, places, force_grouping=True)}\u00a0{currency_sign(code)}"
+
+
+def currency_sign(code: str) -> str:
+    """The sign a reader of the active language writes after an amount of ``code``: its own
+    where the catalogue has one ("₽" for RUB in Russian), else the ISO code ("RUB")."""
+    return pgettext("currency sign", code.upper())
+
+
+def yes_no(value: bool) -> str:
+    """A yes-or-no setting in words."""
+    return gettext("yes") if value else gettext("no")
+
+
+def payout_shares(structure: Iterable[Any]) -> str:
+    """A payout structure (percentages by place, as stored) in words: "1. 50 %, 2. 30 %,
+    3. 20 %"; "" for none (the default scale)."""
+    return ", ".join(
+        gettext("%(place)s. %(share)s %%") % {"place": place, "share": points_text(share)}
+        for place, share in enumerate((Decimal(str(s)) for s in structure), 1)
+    )
 
 
 def group_label(group: str) -> str:

@@ -18,10 +18,11 @@ rolls the page's transaction back and comes back as an error message, never as a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth import get_permission_codename
 from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
@@ -31,9 +32,11 @@ from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
 from games.actors import Actor
+from tournaments.console.naming import counted, page_title
 from tournaments.models import Tournament
 from tournaments.permissions import can_view, is_console_user, is_organiser, is_referee
 from tournaments.selectors.visibility import tournaments_managed_by
+from tournaments.wording import money
 
 _M = TypeVar("_M", bound=Model)
 _C = TypeVar("_C", bound=Model)
@@ -70,6 +73,42 @@ def choosing(request: HttpRequest) -> bool:
     return match is not None and match.url_name == "autocomplete"
 
 
+class ConsoleChangeList(ChangeList):
+    """A console list, worded for its language (``console.naming``): its title with the model's
+    name in the phrase's case ("Выберите участника для изменения"), its count with the noun's
+    plural form ("5 турниров", ``templates/admin/pagination.html``) and its add button
+    ("Добавить лигу", ``templates/admin/change_list_object_tools.html``)."""
+
+    def __init__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
+        super().__init__(request, *args, **kwargs)
+        if self.is_popup:
+            kind = "select"
+        elif self.model_admin.has_change_permission(request):
+            kind = "select_to_change"
+        else:
+            kind = "select_to_view"
+        self.title = page_title(self.opts, kind)
+        self.add_label = page_title(self.opts, "add")
+
+    @property
+    def counted(self) -> str:
+        """The number of rows the list's filters leave, in words: "5 турниров"."""
+        return counted(self.opts, self.result_count)
+
+
+def money_display(model: type[Model], field: str, currency: str) -> Callable[[Any], str]:
+    """A column or read-only line of ``model``'s ``field``, an amount, as money in the currency
+    at the lookup path ``currency`` (:func:`tournaments.wording.money`: "1 000,00 ₽"; "—" for
+    none), under the field's name and sorted by it."""
+
+    @admin.display(description=model._meta.get_field(field).verbose_name, ordering=field)
+    def shown(obj: Any) -> str:
+        amount, code = getattr(obj, field), follow(obj, currency)
+        return "—" if amount is None or not code else money(amount, str(code))
+
+    return shown
+
+
 class ConsoleAdmin(admin.ModelAdmin[_M]):
     """A console page of a model: scoped, view-only unless it says otherwise, never deleting."""
 
@@ -78,6 +117,67 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
     #: The names of the console's own pages of one object (URL ``admin:<app>_<model>_<name>``
     #: with the object's id), for whoever sees the object; the admin walk test opens each.
     object_pages: ClassVar[tuple[str, ...]] = ()
+    #: The model's amounts of money, each with the lookup path of its currency code (e.g.
+    #: ``{"amount": "tournament__currency"}``): shown to the currency's minor unit, localised,
+    #: wherever the list or a read-only page shows them (a field still edited keeps its box).
+    money_fields: ClassVar[Mapping[str, str]] = {}
+
+    # --- words -------------------------------------------------------------------------------
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return ConsoleChangeList
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: _M | None = None,
+    ) -> HttpResponse:
+        # Django's "Add %s" / "Change %s" / "View %s" with the model's name in the accusative.
+        kind = "add" if add else "change" if context.get("has_change_permission") else "view"
+        if add or obj is not None:
+            context = {**context, "title": page_title(self.opts, kind)}
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def as_money(self, names: Sequence[Any]) -> list[Any]:
+        """``names`` (a list's columns, a page's read-only fields) with each of
+        :attr:`money_fields` shown as money."""
+        return [f"{name}_money" if name in self.money_fields else name for name in names]
+
+    def get_list_display(self, request: HttpRequest) -> Sequence[Any]:
+        return self.as_money(super().get_list_display(request))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: _M | None = None) -> Sequence[Any]:
+        return self.as_money(super().get_readonly_fields(request, obj))
+
+    def _shown_as_money(self, request: HttpRequest, obj: _M | None) -> set[str]:
+        readonly = set(self.get_readonly_fields(request, obj))
+        return {name for name in self.money_fields if f"{name}_money" in readonly}
+
+    def get_fields(self, request: HttpRequest, obj: _M | None = None) -> Sequence[Any]:
+        shown = self._shown_as_money(request, obj)
+        fields = [f for f in super().get_fields(request, obj) if f not in shown]
+        return list(dict.fromkeys(self.as_money(fields) if shown else fields))
+
+    def get_fieldsets(self, request: HttpRequest, obj: _M | None = None) -> Any:
+        shown = self._shown_as_money(request, obj)
+        return [
+            (name, {**opts, "fields": [f"{f}_money" if f in shown else f for f in opts["fields"]]})
+            for name, opts in super().get_fieldsets(request, obj)
+        ]
+
+    def get_exclude(self, request: HttpRequest, obj: _M | None = None) -> Any:
+        # A money field shown as money is not also a box of the form.
+        shown = self._shown_as_money(request, obj)
+        return [*(super().get_exclude(request, obj) or ()), *shown] or None
+
+    def __init__(self, model: type[_M], admin_site: admin.AdminSite) -> None:
+        super().__init__(model, admin_site)
+        for field, currency in self.money_fields.items():
+            setattr(self, f"{field}_money", money_display(model, field, currency))
 
     # --- scope -------------------------------------------------------------------------------
 

@@ -222,6 +222,7 @@ class PayoutAdmin(ConsoleAdmin[models.Payout]):
     list_filter = ["final", ("tournament", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["tournament", "entry__player", "entry__team"]
     readonly_fields = all_fields(models.Payout)
+    money_fields = {"amount": "tournament__currency"}
 
 
 class PrizePoolAdmin(ConsoleAdmin[models.PrizePool]):
@@ -229,6 +230,7 @@ class PrizePoolAdmin(ConsoleAdmin[models.PrizePool]):
     list_filter = ["final"]
     list_select_related = ["tournament"]
     readonly_fields = all_fields(models.PrizePool)
+    money_fields = {"gross": "currency", "rake": "currency", "total": "currency"}
 
 
 class RankRecordAdmin(ConsoleAdmin[models.RankRecord]):

@@ -1,0 +1,153 @@
+"""The console names its models as Russian grammar asks: counts with the noun's plural form
+("5 турниров"), titles with the name as the verb's object ("Выберите участника для
+изменения"), and money to its currency's minor unit ("1 000,00 ₽")."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from tests.builders import make_tournament
+from tests.site.test_console_language import visible_text
+from tournaments.console.admin_base import ConsoleAdmin
+from tournaments.console.naming import accusative, counted, page_title
+from tournaments.models import AuditEvent, Entry, League, Tournament
+from tournaments.wording import money
+
+CONSOLE_MODELS = [m for m, a in admin.site._registry.items() if isinstance(a, ConsoleAdmin)]
+
+
+@pytest.mark.parametrize(
+    ("count", "text"),
+    [
+        (1, "1 турнир"),
+        (2, "2 турнира"),
+        (5, "5 турниров"),
+        (11, "11 турниров"),
+        (21, "21 турнир"),
+        (22, "22 турнира"),
+        (25, "25 турниров"),
+        (0, "0 турниров"),
+        (112, "112 турниров"),
+    ],
+)
+def test_a_count_of_tournaments_takes_the_russian_plural_form(count: int, text: str) -> None:
+    with translation.override("ru"):
+        assert counted(Tournament, count) == text
+
+
+def test_counts_of_other_models_in_russian_and_english() -> None:
+    with translation.override("ru"):
+        assert [counted(Entry, n) for n in (1, 3, 5)] == [
+            "1 участник",
+            "3 участника",
+            "5 участников",
+        ]
+        assert counted(AuditEvent, 5) == "5 записей журнала"
+        assert counted(League, 21) == "21 лига"
+    with translation.override("en"):
+        assert counted(Tournament, 1) == "1 tournament"
+        assert counted(Entry, 22) == "22 entries"
+        assert counted(AuditEvent, 2) == "2 audit log entries"
+
+
+def test_titles_put_the_name_in_the_accusative() -> None:
+    with translation.override("ru"):
+        assert page_title(Entry, "select_to_change") == "Выберите участника для изменения"
+        assert page_title(Tournament, "select_to_change") == "Выберите турнир для изменения"
+        assert page_title(League, "add") == "Добавить лигу"
+        assert page_title(AuditEvent, "view") == "Просмотреть запись журнала"
+    with translation.override("en"):
+        assert page_title(Entry, "select_to_change") == "Select entry to change"
+
+
+@pytest.mark.parametrize("model", CONSOLE_MODELS, ids=lambda m: m._meta.label)
+def test_every_console_model_has_its_russian_forms(model: type) -> None:
+    # a model without them would fall back to Django's nominative wording
+    with translation.override("en"):
+        english = (accusative(model), counted(model, 5))
+    with translation.override("ru"):
+        russian = (accusative(model), counted(model, 5), counted(model, 2), counted(model, 1))
+    assert russian[0] != english[0] or russian[0].isascii() is False
+    assert russian[1] != english[1]
+    assert len({russian[1][2:], russian[2][2:], russian[3][2:]}) >= 2 or model is Tournament
+
+
+@pytest.mark.parametrize(
+    ("language", "amount", "code", "text"),
+    [
+        ("ru", "1000.000", "RUB", "1\xa0000,00\xa0₽"),
+        ("en", "1000.000", "RUB", "1,000.00\xa0RUB"),
+        ("ru", "1234567.5", "RUB", "1\xa0234\xa0567,50\xa0₽"),
+        ("en", "1234567.5", "RUB", "1,234,567.50\xa0RUB"),
+        ("ru", "150000", "JPY", "150\xa0000\xa0JPY"),
+        ("en", "150000.000", "JPY", "150,000\xa0JPY"),
+        ("ru", "12.5", "KWD", "12,500\xa0KWD"),
+        ("ru", "0", "EUR", "0,00\xa0€"),
+        ("en", "0.006", "USD", "0.01\xa0USD"),
+        ("en", "12.30", "XTS", "12.3\xa0XTS"),  # a code the scoring does not know: as stored
+    ],
+)
+def test_money_is_shown_to_the_currencys_minor_unit(
+    language: str, amount: str, code: str, text: str
+) -> None:
+    with translation.override(language):
+        assert money(Decimal(amount), code) == text
+
+
+@pytest.mark.django_db
+def test_the_tournament_list_counts_and_titles_in_russian(
+    client: Client, staff_user: User
+) -> None:
+    # given five tournaments, one with a fee of a thousand
+    for number in range(5):
+        make_tournament([], name=f"Кубок {number}", entry_fee="1000" if number == 0 else "100")
+    client.force_login(staff_user)
+
+    # when the console's list of tournaments is opened in Russian (the site's default)
+    page = visible_text(client, reverse("admin:tournaments_tournament_changelist"))
+
+    # then the count, the title and the fee read as Russian writes them
+    assert "5 турниров" in page
+    assert "Выберите турнир для изменения" in page
+    assert "турниры" not in page.replace("Турниры", "")  # no nominative plural after a count
+    assert "1 000,00 ₽" in page.replace("\xa0", " ")
+    assert "1000,000" not in page
+
+
+@pytest.mark.django_db
+def test_the_entry_list_and_the_league_form_in_russian(client: Client, staff_user: User) -> None:
+    tournament = make_tournament([], name="Кубок")
+    client.force_login(staff_user)
+    entries = visible_text(
+        client, reverse("admin:tournaments_entry_changelist") + f"?tournament__id__exact={tournament.pk}"
+    )
+    assert "Выберите участника для просмотра" in entries and "0 участников" in entries
+    add = visible_text(client, reverse("admin:tournaments_league_add"))
+    assert "Добавить лигу" in add and "Добавить лига" not in add
+    leagues = visible_text(client, reverse("admin:tournaments_league_changelist"))
+    assert "Добавить лигу" in leagues and "0 лиг" in leagues
+
+
+@pytest.mark.django_db
+def test_a_read_only_fee_is_money_on_the_tournament_page(
+    client: Client, staff_user: User, open_tournament: Tournament
+) -> None:
+    # given an event whose fees are fixed (it is running)
+    Tournament.objects.filter(pk=open_tournament.pk).update(
+        status=Tournament.Status.RUNNING, entry_fee=Decimal("1500"), guarantee=Decimal("20000")
+    )
+    client.force_login(staff_user)
+    client.cookies["django_language"] = "en"
+
+    page = visible_text(client, reverse("admin:tournaments_tournament_change", args=[open_tournament.pk]))
+
+    assert "1,500.00 RUB" in page.replace("\xa0", " ")
+    assert "20,000.00 RUB" in page.replace("\xa0", " ")
+    assert "View tournament" in page
