@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -66,6 +66,8 @@ def money(amount: Decimal | int | str, code: str) -> str:
     except ScoringError:  # a code the scoring does not know: as stored, without trailing zeros
         amount = amount.normalize()
         places = max(0, -int(amount.as_tuple().exponent))
+    # Rounded here: number_format cuts the digits beyond ``places`` off.
+    amount = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
     return f"{number_format(amount, places, force_grouping=True)}\u00a0{currency_sign(code)}"
 
 

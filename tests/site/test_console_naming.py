@@ -90,7 +90,8 @@ def test_every_console_model_has_its_russian_forms(model: type) -> None:
         ("en", "150000.000", "JPY", "150,000\xa0JPY"),
         ("ru", "12.5", "KWD", "12,500\xa0KWD"),
         ("ru", "0", "EUR", "0,00\xa0€"),
-        ("en", "0.006", "USD", "0.01\xa0USD"),
+        ("en", "0.005", "USD", "0.01\xa0USD"),
+        ("ru", "1261.349", "RUB", "1\xa0261,35\xa0₽"),
         ("en", "12.30", "XTS", "12.3\xa0XTS"),  # a code the scoring does not know: as stored
     ],
 )
@@ -102,9 +103,7 @@ def test_money_is_shown_to_the_currencys_minor_unit(
 
 
 @pytest.mark.django_db
-def test_the_tournament_list_counts_and_titles_in_russian(
-    client: Client, staff_user: User
-) -> None:
+def test_the_tournament_list_counts_and_titles_in_russian(client: Client, staff_user: User) -> None:
     # given five tournaments, one with a fee of a thousand
     for number in range(5):
         make_tournament([], name=f"Кубок {number}", entry_fee="1000" if number == 0 else "100")
@@ -126,7 +125,8 @@ def test_the_entry_list_and_the_league_form_in_russian(client: Client, staff_use
     tournament = make_tournament([], name="Кубок")
     client.force_login(staff_user)
     entries = visible_text(
-        client, reverse("admin:tournaments_entry_changelist") + f"?tournament__id__exact={tournament.pk}"
+        client,
+        reverse("admin:tournaments_entry_changelist") + f"?tournament__id__exact={tournament.pk}",
     )
     assert "Выберите участника для просмотра" in entries and "0 участников" in entries
     add = visible_text(client, reverse("admin:tournaments_league_add"))
@@ -146,7 +146,9 @@ def test_a_read_only_fee_is_money_on_the_tournament_page(
     client.force_login(staff_user)
     client.cookies["django_language"] = "en"
 
-    page = visible_text(client, reverse("admin:tournaments_tournament_change", args=[open_tournament.pk]))
+    page = visible_text(
+        client, reverse("admin:tournaments_tournament_change", args=[open_tournament.pk])
+    )
 
     assert "1,500.00 RUB" in page.replace("\xa0", " ")
     assert "20,000.00 RUB" in page.replace("\xa0", " ")

@@ -101,7 +101,10 @@ def money_display(model: type[Model], field: str, currency: str) -> Callable[[An
     at the lookup path ``currency`` (:func:`tournaments.wording.money`: "1 000,00 ₽"; "—" for
     none), under the field's name and sorted by it."""
 
-    @admin.display(description=model._meta.get_field(field).verbose_name, ordering=field)
+    described = model._meta.get_field(field)
+    label = getattr(described, "verbose_name", field)
+
+    @admin.display(description=label, ordering=field)
     def shown(obj: Any) -> str:
         amount, code = getattr(obj, field), follow(obj, currency)
         return "—" if amount is None or not code else money(amount, str(code))
@@ -127,7 +130,7 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return ConsoleChangeList
 
-    def render_change_form(
+    def render_change_form(  # noqa: PLR0917 (Django's signature)
         self,
         request: HttpRequest,
         context: dict[str, Any],
@@ -147,17 +150,22 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
         :attr:`money_fields` shown as money."""
         return [f"{name}_money" if name in self.money_fields else name for name in names]
 
-    def get_list_display(self, request: HttpRequest) -> Sequence[Any]:
-        return self.as_money(super().get_list_display(request))
+    def get_list_display(self, request: HttpRequest) -> Any:
+        return [
+            f"{name}_money" if isinstance(name, str) and name in self.money_fields else name
+            for name in super().get_list_display(request)
+        ]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: _M | None = None) -> Sequence[Any]:
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: _M | None = None
+    ) -> list[str] | tuple[str, ...]:
         return self.as_money(super().get_readonly_fields(request, obj))
 
     def _shown_as_money(self, request: HttpRequest, obj: _M | None) -> set[str]:
         readonly = set(self.get_readonly_fields(request, obj))
         return {name for name in self.money_fields if f"{name}_money" in readonly}
 
-    def get_fields(self, request: HttpRequest, obj: _M | None = None) -> Sequence[Any]:
+    def get_fields(self, request: HttpRequest, obj: _M | None = None) -> Any:
         shown = self._shown_as_money(request, obj)
         fields = [f for f in super().get_fields(request, obj) if f not in shown]
         return list(dict.fromkeys(self.as_money(fields) if shown else fields))

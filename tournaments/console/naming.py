@@ -17,6 +17,8 @@ falls back to Django's wording, never to English words on a Russian page;
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Model
 from django.db.models.options import Options
 from django.utils import translation
@@ -33,7 +35,7 @@ TITLES = {
 }
 
 
-def _meta(model: type[Model] | Model | Options[Model]) -> Options[Model]:
+def _meta(model: type[Model] | Model | Options[Any]) -> Options[Any]:
     return model if isinstance(model, Options) else model._meta
 
 
@@ -49,7 +51,7 @@ def _translated(found: str, key: str) -> bool:
     return found != key or (translation.get_language() or "en").startswith("en")
 
 
-def counted(model: type[Model] | Model | Options[Model], count: int) -> str:
+def counted(model: type[Model] | Model | Options[Any], count: int) -> str:
     """``count`` objects of ``model``, the noun in the form the number asks for: "1 турнир",
     "2 турнира", "5 турниров" ("5 tournaments" in English).
 
@@ -69,7 +71,7 @@ def counted(model: type[Model] | Model | Options[Model], count: int) -> str:
     return found % {"count": count}
 
 
-def accusative(model: type[Model] | Model | Options[Model]) -> str:
+def accusative(model: type[Model] | Model | Options[Any]) -> str:
     """The model's name as a verb's object: "участника", "партию", "турнир"."""
     meta = _meta(model)
     one, _many = _english(meta)
@@ -77,7 +79,7 @@ def accusative(model: type[Model] | Model | Options[Model]) -> str:
     return found if _translated(found, one) else str(meta.verbose_name)
 
 
-def page_title(model: type[Model] | Model | Options[Model], kind: str) -> str:
+def page_title(model: type[Model] | Model | Options[Any], kind: str) -> str:
     """The title of a page of ``model`` (``kind``: a key of :data:`TITLES`), with the model's
     name in the case the phrase asks for: "Выберите участника для изменения"."""
     return gettext(TITLES[kind]) % accusative(model)
