@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from tests.builders import make_tournament
+from tests.factories import BotPlayerFactory
 from tests.site.test_console_language import visible_text
 from tournaments.console.admin_base import ConsoleAdmin
 from tournaments.console.naming import accusative, counted, page_title
@@ -153,3 +154,18 @@ def test_a_read_only_fee_is_money_on_the_tournament_page(
     assert "1,500.00 RUB" in page.replace("\xa0", " ")
     assert "20,000.00 RUB" in page.replace("\xa0", " ")
     assert "View tournament" in page
+
+
+@pytest.mark.django_db
+def test_the_front_page_counts_entries_and_shows_the_fee_as_money(client: Client) -> None:
+    # given an open public event with five entries and a fee of 1 500
+    make_tournament(
+        BotPlayerFactory.create_batch(5), name="Кубок", entry_fee="1500", is_public=True
+    )
+
+    # when the front page is opened in Russian
+    page = visible_text(client, reverse("home")).replace("\xa0", " ")
+
+    # then the count takes its plural form and the fee is money
+    assert "5 участников" in page and "5 участники" not in page
+    assert "1 500,00 ₽" in page

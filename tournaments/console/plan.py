@@ -310,7 +310,9 @@ def _stage_words(stage: previews.StageSeating, *, teams: bool) -> StagePreview:
     if stage.rounds_exact:
         rounds = ngettext("%(n)d round", "%(n)d rounds", stage.rounds) % {"n": stage.rounds}
     else:
-        rounds = gettext("at least %(n)d rounds") % {"n": stage.rounds}
+        rounds = ngettext("at least %(n)d round", "at least %(n)d rounds", stage.rounds) % {
+            "n": stage.rounds
+        }
     lines = [
         RoundLine(_round_label(line), line.tables, _sizes(line.sizes, teams=teams), line.byes)
         for line in stage.lines
