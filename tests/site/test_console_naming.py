@@ -119,6 +119,10 @@ def test_the_tournament_list_counts_and_titles_in_russian(client: Client, staff_
     assert "турниры" not in page.replace("Турниры", "")  # no nominative plural after a count
     assert "1 000,00 ₽" in page.replace("\xa0", " ")
     assert "1000,000" not in page
+    # and the link that selects every page's rows (shown past a page) counts them too
+    listing = client.get(reverse("admin:tournaments_tournament_changelist"))
+    with translation.override("ru"):
+        assert listing.context["cl"].select_all_label == "Выбрать всё: 5 турниров"
 
 
 @pytest.mark.django_db

@@ -28,6 +28,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
@@ -76,8 +77,9 @@ def choosing(request: HttpRequest) -> bool:
 class ConsoleChangeList(ChangeList):
     """A console list, worded for its language (``console.naming``): its title with the model's
     name in the phrase's case ("Выберите участника для изменения"), its count with the noun's
-    plural form ("5 турниров", ``templates/admin/pagination.html``) and its add button
-    ("Добавить лигу", ``templates/admin/change_list_object_tools.html``)."""
+    plural form ("5 турниров", ``templates/admin/pagination.html``; "Выбрать всё: 36
+    участников", ``templates/admin/actions.html``) and its add button ("Добавить лигу",
+    ``templates/admin/change_list_object_tools.html``)."""
 
     def __init__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
         super().__init__(request, *args, **kwargs)
@@ -94,6 +96,11 @@ class ConsoleChangeList(ChangeList):
     def counted(self) -> str:
         """The number of rows the list's filters leave, in words: "5 турниров"."""
         return counted(self.opts, self.result_count)
+
+    @property
+    def select_all_label(self) -> str:
+        """The link that selects every row the filters leave: "Выбрать всё: 36 участников"."""
+        return gettext("Select all %(things)s") % {"things": self.counted}
 
 
 def money_display(model: type[Model], field: str, currency: str) -> Callable[[Any], str]:
