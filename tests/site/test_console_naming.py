@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
+from django.db import models
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
@@ -69,7 +70,7 @@ def test_titles_put_the_name_in_the_accusative() -> None:
 
 
 @pytest.mark.parametrize("model", CONSOLE_MODELS, ids=lambda m: m._meta.label)
-def test_every_console_model_has_its_russian_forms(model: type) -> None:
+def test_every_console_model_has_its_russian_forms(model: type[models.Model]) -> None:
     # without them a page would fall back to Django's nominative ("5 турниры")
     with translation.override("ru"):
         one, few, many = (counted(model, n).split(" ", 1)[1] for n in (1, 2, 5))
