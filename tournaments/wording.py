@@ -1,7 +1,7 @@
-"""How every face writes an event's facts in words: points, money, a table's score group, a
-round's pairing explanation and its compromises, what decided a place, a rank (звание). The
-console's progress pages and the public pages (``tournaments.site``) say the same thing the
-same way."""
+"""How every face writes an event's facts in words: points, yes/no, payout shares, a table's
+score group, a round's pairing explanation and its compromises, what decided a place, a rank
+(звание); money is ``tournaments.money``'s. The console's progress pages and the public pages
+(``tournaments.site``) say the same thing the same way."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -21,9 +21,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine.ranks import DEFAULT_LADDER
 from tournaments.models import Round, Stage, Table, Tournament
-from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.points import DRAW
-from tournaments.scoring.prizes import currency
 
 #: The tie-breaks' names, as the stage form offers them and the standings head their columns.
 TIE_BREAK_LABELS: dict[str, Promise] = {
@@ -47,34 +45,6 @@ def points_text(value: Fraction | float | Decimal | None) -> str:
     )
     text = f"{exact.quantize(Decimal('0.01'))}".rstrip("0").rstrip(".")
     return number_format(Decimal(text))
-
-
-def money(amount: Decimal | int | str, code: str) -> str:
-    """``amount`` in the currency ``code``, to the currency's minor unit (2 decimals for RUB,
-    none for JPY, 3 for KWD), grouped as the reader's language groups digits, with the
-    currency's sign in that language (:func:`currency_sign`): "1 440,00 ₽" in Russian,
-    "1,440.00 RUB" in English. How every face shows money; the API keeps amounts as data.
-
-    >>> from django.utils import translation
-    >>> with translation.override("en"):
-    ...     money(Decimal("1000.000"), "JPY"), money(Decimal("1261.345"), "KWD")
-    ('1,000\xa0JPY', '1,261.345\xa0KWD')
-    """
-    amount = Decimal(amount)
-    try:
-        places = currency(code).exponent
-    except ScoringError:  # a code the scoring does not know: as stored, without trailing zeros
-        amount = amount.normalize()
-        places = max(0, -int(amount.as_tuple().exponent))
-    # Rounded here: number_format cuts the digits beyond ``places`` off.
-    amount = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return f"{number_format(amount, places, force_grouping=True)}\u00a0{currency_sign(code)}"
-
-
-def currency_sign(code: str) -> str:
-    """The sign a reader of the active language writes after an amount of ``code``: its own
-    where the catalogue has one ("₽" for RUB in Russian), else the ISO code ("RUB")."""
-    return pgettext("currency sign", code.upper())
 
 
 def yes_no(value: bool) -> str:

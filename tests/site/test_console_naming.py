@@ -14,13 +14,13 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from tests.builders import make_tournament
+from tests.builders import ConsoleEvent, make_tournament
 from tests.factories import BotPlayerFactory
 from tests.site.test_console_language import visible_text
 from tournaments.console.admin_base import ConsoleAdmin
 from tournaments.console.naming import accusative, counted, page_title
 from tournaments.models import AuditEvent, Entry, League, Tournament
-from tournaments.wording import money
+from tournaments.money import money
 
 CONSOLE_MODELS = [m for m, a in admin.site._registry.items() if isinstance(a, ConsoleAdmin)]
 
@@ -174,3 +174,23 @@ def test_the_front_page_counts_entries_and_shows_the_fee_as_money(client: Client
     # then the count takes its plural form and the fee is money
     assert "5 участников" in page and "5 участники" not in page
     assert "1 500,00 ₽" in page
+
+
+@pytest.mark.django_db
+def test_payouts_and_the_prize_pool_are_money_in_the_console(
+    client: Client, organiser: User, console_events: tuple[ConsoleEvent, ConsoleEvent]
+) -> None:
+    a, _b = console_events
+    client.force_login(organiser)
+    payouts = visible_text(client, reverse("admin:tournaments_payout_changelist"))
+    payout = visible_text(
+        client, reverse("admin:tournaments_payout_change", args=[a.payout.pk])
+    ).replace("\xa0", " ")
+    pools = visible_text(client, reverse("admin:tournaments_prizepool_changelist"))
+    pool = a.prize_pool
+
+    assert "360,00 ₽" in payouts.replace("\xa0", " ") and "360,000" not in payouts
+    assert "Сумма: 360,00 ₽" in payout and "1 выплата" in payouts
+    with translation.override("ru"):
+        total = money(pool.total, "RUB")
+    assert total.replace("\xa0", " ") in pools and "1 призовой фонд" in pools

@@ -35,9 +35,9 @@ from durak_site.errors import ServiceError
 from games.actors import Actor
 from tournaments.console.naming import counted, page_title
 from tournaments.models import Tournament
+from tournaments.money import money
 from tournaments.permissions import can_view, is_console_user, is_organiser, is_referee
 from tournaments.selectors.visibility import tournaments_managed_by
-from tournaments.wording import money
 
 _M = TypeVar("_M", bound=Model)
 _C = TypeVar("_C", bound=Model)

@@ -32,10 +32,10 @@ from tournaments.console.forms import PlanForms
 from tournaments.console.stage_forms import StageForm
 from tournaments.errors import ConfigurationError
 from tournaments.models import Stage, Tournament
+from tournaments.money import money
 from tournaments.permissions import is_organiser
 from tournaments.selectors import previews
 from tournaments.services.plans import check_plan, plan_rows, tournament_create, validate_plan
-from tournaments.wording import money
 
 __all__ = ["PlanPreview", "plan_preview", "plan_previews", "tournament_add_view"]
 

@@ -27,10 +27,10 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from tournaments.models import AuditEvent, League, TableResult
+from tournaments.money import money
 from tournaments.plan_options import rule_label, rule_value_text
 from tournaments.wording import (
     compromise_lines,
-    money,
     payout_shares,
     points_text,
     stage_name,

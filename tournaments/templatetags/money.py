@@ -8,7 +8,7 @@ from typing import Any
 
 from django import template
 
-from tournaments.wording import money as money_text
+from tournaments.money import money as money_text
 
 register = template.Library()
 

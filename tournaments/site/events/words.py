@@ -16,8 +16,9 @@ from typing import Any
 from django.utils.translation import gettext, ngettext
 
 from tournaments.models import Stage
+from tournaments.money import money
 from tournaments.plan_options import TRANSFER_OPTIONS, rule_label, rule_options, rule_value_text
-from tournaments.wording import TIE_BREAK_LABELS, money, payout_shares, points_text, yes_no
+from tournaments.wording import TIE_BREAK_LABELS, payout_shares, points_text, yes_no
 
 
 @dataclasses.dataclass(frozen=True)
