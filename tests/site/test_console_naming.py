@@ -14,11 +14,14 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
+from games.admin import GameChangeList
+from games.models import Game
 from tests.builders import ConsoleEvent, make_tournament
 from tests.factories import BotPlayerFactory
 from tests.site.test_console_language import visible_text
 from tournaments.console.admin_base import ConsoleAdmin
 from tournaments.console.naming import accusative, counted, page_title
+from tournaments.console.records import ResultChangeList
 from tournaments.models import AuditEvent, Entry, League, Tournament
 from tournaments.money import money
 
@@ -194,3 +197,20 @@ def test_payouts_and_the_prize_pool_are_money_in_the_console(
     with translation.override("ru"):
         total = money(pool.total, "RUB")
     assert total.replace("\xa0", " ") in pools and "1 призовой фонд" in pools
+
+
+@pytest.mark.django_db
+def test_lists_of_their_own_keep_their_ways_and_take_the_words(
+    client: Client, organiser: User, console_events: tuple[ConsoleEvent, ConsoleEvent]
+) -> None:
+    # the games' list reads the players' names in one query; the results' list likewise
+    client.force_login(organiser)
+    games = client.get(reverse("admin:games_game_changelist"))
+    results = client.get(reverse("admin:tournaments_tableresult_changelist"))
+    assert isinstance(games.context["cl"], GameChangeList)
+    assert isinstance(results.context["cl"], ResultChangeList)
+    count = Game.objects.filter(table__round__stage__tournament=console_events[0].tournament)
+    with translation.override("ru"):
+        assert games.context["cl"].counted == counted(Game, count.count())
+        assert "Выберите партию для просмотра" in games.content.decode()
+        assert "1 результат стола" in results.content.decode()

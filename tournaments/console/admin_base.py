@@ -103,6 +103,19 @@ class ConsoleChangeList(ChangeList):
         return gettext("Select all %(things)s") % {"things": self.counted}
 
 
+_WORDED: dict[type[ChangeList], type[ChangeList]] = {ChangeList: ConsoleChangeList}
+
+
+def worded(changelist: type[ChangeList]) -> type[ChangeList]:
+    """``changelist`` with :class:`ConsoleChangeList`'s words (one class per list)."""
+    if issubclass(changelist, ConsoleChangeList):
+        return changelist
+    if changelist not in _WORDED:
+        name = f"Worded{changelist.__name__}"
+        _WORDED[changelist] = type(name, (ConsoleChangeList, changelist), {})
+    return _WORDED[changelist]
+
+
 def money_display(model: type[Model], field: str, currency: str) -> Callable[[Any], str]:
     """A column or read-only line of ``model``'s ``field``, an amount, as money in the currency
     at the lookup path ``currency`` (:func:`tournaments.wording.money`: "1 000,00 ₽"; "—" for
@@ -135,7 +148,9 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
     # --- words -------------------------------------------------------------------------------
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
-        return ConsoleChangeList
+        # A list of its own (the games app's, which reads names in one query) keeps its ways
+        # and takes the console's words.
+        return worded(super().get_changelist(request, **kwargs))
 
     def render_change_form(  # noqa: PLR0917 (Django's signature)
         self,

@@ -29,7 +29,7 @@ from tournaments.console.admin_actions import (
     hand_table_to_bots,
     request_pairing,
 )
-from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields
+from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields, worded
 from tournaments.console.results import table_result_view
 from tournaments.console.seats import round_swap_view
 from tournaments.models import AuditEvent, Round, Tournament
@@ -176,7 +176,7 @@ class TableResultAdmin(ConsoleAdmin[models.TableResult]):
     )
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
-        return ResultChangeList
+        return worded(ResultChangeList)
 
     def _named(self, result: models.TableResult) -> selectors.NamedResult:
         names = getattr(result, "entry_names", None)
