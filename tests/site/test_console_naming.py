@@ -19,7 +19,7 @@ from games.models import Game
 from tests.builders import ConsoleEvent, make_tournament
 from tests.factories import BotPlayerFactory
 from tests.site.test_console_language import visible_text
-from tournaments.console.admin_base import ConsoleAdmin
+from tournaments.console.admin_base import ConsoleAdmin, ConsoleChangeList
 from tournaments.console.naming import accusative, counted, page_title
 from tournaments.console.records import ResultChangeList
 from tournaments.models import AuditEvent, Entry, League, Tournament
@@ -208,6 +208,7 @@ def test_lists_of_their_own_keep_their_ways_and_take_the_words(
     games = client.get(reverse("admin:games_game_changelist"))
     results = client.get(reverse("admin:tournaments_tableresult_changelist"))
     assert isinstance(games.context["cl"], GameChangeList)
+    assert isinstance(games.context["cl"], ConsoleChangeList)
     assert isinstance(results.context["cl"], ResultChangeList)
     count = Game.objects.filter(table__round__stage__tournament=console_events[0].tournament)
     with translation.override("ru"):
