@@ -118,7 +118,7 @@ def worded(changelist: type[ChangeList]) -> type[ChangeList]:
 
 def money_display(model: type[Model], field: str, currency: str) -> Callable[[Any], str]:
     """A column or read-only line of ``model``'s ``field``, an amount, as money in the currency
-    at the lookup path ``currency`` (:func:`tournaments.wording.money`: "1 000,00 ₽"; "—" for
+    at the lookup path ``currency`` (:func:`tournaments.money.money`: "1 000,00 ₽"; "—" for
     none), under the field's name and sorted by it."""
 
     described = model._meta.get_field(field)

@@ -9,7 +9,7 @@ the plan at once, each is put back on the field it names, and nothing is stored.
 runs the same checks on unsaved rows, for the expected number of entries too, and stores
 nothing; without an expected number it shows the plan at the fewest entries it can run with
 and a few usual field sizes (``selectors.previews.preview_fields``). Amounts are written to the
-currency's minor unit (``wording.money``).
+currency's minor unit (``tournaments.money``).
 """
 
 from __future__ import annotations

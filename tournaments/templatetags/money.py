@@ -1,5 +1,5 @@
 """``{{ amount|money:currency }}``: an amount in a template as every face shows money
-(:func:`tournaments.wording.money`: to the currency's minor unit, in the reader's language)."""
+(:func:`tournaments.money.money`: to the currency's minor unit, in the reader's language)."""
 
 from __future__ import annotations
 
