@@ -302,6 +302,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
     list_select_related = ["league", "created_by"]
     search_fields = ["name", "slug"]
     filter_horizontal = ["referees"]
+    money_fields = {"entry_fee": "currency", "reentry_fee": "currency", "guarantee": "currency"}
     inlines = [StageInline]
     actions = [open_registration, close_registration, start, cancel, pair_next_round, play_to_end]
     # The settings and the rules are the plan's forms (``TournamentChangeForm.plan``), shown
@@ -346,8 +347,8 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
     def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> list[str]:
         shown = flatten_fieldsets(self.fieldsets)
         if obj is None or obj.status in OVER:
-            return shown
-        return [name for name in shown if name != "referees"]
+            return self.as_money(shown)
+        return self.as_money([name for name in shown if name != "referees"])
 
     def get_form(
         self,

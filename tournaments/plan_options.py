@@ -19,7 +19,7 @@ from games.engine.cards import DECK_SIZES
 from games.engine.rules import NEXT_GAME_FIRST, THROW_IN_BY, VARIANTS, Rules
 from tournaments.scoring.points import TIE_BREAKS
 from tournaments.scoring.prizes import ISO_4217_EXPONENTS
-from tournaments.wording import TIE_BREAK_LABELS
+from tournaments.wording import TIE_BREAK_LABELS, yes_no
 
 __all__ = [
     "CURRENCIES",
@@ -31,6 +31,7 @@ __all__ = [
     "rule_help",
     "rule_label",
     "rule_options",
+    "rule_value_text",
 ]
 
 # --- the rules: the engine's options ----------------------------------------------------------
@@ -115,6 +116,16 @@ def rule_label(name: str) -> str | Promise:
     one here."""
     label, _help = _LABELS.get(name, (None, None))
     return label if label is not None else name.replace("_", " ").capitalize()
+
+
+def rule_value_text(name: str, value: Any) -> str:
+    """An option's value in words: its choice's label, yes or no, or the number."""
+    if name in RULE_CHOICES:
+        labels = {str(key): str(label) for key, label in RULE_CHOICES[name]}
+        return labels.get(str(value), str(value))
+    if isinstance(value, bool):
+        return yes_no(value)
+    return str(value)
 
 
 def rule_help(name: str) -> Promise | None:

@@ -1,7 +1,7 @@
-"""How every face writes an event's facts in words: points, money, a table's score group, a
-round's pairing explanation and its compromises, what decided a place, a rank (звание). The
-console's progress pages and the public pages (``tournaments.site``) say the same thing the
-same way."""
+"""How every face writes an event's facts in words: points, yes/no, payout shares, a table's
+score group, a round's pairing explanation and its compromises, what decided a place, a rank
+(звание); money is ``tournaments.money``'s. The console's progress pages and the public pages
+(``tournaments.site``) say the same thing the same way."""
 
 from __future__ import annotations
 
@@ -21,9 +21,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine.ranks import DEFAULT_LADDER
 from tournaments.models import Round, Stage, Table, Tournament
-from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.points import DRAW
-from tournaments.scoring.prizes import currency
 
 #: The tie-breaks' names, as the stage form offers them and the standings head their columns.
 TIE_BREAK_LABELS: dict[str, Promise] = {
@@ -49,14 +47,18 @@ def points_text(value: Fraction | float | Decimal | None) -> str:
     return number_format(Decimal(text))
 
 
-def money(amount: Decimal, code: str) -> str:
-    """``amount`` in the currency ``code``, to its minor unit and localised: "1 440,00 RUB"."""
-    try:
-        places = currency(code).exponent
-    except ScoringError:  # a code the scoring does not know: as stored, without trailing zeros
-        amount = amount.normalize()
-        places = max(0, -int(amount.as_tuple().exponent))
-    return f"{number_format(amount, places, force_grouping=True)}\u00a0{code}"
+def yes_no(value: bool) -> str:
+    """A yes-or-no setting in words."""
+    return gettext("yes") if value else gettext("no")
+
+
+def payout_shares(structure: Iterable[Any]) -> str:
+    """A payout structure (percentages by place, as stored) in words: "1. 50 %, 2. 30 %,
+    3. 20 %"; "" for none (the default scale)."""
+    return ", ".join(
+        gettext("%(place)s. %(share)s %%") % {"place": place, "share": points_text(share)}
+        for place, share in enumerate((Decimal(str(s)) for s in structure), 1)
+    )
 
 
 def group_label(group: str) -> str:

@@ -197,7 +197,7 @@ def test_in_russian_three_problems_show_at_once_and_the_preview_needs_no_count(
         headings = page.locator(".plan-preview h2").all_inner_texts()
         assert headings[0].startswith("Предпросмотр") and "8" in headings[0]
         assert len(headings) == 4
-        assert "8\u00a0000,00\u00a0RUB" in page.locator("#preview").inner_text()  # 8 × 1 000,00
+        assert "8\u00a0000,00\u00a0₽" in page.locator("#preview").inner_text()  # 8 × 1 000,00
         page.screenshot(path=str(ARTIFACTS / "plan_ru_previews.png"), full_page=True)
         page.locator("#preview").screenshot(path=str(ARTIFACTS / "plan_ru_preview.png"))
         context.close()

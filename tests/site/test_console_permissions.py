@@ -15,6 +15,7 @@ from django.db import models
 from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from games.models import Game, RefereeEvent
 from tests.builders import ConsoleEvent, make_tournament
@@ -448,7 +449,9 @@ def test_the_audit_log_is_its_events_own_and_read_only(
     page = client.get(url(AuditEvent, "change", a.audit_event.pk))
     text = page.content.decode()
     assert page.status_code == 200 and not page.context["has_change_permission"]
-    assert "<td>registration</td><td>running</td>" in text
+    with translation.override("ru"):  # the page's language; the values in words
+        before, after = Tournament.Status.REGISTRATION.label, Tournament.Status.RUNNING.label
+        assert f"<td>{before}</td><td>{after}</td>" in text
     assert not page.context["has_delete_permission"]
     filtered = listed(client, AuditEvent, action=AuditEvent.Action.TOURNAMENT_START, q="Кубок")
     assert filtered == [a.audit_event]

@@ -42,8 +42,9 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
+from tournaments.money import money
 from tournaments.selectors.standings import standing_rows
-from tournaments.wording import compromise_lines, money
+from tournaments.wording import compromise_lines
 
 PROGRESS = "admin:tournaments_tournament_progress"
 LEAGUE_TABLE = "admin:tournaments_league_table"

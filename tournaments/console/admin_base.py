@@ -18,20 +18,24 @@ rolls the page's transaction back and comes back as an error message, never as a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth import get_permission_codename
 from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from durak_site.errors import ServiceError
 from games.actors import Actor
+from tournaments.console.naming import counted, page_title
 from tournaments.models import Tournament
+from tournaments.money import money
 from tournaments.permissions import can_view, is_console_user, is_organiser, is_referee
 from tournaments.selectors.visibility import tournaments_managed_by
 
@@ -70,6 +74,64 @@ def choosing(request: HttpRequest) -> bool:
     return match is not None and match.url_name == "autocomplete"
 
 
+class ConsoleChangeList(ChangeList):
+    """A console list, worded for its language (``console.naming``): its title with the model's
+    name in the phrase's case ("Выберите участника для изменения"), its count with the noun's
+    plural form ("5 турниров", ``templates/admin/pagination.html``; "Выбрать всё: 36
+    участников", ``templates/admin/actions.html``) and its add button ("Добавить лигу",
+    ``templates/admin/change_list_object_tools.html``)."""
+
+    def __init__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
+        super().__init__(request, *args, **kwargs)
+        if self.is_popup:
+            kind = "select"
+        elif self.model_admin.has_change_permission(request):
+            kind = "select_to_change"
+        else:
+            kind = "select_to_view"
+        self.title = page_title(self.opts, kind)
+        self.add_label = page_title(self.opts, "add")
+
+    @property
+    def counted(self) -> str:
+        """The number of rows the list's filters leave, in words: "5 турниров"."""
+        return counted(self.opts, self.result_count)
+
+    @property
+    def select_all_label(self) -> str:
+        """The link that selects every row the filters leave: "Выбрать всё: 36 участников"."""
+        return gettext("Select all %(things)s") % {"things": self.counted}
+
+
+_WORDED: dict[type[ChangeList], type[ChangeList]] = {ChangeList: ConsoleChangeList}
+
+
+def worded(changelist: type[ChangeList]) -> type[ChangeList]:
+    """``changelist`` with :class:`ConsoleChangeList`'s words (one class per list)."""
+    if issubclass(changelist, ConsoleChangeList):
+        return changelist
+    if changelist not in _WORDED:
+        name = f"Worded{changelist.__name__}"
+        _WORDED[changelist] = type(name, (ConsoleChangeList, changelist), {})
+    return _WORDED[changelist]
+
+
+def money_display(model: type[Model], field: str, currency: str) -> Callable[[Any], str]:
+    """A column or read-only line of ``model``'s ``field``, an amount, as money in the currency
+    at the lookup path ``currency`` (:func:`tournaments.money.money`: "1 000,00 ₽"; "—" for
+    none), under the field's name and sorted by it."""
+
+    described = model._meta.get_field(field)
+    label = getattr(described, "verbose_name", field)
+
+    @admin.display(description=label, ordering=field)
+    def shown(obj: Any) -> str:
+        amount, code = getattr(obj, field), follow(obj, currency)
+        return "—" if amount is None or not code else money(amount, str(code))
+
+    return shown
+
+
 class ConsoleAdmin(admin.ModelAdmin[_M]):
     """A console page of a model: scoped, view-only unless it says otherwise, never deleting."""
 
@@ -78,6 +140,74 @@ class ConsoleAdmin(admin.ModelAdmin[_M]):
     #: The names of the console's own pages of one object (URL ``admin:<app>_<model>_<name>``
     #: with the object's id), for whoever sees the object; the admin walk test opens each.
     object_pages: ClassVar[tuple[str, ...]] = ()
+    #: The model's amounts of money, each with the lookup path of its currency code (e.g.
+    #: ``{"amount": "tournament__currency"}``): shown to the currency's minor unit, localised,
+    #: wherever the list or a read-only page shows them (a field still edited keeps its box).
+    money_fields: ClassVar[Mapping[str, str]] = {}
+
+    # --- words -------------------------------------------------------------------------------
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        # A list of its own (the games app's, which reads names in one query) keeps its ways
+        # and takes the console's words.
+        return worded(super().get_changelist(request, **kwargs))
+
+    def render_change_form(  # noqa: PLR0917 (Django's signature)
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: _M | None = None,
+    ) -> HttpResponse:
+        # Django's "Add %s" / "Change %s" / "View %s" with the model's name in the accusative.
+        kind = "add" if add else "change" if context.get("has_change_permission") else "view"
+        if add or obj is not None:
+            context = {**context, "title": page_title(self.opts, kind)}
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def as_money(self, names: Sequence[Any]) -> list[Any]:
+        """``names`` (a list's columns, a page's read-only fields) with each of
+        :attr:`money_fields` shown as money."""
+        return [f"{name}_money" if name in self.money_fields else name for name in names]
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        return [
+            f"{name}_money" if isinstance(name, str) and name in self.money_fields else name
+            for name in super().get_list_display(request)
+        ]
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: _M | None = None
+    ) -> list[str] | tuple[str, ...]:
+        return self.as_money(super().get_readonly_fields(request, obj))
+
+    def _shown_as_money(self, request: HttpRequest, obj: _M | None) -> set[str]:
+        readonly = set(self.get_readonly_fields(request, obj))
+        return {name for name in self.money_fields if f"{name}_money" in readonly}
+
+    def get_fields(self, request: HttpRequest, obj: _M | None = None) -> Any:
+        shown = self._shown_as_money(request, obj)
+        fields = [f for f in super().get_fields(request, obj) if f not in shown]
+        return list(dict.fromkeys(self.as_money(fields) if shown else fields))
+
+    def get_fieldsets(self, request: HttpRequest, obj: _M | None = None) -> Any:
+        shown = self._shown_as_money(request, obj)
+        return [
+            (name, {**opts, "fields": [f"{f}_money" if f in shown else f for f in opts["fields"]]})
+            for name, opts in super().get_fieldsets(request, obj)
+        ]
+
+    def get_exclude(self, request: HttpRequest, obj: _M | None = None) -> Any:
+        # A money field shown as money is not also a box of the form.
+        shown = self._shown_as_money(request, obj)
+        return [*(super().get_exclude(request, obj) or ()), *shown] or None
+
+    def __init__(self, model: type[_M], admin_site: admin.AdminSite) -> None:
+        super().__init__(model, admin_site)
+        for field, currency in self.money_fields.items():
+            setattr(self, f"{field}_money", money_display(model, field, currency))
 
     # --- scope -------------------------------------------------------------------------------
 

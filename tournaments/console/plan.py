@@ -9,7 +9,7 @@ the plan at once, each is put back on the field it names, and nothing is stored.
 runs the same checks on unsaved rows, for the expected number of entries too, and stores
 nothing; without an expected number it shows the plan at the fewest entries it can run with
 and a few usual field sizes (``selectors.previews.preview_fields``). Amounts are written to the
-currency's minor unit (``wording.money``).
+currency's minor unit (``tournaments.money``).
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ from tournaments.console.forms import PlanForms
 from tournaments.console.stage_forms import StageForm
 from tournaments.errors import ConfigurationError
 from tournaments.models import Stage, Tournament
+from tournaments.money import money
 from tournaments.permissions import is_organiser
 from tournaments.selectors import previews
 from tournaments.services.idempotency import form_submit_once
 from tournaments.services.plans import check_plan, plan_rows, tournament_create, validate_plan
-from tournaments.wording import money
 
 __all__ = ["PlanPreview", "plan_preview", "plan_previews", "tournament_add_view"]
 
@@ -344,7 +344,9 @@ def _stage_words(stage: previews.StageSeating, *, teams: bool) -> StagePreview:
     if stage.rounds_exact:
         rounds = ngettext("%(n)d round", "%(n)d rounds", stage.rounds) % {"n": stage.rounds}
     else:
-        rounds = gettext("at least %(n)d rounds") % {"n": stage.rounds}
+        rounds = ngettext("at least %(n)d round", "at least %(n)d rounds", stage.rounds) % {
+            "n": stage.rounds
+        }
     lines = [
         RoundLine(_round_label(line), line.tables, _sizes(line.sizes, teams=teams), line.byes)
         for line in stage.lines

@@ -62,6 +62,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
+from tournaments.money import money
 from tournaments.permissions import can_referee
 from tournaments.selectors import AwardsState
 from tournaments.selectors.events import prize_pool
@@ -82,7 +83,6 @@ from tournaments.wording import (
     decided_by_label,
     explanation_words,
     group_label,
-    money,
     points_text,
     rank_title,
     round_name,

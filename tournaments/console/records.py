@@ -6,7 +6,6 @@ entries are shown by name. ``tournaments.admin`` registers them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +29,7 @@ from tournaments.console.admin_actions import (
     hand_table_to_bots,
     request_pairing,
 )
-from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields
+from tournaments.console.admin_base import ConsoleAdmin, ReadOnlyInline, all_fields, worded
 from tournaments.console.filters import DistinctRelatedFilter
 from tournaments.console.grid import round_results_grid_view
 from tournaments.console.paper import round_pairings_view, round_projector_view, round_slips_view
@@ -39,17 +38,10 @@ from tournaments.console.seats import round_swap_view
 from tournaments.models import AuditEvent, Round, Tournament
 from tournaments.permissions import can_manage_league, can_view, managed_leagues
 from tournaments.selectors import entry_names
+from tournaments.selectors.audit import audit_change_rows
 from tournaments.selectors.visibility import leagues_managed_by, tournaments_managed_by
 
 SUMMARY_CHARS = 120  # the audit list's "what changed" column
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
 
 
 # --- rounds, tables, results --------------------------------------------------------------------
@@ -194,7 +186,7 @@ class TableResultAdmin(ConsoleAdmin[models.TableResult]):
     )
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
-        return ResultChangeList
+        return worded(ResultChangeList)
 
     def _named(self, result: models.TableResult) -> selectors.NamedResult:
         names = getattr(result, "entry_names", None)
@@ -232,6 +224,7 @@ class PayoutAdmin(ConsoleAdmin[models.Payout]):
     list_filter = ["final", ("tournament", DistinctRelatedFilter)]
     list_select_related = ["tournament", "entry__player", "entry__team"]
     readonly_fields = all_fields(models.Payout)
+    money_fields = {"amount": "tournament__currency"}
 
 
 class PrizePoolAdmin(ConsoleAdmin[models.PrizePool]):
@@ -239,6 +232,7 @@ class PrizePoolAdmin(ConsoleAdmin[models.PrizePool]):
     list_filter = ["final"]
     list_select_related = ["tournament"]
     readonly_fields = all_fields(models.PrizePool)
+    money_fields = {"gross": "currency", "rake": "currency", "total": "currency"}
 
 
 class RankRecordAdmin(ConsoleAdmin[models.RankRecord]):
@@ -316,37 +310,33 @@ class AuditEventAdmin(ConsoleAdmin[AuditEvent]):
             return can_view(user, obj.tournament)
         return obj.league is not None and can_manage_league(user, obj.league)
 
-    @staticmethod
-    def _rows(obj: AuditEvent) -> list[tuple[str, str, str]]:
-        before = obj.before if isinstance(obj.before, dict) else {}
-        after = obj.after if isinstance(obj.after, dict) else {}
-        if not isinstance(obj.before, (dict, type(None))) or not isinstance(
-            obj.after, (dict, type(None))
-        ):
-            return [("", _show(obj.before), _show(obj.after))]
-        keys = [*before, *(key for key in after if key not in before)]
-        return [(key, _show(before.get(key)), _show(after.get(key))) for key in keys]
-
     @admin.display(description=_("What changed"))
     def change_summary(self, obj: AuditEvent) -> str:
-        """One line for the list (the whole before and after are on the record's page)."""
+        """One line for the list, in words (the whole before and after are on the record's
+        page)."""
         summary = "; ".join(
-            f"{key}: {old} → {new}" if key else f"{old} → {new}"
-            for key, old, new in self._rows(obj)
+            f"{row.label}: {row.before} → {row.after}"
+            if row.label
+            else f"{row.before} → {row.after}"
+            for row in audit_change_rows(obj)
         )
         return Truncator(summary).chars(SUMMARY_CHARS)
 
     @admin.display(description=_("Before and after"))
     def change_table(self, obj: AuditEvent) -> SafeString | str:
-        rows = self._rows(obj)
+        rows = audit_change_rows(obj)
         if not rows:
             return "—"
         return format_html(
-            "<table><thead><tr><th></th><th>{}</th><th>{}</th></tr></thead>"
+            '<table class="audit-changes"><thead><tr><th></th><th>{}</th><th>{}</th></tr></thead>'
             "<tbody>{}</tbody></table>",
             gettext("Before"),
             gettext("After"),
-            format_html_join("", "<tr><th>{}</th><td>{}</td><td>{}</td></tr>", rows),
+            format_html_join(
+                "",
+                "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
+                ((row.label, row.before, row.after) for row in rows),
+            ),
         )
 
 

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from tournaments.models.events import Entry, League, Tournament
 from tournaments.models.people import Player
+from tournaments.money import money
 
 
 class Payout(models.Model):
@@ -40,7 +41,7 @@ class Payout(models.Model):
     def __str__(self) -> str:
         return gettext("place %(place)s: %(amount)s") % {
             "place": self.place,
-            "amount": self.amount,
+            "amount": money(self.amount, self.tournament.currency),
         }
 
 

@@ -11,10 +11,11 @@ from django.db.models import Q
 
 from games.models import Game
 from tournaments.models import Entry, Payout, Player, RankRecord, Seat, Table, Tournament
+from tournaments.money import money
 from tournaments.selectors import visibility
 from tournaments.selectors.play import place_of, table_places, with_stage_rounds
 from tournaments.site.accounts.panel import EntryPanel, build_panel, playing_seats
-from tournaments.wording import game_name, money, rank_title
+from tournaments.wording import game_name, rank_title
 
 #: How many of a player's past games and finished tournaments "my games" lists.
 RECENT_GAMES = 20

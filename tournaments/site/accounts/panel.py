@@ -21,8 +21,8 @@ from django.http import HttpRequest
 
 from durak_site.errors import ServiceError
 from tournaments.models import Entry, Player, Seat, Table, Tournament
+from tournaments.money import money
 from tournaments.services.registration import registration_check_open
-from tournaments.wording import money
 
 
 @dataclass(frozen=True)

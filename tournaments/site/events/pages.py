@@ -28,6 +28,7 @@ from django.utils.translation import gettext
 
 from tournaments import selectors
 from tournaments.models import Round, Stage, Table, Tournament
+from tournaments.money import money
 from tournaments.selectors import events
 from tournaments.selectors.brackets import bracket as knockout_tree
 from tournaments.selectors.people import current_ranks
@@ -41,7 +42,6 @@ from tournaments.wording import (
     decided_by_label,
     explanation_words,
     group_label,
-    money,
     points_text,
     rank_title,
     round_name,

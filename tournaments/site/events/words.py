@@ -16,8 +16,9 @@ from typing import Any
 from django.utils.translation import gettext, ngettext
 
 from tournaments.models import Stage
-from tournaments.plan_options import RULE_CHOICES, TRANSFER_OPTIONS, rule_label, rule_options
-from tournaments.wording import TIE_BREAK_LABELS, money, points_text
+from tournaments.money import money
+from tournaments.plan_options import TRANSFER_OPTIONS, rule_label, rule_options, rule_value_text
+from tournaments.wording import TIE_BREAK_LABELS, payout_shares, points_text, yes_no
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,10 +27,6 @@ class Line:
 
     label: str
     value: str
-
-
-def _yes_no(value: bool) -> str:
-    return gettext("yes") if value else gettext("no")
 
 
 def rule_lines(rules: Mapping[str, Any]) -> list[Line]:
@@ -44,14 +41,7 @@ def rule_lines(rules: Mapping[str, Any]) -> list[Line]:
         if option.name in TRANSFER_OPTIONS and variant != "transfer":
             continue
         value = rules.get(option.name, option.default)
-        if option.name in RULE_CHOICES:
-            labels = {str(key): str(label) for key, label in RULE_CHOICES[option.name]}
-            text = labels.get(str(value), str(value))
-        elif isinstance(value, bool):
-            text = _yes_no(value)
-        else:
-            text = str(value)
-        lines.append(Line(str(rule_label(option.name)), text))
+        lines.append(Line(str(rule_label(option.name)), rule_value_text(option.name, value)))
     return lines
 
 
@@ -138,7 +128,7 @@ def play_lines(play: Mapping[str, Any], team_size: int) -> list[Line]:
         lines.append(
             Line(gettext("Teams"), gettext("%(n)s players, partners sit apart") % {"n": team_size})
         )
-    lines.append(Line(gettext("Check-in required"), _yes_no(play["check_in_required"])))
+    lines.append(Line(gettext("Check-in required"), yes_no(play["check_in_required"])))
     if play["max_entries"]:
         lines.append(Line(gettext("Maximum entries"), str(play["max_entries"])))
     return lines
@@ -158,11 +148,7 @@ def money_lines(money_row: Mapping[str, Any]) -> list[Line]:
         lines.append(Line(gettext("Guaranteed prize pool"), money(money_row["guarantee"], code)))
     structure: Sequence[str] = money_row["payout_structure"]
     if structure:
-        shares = ", ".join(
-            gettext("%(place)s. %(share)s %%") % {"place": place, "share": points_text(share)}
-            for place, share in enumerate((Decimal(s) for s in structure), 1)
-        )
-        lines.append(Line(gettext("Prizes by place"), shares))
+        lines.append(Line(gettext("Prizes by place"), payout_shares(structure)))
     elif fee:
         lines.append(
             Line(gettext("Prizes by place"), gettext("about the top 15 %, on a falling scale"))
