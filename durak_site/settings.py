@@ -15,6 +15,7 @@ from typing import Any
 
 import dj_database_url
 import django_stubs_ext
+from corsheaders.defaults import default_headers
 from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 
 from durak_site.env import (
@@ -370,13 +371,15 @@ API_RATE_WRITE = env_str("DURAK_API_RATE_WRITE", "60/min")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # `Authorization: Token <key>` or `Authorization: Bearer <key>`.
+        "tournaments.api.auth.BearerTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "durak_site.errors.api_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, with the contract every operation shares (tournaments/api/contract.py).
+    "DEFAULT_SCHEMA_CLASS": "tournaments.api.contract.ContractSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_RATES": {
         scope: None if rate == "off" else rate
@@ -418,7 +421,25 @@ SPECTACULAR_SETTINGS = {
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
-CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified", "Retry-After"]
+# An overlay on another origin revalidates (If-None-Match, If-Modified-Since), retries a write
+# safely (Idempotency-Key) and reads what the answers say about caching and rates.
+CORS_ALLOW_HEADERS = [
+    *default_headers,
+    "accept-language",
+    "if-none-match",
+    "if-modified-since",
+    "idempotency-key",
+]
+CORS_EXPOSE_HEADERS = [
+    "ETag",
+    "Last-Modified",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "Idempotent-Replayed",
+    "Content-Language",
+]
 # Webhook deliveries go to public addresses only, unless this is on (the tests' local receiver).
 WEBHOOKS_ALLOW_PRIVATE = env_bool("DURAK_WEBHOOKS_ALLOW_PRIVATE", default=False)
 
