@@ -396,8 +396,13 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Every public fact of an event: tournaments, stages, rounds, tables, results, standings, "
         "knockout trees, leagues, players and games. Read endpoints need no login (a private "
-        "tournament only for its players, referees and organiser); writes take a token. Errors "
-        'are `{"code", "message", "fields"}`.'
+        "tournament only for its players, referees and organiser); writes take a token "
+        "(`Authorization: Token <key>` or `Bearer <key>`). Errors are "
+        '`{"code", "message", "fields"}`, in English unless `Accept-Language` asks for Russian '
+        "(`ru`): 400 for a request that cannot be read (an unknown query parameter, a value "
+        "outside its type or bounds, a body that is not JSON), 409 when the event's state "
+        "refuses it, 422 for values that break a rule. Every read has an `ETag` (`304` for "
+        "`If-None-Match`), every counted answer `RateLimit-*` headers. Start at `/api/v1/`."
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,

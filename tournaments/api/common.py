@@ -8,7 +8,8 @@ those its caller may read (``visibility.tournaments_visible_to``): a private one
 tournament's ``version`` (bumped in the transaction of every change a reader can see), the
 request's path and query and its language, and ``Last-Modified`` from ``changed_at``. A request
 whose ``If-None-Match`` matches is answered ``304 Not Modified`` before the body is built: one
-query (the tournament's row). ``Cache-Control``: a private tournament's answers are ``private``;
+query (the tournament's row); so is one with no ``If-None-Match`` whose ``If-Modified-Since``
+is not before ``Last-Modified``. ``Cache-Control``: a private tournament's answers are ``private``;
 a finished tournament whose awards are computed may be kept 5 minutes; anything still moving is
 revalidated each time (``no-cache``: the ETag makes that cheap).
 
@@ -22,7 +23,9 @@ published version (``tournaments.versions``); the answers here carry the ``X-Dur
 needs (it never leaves the server).
 
 **Throttles** per anonymous IP, per token, and a tighter one for writes (settings
-``DURAK_API_RATE_*``); over the rate the answer is 429 with ``Retry-After``.
+``DURAK_API_RATE_*``); over the rate the answer is 429 with ``Retry-After``. What every view
+shares besides (strict query parameters, ``RateLimit`` headers, an ETag on every read, the
+schema's codes and headers) is :mod:`~tournaments.api.contract`'s.
 """
 
 from __future__ import annotations
