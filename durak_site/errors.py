@@ -8,6 +8,7 @@ handles errors in one place.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError, models
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.html import escape
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -31,7 +32,10 @@ class ServiceError(Exception):
     """
 
     code = "invalid"
-    http_status: int = status.HTTP_400_BAD_REQUEST
+    #: 422 by default: the request was understood and its values break a rule. A refusal for
+    #: the state of what it acts on is a :class:`Conflict` (409); 400 is kept for requests
+    #: that cannot be read at all (bad JSON, unknown query parameters).
+    http_status: int = status.HTTP_422_UNPROCESSABLE_ENTITY
 
     def __init__(
         self, message: str, *, code: str | None = None, fields: dict[str, Any] | None = None
@@ -49,6 +53,14 @@ class ServiceError(Exception):
         if self.fields:
             body["fields"] = self.fields
         return body
+
+
+class BadRequest(ServiceError):
+    """A request that cannot be read as one: a malformed header, a query parameter that the
+    operation does not take or whose value is not of its type."""
+
+    code = "bad_request"
+    http_status = status.HTTP_400_BAD_REQUEST
 
 
 class NotFound(ServiceError):
@@ -131,8 +143,20 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"code": code, "message": message, **extra}
 
 
+def throttled_message(wait: float | None) -> str:
+    if wait is None:
+        return gettext("Too many requests: try again later.")
+    seconds = max(1, math.ceil(wait))
+    return ngettext(
+        "Too many requests: try again in %(seconds)d second.",
+        "Too many requests: try again in %(seconds)d seconds.",
+        seconds,
+    ) % {"seconds": seconds}
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler, reshaped into ``{"code", "message"}`` (field errors kept under ``fields``)."""
+    """DRF's handler, reshaped into ``{"code", "message"}`` (field errors kept under ``fields``),
+    every message in the request's language."""
     if isinstance(exc, DATABASE_DOWN):
         exc = Unavailable()
         headers = {"Retry-After": str(RETRY_AFTER)}
@@ -152,9 +176,17 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
+        # A body that was read and whose values break a rule: 422 (400 is for what cannot be
+        # read at all: DRF's ParseError, our BadRequest).
+        response.status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
         response.data = error_body(
             "invalid", gettext("The request is not valid."), fields=exc.detail
         )
+    elif isinstance(exc, exceptions.Throttled):
+        # DRF's own message is two sentences from two catalogues (its Russian one has no
+        # translation of the second): ours is one, in the request's language.
+        wait: float | None = exc.wait  # type: ignore[attr-defined]  # not in the stubs
+        response.data = error_body("throttled", throttled_message(wait))
     elif isinstance(exc, exceptions.APIException):
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else exc.default_code

@@ -15,6 +15,7 @@ from typing import Any
 
 import dj_database_url
 import django_stubs_ext
+from corsheaders.defaults import default_headers
 from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 
 from durak_site.env import (
@@ -89,6 +90,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # The API answers in English unless Accept-Language asks for Russian (the pages keep theirs).
+    "tournaments.api.language.ApiLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -368,13 +371,15 @@ API_RATE_WRITE = env_str("DURAK_API_RATE_WRITE", "60/min")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # `Authorization: Token <key>` or `Authorization: Bearer <key>`.
+        "tournaments.api.auth.BearerTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "durak_site.errors.api_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, with the contract every operation shares (tournaments/api/contract.py).
+    "DEFAULT_SCHEMA_CLASS": "tournaments.api.contract.ContractSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_RATES": {
         scope: None if rate == "off" else rate
@@ -391,8 +396,13 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Every public fact of an event: tournaments, stages, rounds, tables, results, standings, "
         "knockout trees, leagues, players and games. Read endpoints need no login (a private "
-        "tournament only for its players, referees and organiser); writes take a token. Errors "
-        'are `{"code", "message", "fields"}`.'
+        "tournament only for its players, referees and organiser); writes take a token "
+        "(`Authorization: Token <key>` or `Bearer <key>`). Errors are "
+        '`{"code", "message", "fields"}`, in English unless `Accept-Language` asks for Russian '
+        "(`ru`): 400 for a request that cannot be read (an unknown query parameter, a value "
+        "outside its type or bounds, a body that is not JSON), 409 when the event's state "
+        "refuses it, 422 for values that break a rule. Every read has an `ETag` (`304` for "
+        "`If-None-Match`), every counted answer `RateLimit-*` headers. Start at `/api/v1/`."
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -416,7 +426,25 @@ SPECTACULAR_SETTINGS = {
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
-CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified", "Retry-After"]
+# An overlay on another origin revalidates (If-None-Match, If-Modified-Since), retries a write
+# safely (Idempotency-Key) and reads what the answers say about caching and rates.
+CORS_ALLOW_HEADERS = [
+    *default_headers,
+    "accept-language",
+    "if-none-match",
+    "if-modified-since",
+    "idempotency-key",
+]
+CORS_EXPOSE_HEADERS = [
+    "ETag",
+    "Last-Modified",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "Idempotent-Replayed",
+    "Content-Language",
+]
 # Webhook deliveries go to public addresses only, unless this is on (the tests' local receiver).
 WEBHOOKS_ALLOW_PRIVATE = env_bool("DURAK_WEBHOOKS_ALLOW_PRIVATE", default=False)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rest_framework import status
+
 from durak_site.errors import Conflict, NotFound, ServiceError
 
 
@@ -18,7 +20,16 @@ class ConfigurationError(TournamentError):
 
 
 class RegistrationError(TournamentError):
+    """An entry refused for what was asked (a team in an individual event, a reason missing)."""
+
     code = "registration_refused"
+
+
+class RegistrationConflict(RegistrationError):
+    """An entry refused for the event's state, the same request may pass another time:
+    registration closed, the event full, the player already in it or running it."""
+
+    http_status = status.HTTP_409_CONFLICT
 
 
 class StateError(Conflict):
@@ -29,6 +40,13 @@ class StateError(Conflict):
 
 class ResultError(TournamentError):
     code = "invalid_result"
+
+
+class ResultConflict(ResultError):
+    """A result refused for the table's state (nobody seated yet, a result already in force),
+    not for its places."""
+
+    http_status = status.HTTP_409_CONFLICT
 
 
 class AwardsError(TournamentError):
@@ -51,7 +69,9 @@ __all__ = [
     "AwardsError",
     "ConfigurationError",
     "NotFound",
+    "RegistrationConflict",
     "RegistrationError",
+    "ResultConflict",
     "ResultError",
     "StateError",
     "TournamentError",

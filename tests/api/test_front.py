@@ -9,12 +9,15 @@ the embedded default the board is in memory; with ``REDIS_URL`` the same tests r
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from django.core.cache.backends.locmem import LocMemCache
 from django.db import transaction
+from rest_framework.throttling import SimpleRateThrottle
 
 from durak_site.asgi import django_asgi_app
 from tests.api.test_events import finished_event
@@ -248,3 +251,19 @@ def test_only_tournament_reads_go_through_the_front() -> None:
     assert tournament_slug("/api/v1/tournaments/") is None
     assert tournament_slug("/api/v1/players/3/") is None
     assert tournament_slug("/tournaments/kubok/") is None
+
+
+def test_the_fronts_304_does_not_repeat_the_recorded_rate_limit(
+    front: NotModifiedFront, django: Counted, event: Tournament, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given the anonymous throttle counting (in a cache of this test's own)
+    monkeypatch.setattr(ApiAnonThrottle, "allow_request", SimpleRateThrottle.allow_request)
+    monkeypatch.setattr(ApiAnonThrottle, "cache", LocMemCache(f"front-{uuid.uuid4()}", {}))
+    url = f"/api/v1/tournaments/{event.slug}/"
+    first = call(front, url, HEADERS)
+    assert first.headers["ratelimit-remaining"].isdigit()
+    # when the front answers the same request's revalidation
+    again = call(front, url, {**HEADERS, "If-None-Match": first.headers["etag"]})
+    # then it counts nothing, and says nothing of another answer's count
+    assert again.status == 304 and django.calls == [url]
+    assert not any(name.startswith("ratelimit-") for name in again.headers)

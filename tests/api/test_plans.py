@@ -74,7 +74,7 @@ def test_three_problems_come_back_at_once_in_the_requests_language(
     # when a plan with three independent problems is sent once
     response = send(organiser, THREE_ERRORS, language)
     # then all three come back, each at its field by the request's keys, the code unchanged
-    assert response.status_code == 400
+    assert response.status_code == 422
     body = response.json()
     assert body["code"] == "invalid_configuration"
     assert body["fields"] == {
@@ -93,7 +93,7 @@ def test_a_stage_is_named_by_its_index_and_an_unknown_key_at_its_place(organiser
         "stages": [SWISS, {"format": "knockout", "table_size": 4, "advance_per_table": 2}],
     }
     response = send(organiser, body, "ru")
-    assert response.status_code == 400
+    assert response.status_code == 422
     fields = response.json()["fields"]
     assert set(fields) == {"colour", "stages"}
     assert fields["colour"][0].startswith("неизвестная настройка")
@@ -103,9 +103,9 @@ def test_a_stage_is_named_by_its_index_and_an_unknown_key_at_its_place(organiser
 
 
 @pytest.mark.parametrize("body", [[PLAN], "plan", {"stages": [SWISS]}])
-def test_a_body_that_is_no_plan_is_400(organiser: User, body: Any) -> None:
+def test_a_body_that_is_no_plan_is_422(organiser: User, body: Any) -> None:
     response = send(organiser, body)
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["code"] in ("invalid", "invalid_configuration")
 
 

@@ -278,16 +278,16 @@ def test_registration_refusals_keep_the_error_shape(events: Events, organiser: U
     event = events[0]
     url = f"/api/v1/tournaments/{event.tournament.slug}/entries/"
     player = PlayerFactory.create()
-    # the event runs without late registration
+    # the event runs without late registration: a conflict with its state
     closed = post(organiser, url, {"player": player.pk})
-    assert closed.status_code == 400
+    assert closed.status_code == 409
     assert error_code(closed) == "registration_refused"
-    # a player and a team, or neither
+    # a player and a team, or neither: readable, and invalid
     neither = post(organiser, url, {"paid": True})
-    assert neither.status_code == 400 and error_code(neither) == "invalid"
+    assert neither.status_code == 422 and error_code(neither) == "invalid"
     # no such player
     unknown = post(organiser, url, {"player": 10**9})
-    assert unknown.status_code == 400
+    assert unknown.status_code == 422
     assert "player" in unknown.json()["fields"]
     # not JSON
     garbage = client_for(organiser).post(url, "{oops", content_type="application/json")
@@ -331,7 +331,7 @@ def test_withdrawing_pauses_the_entrys_running_game_and_is_audited(
 def test_withdrawing_needs_a_reason(events: Events, event_referee: User) -> None:
     entry = events[0].entries[0]
     response = post(event_referee, f"/api/v1/entries/{entry.pk}/withdraw/", {"reason": " "})
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert "reason" in response.json()["fields"]
     entry.refresh_from_db()
     assert entry.status == Entry.Status.REGISTERED
@@ -380,7 +380,7 @@ def test_a_correction_needs_a_reason_and_supersedes_the_result(
     entries = list(reversed(seated(table)))
     url = f"/api/v1/tables/{table.pk}/result/"
     refused = post(event_referee, url, {"places": entries, "fool": entries[-1]})
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     assert error_code(refused) == "invalid_result" and "reason" in refused.json()["fields"]
     response = post(
         event_referee, url, {"places": entries, "fool": entries[-1], "reason": "score sheet"}
@@ -401,14 +401,14 @@ def test_a_correction_needs_a_reason_and_supersedes_the_result(
         ({"pogony": [{"by": 1, "on": [2], "rank": "1"}]}, "invalid"),
     ],
 )
-def test_a_result_that_does_not_fit_is_400(
+def test_a_result_that_does_not_fit_is_422(
     events: Events, event_referee: User, change: dict[str, Any], code: str
 ) -> None:
     table = playing_table(events[0])
     response = post(
         event_referee, f"/api/v1/tables/{table.pk}/result/", result_body(table, **change)
     )
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert error_code(response) == code
     assert not TableResult.objects.filter(table=table).exists()
 
@@ -444,7 +444,7 @@ def test_rejecting_needs_a_note(events: Events, superuser: User, event_referee: 
     pending = pending_result(events[0], superuser)
     url = f"/api/v1/results/{pending.pk}/reject/"
     missing = post(event_referee, url, {})
-    assert missing.status_code == 400 and "note" in missing.json()["fields"]
+    assert missing.status_code == 422 and "note" in missing.json()["fields"]
     response = post(event_referee, url, {"note": "wrong fool"})
     assert response.status_code == 200
     assert response.json()["status"] == "rejected"

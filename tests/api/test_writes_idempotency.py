@@ -162,12 +162,12 @@ def test_a_refusal_is_kept_and_replayed(console_events: Events, event_referee: U
     assert again["Idempotent-Replayed"] == "true"
 
 
-def test_a_400_is_not_kept_so_the_corrected_request_may_reuse_the_key(
+def test_a_422_is_not_kept_so_the_corrected_request_may_reuse_the_key(
     console_events: Events, event_referee: User
 ) -> None:
     url = withdraw_url(console_events)
     invalid = post(event_referee, url, {}, key=KEY)
-    assert invalid.status_code == 400
+    assert invalid.status_code == 422
     assert not IdempotentRequest.objects.exists()
     fixed = post(event_referee, url, {"reason": "ill"}, key=KEY)
     assert fixed.status_code == 200
@@ -283,7 +283,17 @@ def test_every_write_is_documented_with_its_refusals_and_the_key(client: Any) ->
     }
     for operation_id, (success, has_body) in expected.items():
         op = operations[operation_id]
-        assert set(op["responses"]) == {success, "400", "401", "403", "404", "409", "422", "429"}
+        assert set(op["responses"]) == {
+            success,
+            "400",
+            "401",
+            "403",
+            "404",
+            "409",
+            "422",
+            "429",
+            "503",
+        }
         assert any(p["in"] == "header" and p["name"] == "Idempotency-Key" for p in op["parameters"])
         assert {"tokenAuth": []} in op["security"]
         assert {} not in op["security"]  # no anonymous writes

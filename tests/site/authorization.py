@@ -366,7 +366,8 @@ def api_parameters(cast: Cast, path: str) -> dict[str, Any]:
         "tables": cast.table_in_play.pk,
         "results": cast.x.result.pk,
     }
-    first = path.strip("/").split("/")[2]
+    parts = path.strip("/").split("/")
+    first = parts[2] if len(parts) > 2 else ""  # (the index, /api/v1/, has none)
     return {
         "slug": cast.tournament.slug if first != "leagues" else cast.x.league.slug,
         "order": 2 if path.endswith("/bracket/") else 1,
@@ -380,7 +381,7 @@ def api_parameters(cast: Cast, path: str) -> dict[str, Any]:
 
 def api_probes(cast: Cast) -> Iterator[Probe]:
     """Every operation of the schema; a write posts an empty body (a role that passes the
-    permission gate gets a 400 from the validation)."""
+    permission gate gets a 422 from the validation)."""
     for method, template in api_operations():
         values = api_parameters(cast, template)
         path = template.format_map(values)

@@ -10,8 +10,8 @@ so the organiser and the referee of Y are out of scope.
 The rules the table spells out (``tournaments.permissions``): an object out of the actor's scope
 looks missing (404); one in scope that the actor may not change is a 403; a page of the console
 sends whoever is not staff to its login page, an API write without credentials is a 401. A
-write a role may make is posted empty or harmless: a 400 (or 200 with the form's errors, or a
-409 from the service) shows that it passed the permission gate; a refused write must have
+write a role may make is posted empty or harmless: a 400 or 422 (or 200 with the form's errors,
+or a 409 from the service) shows that it passed the permission gate; a refused write must have
 written no row (``authorization.row_writes``). Each write runs in a savepoint rolled back.
 
 **A new route, operation, admin page, action or socket fails** :func:`test_every_route_is_declared`
@@ -72,8 +72,8 @@ X_READERS = "404 200 200 200 404 200 404 404 200"
 EVERYONE = " ".join(["200"] * 9)
 MISSING = " ".join(["404"] * 9)
 # An API write on X: no credentials 401, X's players may not (403), Y's people do not see X.
-API_REFEREES_WRITE = "401 403 403 400 404 400 404 404 400"
-API_ORGANISER_WRITES = "401 403 403 403 404 400 404 404 400"
+API_REFEREES_WRITE = "401 403 403 422 404 422 404 404 422"
+API_ORGANISER_WRITES = "401 403 403 403 404 422 404 404 422"
 
 
 def console_model(
@@ -215,6 +215,7 @@ DECLARED: dict[str, str] = {
     "GET admin:auth_user_password_change": SUPERUSER_ONLY,
     "POST admin:auth_user_password_change": SUPERUSER_ONLY,  # the form's errors
     # --- the API (from its OpenAPI schema) ---
+    "GET /api/v1/": EVERYONE,  # the index
     "GET /api/v1/tournaments/": EVERYONE,  # each reader's visible ones
     "GET /api/v1/tournaments/{slug}/": X_READERS,
     "GET /api/v1/tournaments/{slug}/stages/{order}/rounds/": X_READERS,
@@ -246,8 +247,8 @@ DECLARED: dict[str, str] = {
     "POST /api/v1/tournaments/{slug}/stages/{order}/rounds/{number}/pair/": (
         "401 403 403 409 404 409 404 404 409"  # round 1 is paired already
     ),
-    # a plan is checked (and its tournament created) by any organiser: an empty body is a 400
-    "POST /api/v1/plans/": "401 403 403 403 403 400 400 403 400",
+    # a plan is checked (and its tournament created) by any organiser: an empty body is a 422
+    "POST /api/v1/plans/": "401 403 403 403 403 422 422 403 422",
     "POST /api/v1/socket-tickets/": "401 201 201 201 201 201 201 201 201",
     "GET api:schema": EVERYONE,
     "GET api:docs": EVERYONE,

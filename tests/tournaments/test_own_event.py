@@ -103,7 +103,7 @@ def test_the_refusal_reads_in_russian_on_the_api(open_event: Tournament, organis
         content_type="application/json",
         headers={"accept-language": "ru"},
     )
-    assert response.status_code == 400
+    assert response.status_code == 409
     body = response.json()
     assert body["code"] == "own_event"
     assert "организатор не может в нём играть" in body["message"]

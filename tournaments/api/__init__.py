@@ -1,6 +1,9 @@
 """The scoreboard REST API, version 1 (``/api/v1/``): every public fact of an event, for venue
 screens, stream overlays, club sites and apps.
 
+- :mod:`~tournaments.api.contract`: the contract every view keeps and the schema declares
+  (query parameters checked against the schema, statuses and their codes, the headers);
+  :mod:`~tournaments.api.language`: English unless ``Accept-Language`` asks for Russian;
 - :mod:`~tournaments.api.common`: what every endpoint shares: who may read a tournament (fail
   closed: a private one is a 404 to others), conditional GET (``ETag`` from the tournament's
   version counter, ``Last-Modified``, ``Cache-Control`` by how settled the data is), cursor

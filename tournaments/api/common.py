@@ -8,7 +8,8 @@ those its caller may read (``visibility.tournaments_visible_to``): a private one
 tournament's ``version`` (bumped in the transaction of every change a reader can see), the
 request's path and query and its language, and ``Last-Modified`` from ``changed_at``. A request
 whose ``If-None-Match`` matches is answered ``304 Not Modified`` before the body is built: one
-query (the tournament's row). ``Cache-Control``: a private tournament's answers are ``private``;
+query (the tournament's row); so is one with no ``If-None-Match`` whose ``If-Modified-Since``
+is not before ``Last-Modified``. ``Cache-Control``: a private tournament's answers are ``private``;
 a finished tournament whose awards are computed may be kept 5 minutes; anything still moving is
 revalidated each time (``no-cache``: the ETag makes that cheap).
 
@@ -22,7 +23,9 @@ published version (``tournaments.versions``); the answers here carry the ``X-Dur
 needs (it never leaves the server).
 
 **Throttles** per anonymous IP, per token, and a tighter one for writes (settings
-``DURAK_API_RATE_*``); over the rate the answer is 429 with ``Retry-After``.
+``DURAK_API_RATE_*``); over the rate the answer is 429 with ``Retry-After``. What every view
+shares besides (strict query parameters, ``RateLimit`` headers, an ETag on every read, the
+schema's codes and headers) is :mod:`~tournaments.api.contract`'s.
 """
 
 from __future__ import annotations
@@ -34,19 +37,18 @@ from typing import Any
 
 from django.core.cache import cache
 from django.http import Http404
-from django.utils.http import http_date, quote_etag
+from django.utils.http import http_date, parse_http_date_safe, quote_etag
 from django.utils.translation import get_language
-from drf_spectacular.utils import OpenApiResponse
-from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework import status
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle, BaseThrottle, UserRateThrottle
-from rest_framework.views import APIView
 
 from durak_site.clientaddr import client_address
 from tournaments import versions
+from tournaments.api.contract import ContractView, invalid_parameters
 from tournaments.models import Tournament
 from tournaments.selectors import visibility
 
@@ -85,7 +87,8 @@ class ApiWriteThrottle(ByClientAddress, UserRateThrottle):
 
 class ApiCursorPagination(CursorPagination):
     """Cursor pagination over a stable, unique ordering (newest first by id). A cursor that is
-    not one of ours is a bad request (400 on ``cursor``), not a missing page."""
+    not one of ours is a bad request (400 on ``cursor``), not a missing page; so is a
+    ``page_size`` out of its bounds (the views check it against the schema)."""
 
     page_size = 50
     max_page_size = 200
@@ -96,32 +99,18 @@ class ApiCursorPagination(CursorPagination):
         try:
             return super().decode_cursor(request)
         except NotFound as exc:
-            raise ValidationError({self.cursor_query_param: [str(exc.detail)]}) from None
+            raise invalid_parameters({self.cursor_query_param: [str(exc.detail)]}) from None
 
-
-class ErrorSerializer(serializers.Serializer[Any]):
-    """Every refusal of the API (and of the live table's WebSocket)."""
-
-    code = serializers.CharField(help_text="A stable code, e.g. `not_found`, `forbidden`.")
-    message = serializers.CharField(help_text="What went wrong, in the request's language.")
-    # The serializer's metaclass takes declared fields out of the class, so this does not
-    # shadow ``Serializer.fields`` at run time; the stubs cannot know that.
-    fields = serializers.DictField(  # type: ignore[assignment]
-        required=False, help_text="Field errors, by field (nested as the request body)."
-    )
-
-
-def error_responses(*codes: int) -> dict[int, OpenApiResponse]:
-    """The documented refusals of an operation, each with the error shape."""
-    text = {
-        400: "The request is not valid (`invalid`, with `fields`).",
-        401: "No credentials, or wrong ones (`not_authenticated`).",
-        403: "Not yours to do (`forbidden`, `permission_denied`).",
-        404: "No such object, or not yours to see (`not_found`).",
-        409: "The event is not in a state that allows it (`wrong_status`, ...).",
-        429: "Too many requests (`throttled`); `Retry-After` says when to come back.",
-    }
-    return {code: OpenApiResponse(ErrorSerializer, description=text[code]) for code in codes}
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        # The bounds of ``page_size`` in the schema, which is what the views check it against
+        # (``tournaments.api.contract``): beyond them a 400, never a silent clamp.
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"].update(minimum=1, maximum=self.max_page_size)
+                parameter["description"] = f"Rows per page: 1 to {self.max_page_size} (default "
+                parameter["description"] += f"{self.page_size})."
+        return parameters
 
 
 def etag_for(request: Request, tournament: Tournament) -> str:
@@ -148,7 +137,7 @@ def etag_matches(header: str, etag: str) -> bool:
     return "*" in wanted or etag in wanted or bare in wanted or f"W/{bare}" in wanted
 
 
-class TournamentReadView(APIView):
+class TournamentReadView(ContractView):
     """A read of one tournament's data: ``slug`` in the URL, visibility, conditional GET."""
 
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
@@ -165,12 +154,23 @@ class TournamentReadView(APIView):
     ) -> Response:
         """``build()``'s data as the answer, unless the caller's copy is current (304)."""
         etag = etag_for(self.request, tournament)
-        header = self.request.headers.get("If-None-Match", "")
-        if header and etag_matches(header, etag):
+        if current(self.request, etag, tournament):
             response = Response(status=status.HTTP_304_NOT_MODIFIED)
         else:
             response = Response(built(etag, build), status=status_code)
         return cache_headers(response, tournament, etag)
+
+
+def current(request: Request, etag: str, tournament: Tournament) -> bool:
+    """Whether the caller's copy is current: its ``If-None-Match`` matches ``etag``, or, when it
+    sends none, its ``If-Modified-Since`` is not before the tournament's last change (RFC 9110
+    13.2.2: the ETag wins; ``Last-Modified`` is to the second)."""
+    wanted = request.headers.get("If-None-Match", "")
+    if wanted:
+        return etag_matches(wanted, etag)
+    since = parse_http_date_safe(request.headers.get("If-Modified-Since", ""))
+    changed = tournament.changed_at or tournament.created_at
+    return since is not None and changed is not None and int(changed.timestamp()) <= since
 
 
 def built(etag: str, build: Callable[[], Any]) -> Any:

@@ -31,7 +31,8 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.api.common import TournamentReadView, error_responses
+from tournaments.api.common import TournamentReadView
+from tournaments.api.contract import error_responses
 from tournaments.api.events import serializers as out
 from tournaments.api.events.rows import final_place_row, standing_row
 from tournaments.api.events.views import StageReadView

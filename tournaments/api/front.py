@@ -55,6 +55,10 @@ _NOT_REPEATED = {
     b"date",
     b"server",
     _STAMP,
+    # the caller's own count, not the recorded answer's
+    b"ratelimit-limit",
+    b"ratelimit-remaining",
+    b"ratelimit-reset",
 }
 
 log = logging.getLogger(__name__)

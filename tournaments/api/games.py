@@ -35,7 +35,6 @@ from django.utils.http import quote_etag
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -45,10 +44,11 @@ from games.hooks import SPECTATOR
 from games.models import Game, GameAction
 from tournaments.api.common import (
     ApiAnonThrottle,
+    ApiCursorPagination,
     ApiUserThrottle,
-    error_responses,
     etag_matches,
 )
+from tournaments.api.contract import ContractView, error_responses
 from tournaments.selectors import visibility
 
 #: A game that is over is immutable: shared caches may keep its answers this long (seconds).
@@ -271,7 +271,7 @@ def game_data(game: Game) -> dict[str, Any]:
 # --- the views --------------------------------------------------------------------------------
 
 
-class GameDetailView(generics.GenericAPIView[Game]):
+class GameDetailView(ContractView, generics.GenericAPIView[Game]):
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
     serializer_class = ApiGameSerializer
 
@@ -300,7 +300,7 @@ class GameDetailView(generics.GenericAPIView[Game]):
         return game_cache_headers(response, game, etag)
 
 
-class GameActionsPagination(CursorPagination):
+class GameActionsPagination(ApiCursorPagination):
     """A game's log in order of play (``seq`` is unique per game, indexed with it)."""
 
     page_size = 100
@@ -309,7 +309,7 @@ class GameActionsPagination(CursorPagination):
     ordering = "seq"
 
 
-class GameActionListView(generics.ListAPIView[GameAction]):
+class GameActionListView(ContractView, generics.ListAPIView[GameAction]):
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
     serializer_class = ApiGameActionSerializer
     pagination_class = GameActionsPagination

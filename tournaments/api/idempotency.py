@@ -16,11 +16,11 @@ the handler and stores its answer in that row:
   answer and replays it; if it rolls back (a 500), the second runs. Exactly one executes. (On
   SQLite writers are serialised anyway.)
 
-Which answers are kept: everything the handler answered below 500 except 400. A 400 means the
-request could not be done as sent and nothing happened, so the client may correct it and send it
-again under the same key. Refusals such as 403, 404 and 409 are kept and replayed, as Stripe
-does, so a retry always gets the answer the lost request got. A 500 keeps nothing and frees the
-key, and so does any refusal that came before the handler (401, 429: authentication and
+Which answers are kept: everything the handler answered below 500 except 400 and 422. Those
+mean the request could not be done as sent and nothing happened, so the client may correct it
+and send it again under the same key. Refusals such as 403, 404 and 409 are kept and replayed,
+as Stripe does, so a retry always gets the answer the lost request got. A 500 keeps nothing and
+frees the key, and so does any refusal that came before the handler (401, 429: authentication and
 throttling run first).
 """
 
@@ -41,7 +41,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from durak_site.errors import Conflict, ServiceError
+from durak_site.errors import BadRequest, Conflict, ServiceError
 from tournaments.models import IdempotentRequest
 
 HEADER = "Idempotency-Key"
@@ -99,7 +99,7 @@ def _key(request: Request) -> str | None:
         message = gettext("An idempotency key is 1 to %(max)d printable ASCII characters.") % {
             "max": MAX_KEY_LENGTH
         }
-        raise ServiceError(message, code="invalid", fields={HEADER: [message]})
+        raise BadRequest(message, code="invalid", fields={HEADER: [message]})
     return key
 
 
@@ -126,8 +126,13 @@ def _replay(stored: IdempotentRequest, method: str, path: str, body: str) -> Res
     return Response(stored.response, status=stored.status_code, headers={REPLAYED_HEADER: "true"})
 
 
+#: Refusals of what was sent, not of what was done: not kept, so that the corrected request
+#: can be sent again with the same key.
+NOT_KEPT = {status.HTTP_400_BAD_REQUEST, status.HTTP_422_UNPROCESSABLE_ENTITY}
+
+
 def _kept(response: Response) -> bool:
-    return response.status_code < 500 and response.status_code != status.HTTP_400_BAD_REQUEST
+    return response.status_code < 500 and response.status_code not in NOT_KEPT
 
 
 def idempotent(handler: Handler[V, P]) -> Handler[V, P]:

@@ -35,8 +35,8 @@ from tournaments.api.common import (
     ApiAnonThrottle,
     ApiCursorPagination,
     ApiUserThrottle,
-    error_responses,
 )
+from tournaments.api.contract import ContractView, error_responses
 from tournaments.models import (
     Entry,
     Player,
@@ -215,7 +215,7 @@ class ApiPlayerDetailSerializer(serializers.Serializer[Any]):
     )
 
 
-class PlayerListView(generics.ListAPIView[Player]):
+class PlayerListView(ContractView, generics.ListAPIView[Player]):
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
     pagination_class = PeopleCursorPagination
     serializer_class = ApiPlayerSerializer
@@ -242,7 +242,7 @@ class PlayerListView(generics.ListAPIView[Player]):
         return people_cache_headers(super().get(request, *args, **kwargs), request)
 
 
-class PlayerDetailView(generics.GenericAPIView[Player]):
+class PlayerDetailView(ContractView, generics.GenericAPIView[Player]):
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
     serializer_class = ApiPlayerDetailSerializer
     queryset = Player.objects.all()
@@ -321,7 +321,7 @@ def team_data(team: Team) -> dict[str, Any]:
     }
 
 
-class TeamListView(generics.ListAPIView[Team]):
+class TeamListView(ContractView, generics.ListAPIView[Team]):
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
     pagination_class = PeopleCursorPagination
     serializer_class = ApiTeamSerializer
@@ -347,7 +347,7 @@ class TeamListView(generics.ListAPIView[Team]):
         return people_cache_headers(super().get(request, *args, **kwargs), request)
 
 
-class TeamDetailView(generics.GenericAPIView[Team]):
+class TeamDetailView(ContractView, generics.GenericAPIView[Team]):
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
     serializer_class = ApiTeamDetailSerializer
 

@@ -10,14 +10,15 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from games.services.tickets import TICKET_SECONDS, socket_ticket_issue
-from tournaments.api.common import ApiUserThrottle, ApiWriteThrottle, error_responses
+from tournaments.api.auth import BearerTokenAuthentication
+from tournaments.api.common import ApiUserThrottle, ApiWriteThrottle
+from tournaments.api.contract import ContractView, error_responses
 
 
 class ApiSocketTicketSerializer(serializers.Serializer[Any]):
@@ -29,8 +30,8 @@ class ApiSocketTicketSerializer(serializers.Serializer[Any]):
     expires_in = serializers.IntegerField(help_text="Seconds the ticket stays valid (unused).")
 
 
-class SocketTicketView(APIView):
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+class SocketTicketView(ContractView):
+    authentication_classes = [BearerTokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
     throttle_classes = [ApiUserThrottle, ApiWriteThrottle]
 

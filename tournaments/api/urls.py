@@ -13,6 +13,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.permissions import AllowAny
 
 from durak_site.errors import error_body
+from tournaments.api.index import ApiIndexView
 from tournaments.api.tickets import SocketTicketView
 
 
@@ -36,6 +37,7 @@ DOCS_PAGE: dict[str, Any] = {
 }
 
 urlpatterns = [
+    path("", ApiIndexView.as_view(), name="index"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(**DOCS_PAGE), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(**DOCS_PAGE), name="redoc"),

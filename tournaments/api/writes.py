@@ -37,21 +37,20 @@ from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from games.engine.cards import RANKS
+from tournaments.api.auth import BearerTokenAuthentication
 from tournaments.api.common import (
     ApiUserThrottle,
     ApiWriteThrottle,
-    ErrorSerializer,
-    error_responses,
 )
+from tournaments.api.contract import ContractView, error_responses
 from tournaments.api.idempotency import HEADER, MAX_KEY_LENGTH, REPLAYED_HEADER, idempotent
 from tournaments.models import (
     Entry,
@@ -226,11 +225,11 @@ class ApiResultRejectSerializer(serializers.Serializer[Any]):
 # --- the views -----------------------------------------------------------------------------------
 
 
-class WriteView(APIView):
+class WriteView(ContractView):
     """What every write shares: token (or session) authentication, named first so that a
     missing token is a 401 with ``WWW-Authenticate: Token``; JSON bodies; the write throttle."""
 
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    authentication_classes = [BearerTokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
     throttle_classes = [ApiUserThrottle, ApiWriteThrottle]
     parser_classes = [JSONParser]
@@ -271,18 +270,11 @@ IDEMPOTENCY_KEY = OpenApiParameter(
         f"Up to {MAX_KEY_LENGTH} printable ASCII characters, new for each write (a UUID). The "
         "same key with the same method, path and body, sent again by the same caller, gets the "
         f"first answer again (with `{REPLAYED_HEADER}: true`) and changes nothing; the same key "
-        "with another request is a 422 `idempotency_key_reused`. A 400 or a 5xx is not kept "
-        "(correct the request and send it again with the key)."
+        "with another request is a 422 `idempotency_key_reused`. A 400, a 422 or a 5xx is not "
+        "kept (correct the request and send it again with the key)."
     ),
 )
-REFUSALS: dict[int, OpenApiResponse] = {
-    **error_responses(400, 401, 403, 404, 409, 429),
-    422: OpenApiResponse(
-        ErrorSerializer,
-        description="The `Idempotency-Key` was used for another request "
-        "(`idempotency_key_reused`).",
-    ),
-}
+REFUSALS: dict[int, OpenApiResponse] = error_responses(400, 401, 403, 404, 409, 422, 429)
 
 
 def write_schema(

@@ -35,7 +35,7 @@ from games.engine.cards import RANKS
 from games.models import Game
 from games.services import game_void
 from tournaments import selectors
-from tournaments.errors import ResultError, StateError
+from tournaments.errors import ResultConflict, ResultError, StateError
 from tournaments.models import AuditEvent, Round, Seat, Stage, Table, TableResult, Tournament
 from tournaments.permissions import can_referee
 from tournaments.services.audit import audit_record
@@ -278,7 +278,7 @@ def table_result_enter(
         if table.is_bye:
             raise ResultError(gettext("a bye has no result to enter"))
         if table.status == Table.Status.WAITING:
-            raise ResultError(
+            raise ResultConflict(
                 gettext("%(table)s is waiting for its players: nothing has been played")
                 % {"table": table}
             )

@@ -16,6 +16,7 @@ from games.actors import Actor
 from games.models import Game
 from games.services import game_pause
 from tournaments.errors import (
+    RegistrationConflict,
     RegistrationError,
     StateError,
 )
@@ -124,7 +125,7 @@ def registration_check_open(tournament: Tournament) -> None:
     if tournament.status == Tournament.Status.REGISTRATION:
         if tournament.registration_closed_at is None:
             return
-        raise RegistrationError(gettext("registration is closed (the tournament starts soon)"))
+        raise RegistrationConflict(gettext("registration is closed (the tournament starts soon)"))
     if tournament.status == Tournament.Status.RUNNING and tournament.late_registration_rounds:
         # Open until the given round of the first (swiss) stage has been paired.
         paired = Round.objects.filter(
@@ -135,7 +136,7 @@ def registration_check_open(tournament: Tournament) -> None:
             and not tournament.stages.filter(order=1).exclude(format=Stage.Format.SWISS).exists()
         ):
             return
-    raise RegistrationError(
+    raise RegistrationConflict(
         gettext("registration is closed (the tournament is %(status)s)")
         % {"status": status_name(Tournament.Status, tournament.status)}
     )
@@ -183,7 +184,7 @@ def entry_register(
             tournament=tournament, team__members__in=members, status__in=Entry.ACTIVE
         ).exists()
         if clash:
-            raise RegistrationError(
+            raise RegistrationConflict(
                 gettext("a member of this team is already registered in another team")
             )
     elif player is None or team is not None:
@@ -191,7 +192,7 @@ def entry_register(
     if tournament.max_entries is not None:
         active = Entry.objects.filter(tournament=tournament, status__in=Entry.ACTIVE).count()
         if active >= tournament.max_entries:
-            raise RegistrationError(
+            raise RegistrationConflict(
                 ngettext(
                     "the tournament is full (%(count)s entry)",
                     "the tournament is full (%(count)s entries)",
@@ -203,7 +204,7 @@ def entry_register(
         with transaction.atomic():
             entry = Entry.objects.create(tournament=tournament, player=player, team=team, paid=paid)
     except IntegrityError:
-        raise RegistrationError(
+        raise RegistrationConflict(
             gettext("%(name)s is already registered") % {"name": player or team}
         ) from None
     if tournament.status == Tournament.Status.RUNNING:
@@ -246,7 +247,7 @@ def _refuse_who_runs_it(
             message = gettext("%(player)s referees %(tournament)s: its referees cannot play in it")
         else:
             continue
-        raise RegistrationError(
+        raise RegistrationConflict(
             message % {"player": person, "tournament": tournament}, code="own_event"
         )
 

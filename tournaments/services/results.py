@@ -17,6 +17,7 @@ from games.engine.series import Series
 from games.models import Game, RefereeEvent
 from tournaments import selectors
 from tournaments.errors import (
+    ResultConflict,
     ResultError,
 )
 from tournaments.models import (
@@ -44,7 +45,7 @@ def check_result(
 ) -> None:
     seated = set(table.seats.values_list("entry_id", flat=True))
     if not seated:
-        raise ResultError(
+        raise ResultConflict(
             gettext("table %(table)s has nobody seated yet") % {"table": table.number}
         )
     if len(places) != len(set(places)) or set(places) != seated:
@@ -100,7 +101,7 @@ def table_record_result(
         if current is not None:
             if list(current.places) == list(places):
                 return current  # the same result delivered twice
-            raise ResultError(
+            raise ResultConflict(
                 gettext(
                     "the table has a result: a correction is a referee's "
                     "(tournaments.services.corrections)"

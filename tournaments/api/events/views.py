@@ -19,15 +19,14 @@ from rest_framework import generics
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from tournaments.api.common import (
     ApiAnonThrottle,
     ApiCursorPagination,
     ApiUserThrottle,
     TournamentReadView,
-    error_responses,
 )
+from tournaments.api.contract import ContractView, error_responses
 from tournaments.api.events import serializers as out
 from tournaments.api.events.rows import final_place_row, league_table_row, standing_row
 from tournaments.models import Entry, League, Round, Stage, Tournament
@@ -89,7 +88,7 @@ class TournamentFilter(django_filters.FilterSet):  # type: ignore[misc]  # djang
     "filter by status, league and season, and by the dates they were created or started.",
     responses={200: out.TournamentListItemSerializer(many=True), **error_responses(400, 429)},
 )
-class TournamentListView(generics.ListAPIView[Tournament]):
+class TournamentListView(ContractView, generics.ListAPIView[Tournament]):
     serializer_class = out.TournamentListItemSerializer
     pagination_class = ApiCursorPagination
     filterset_class = TournamentFilter
@@ -326,7 +325,7 @@ def league_row(league: League) -> dict[str, Any]:
     "(cursor-paginated). A league's slug is unique within its season.",
     responses={200: out.LeagueListItemSerializer(many=True), **error_responses(400, 429)},
 )
-class LeagueListView(generics.ListAPIView[League]):
+class LeagueListView(ContractView, generics.ListAPIView[League]):
     serializer_class = out.LeagueListItemSerializer
     pagination_class = ApiCursorPagination
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
@@ -350,7 +349,7 @@ class LeagueListView(generics.ListAPIView[League]):
     ],
     responses={200: out.LeagueTableSerializer, **error_responses(404, 429)},
 )
-class LeagueTableView(APIView):
+class LeagueTableView(ContractView):
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
 
     def get(self, request: Request, slug: str) -> Response:

@@ -1,0 +1,73 @@
+"""``GET /api/v1/``: where a client starts: the API's name and version, and a link to each
+top-level collection, the schema and its docs pages (GitHub's root endpoint, a HAL-like
+``links``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tournaments.api.common import ApiAnonThrottle, ApiUserThrottle
+from tournaments.api.contract import ContractView, error_responses
+
+#: The index's links: its name in ``links`` and the URL's name (``api:<name>``).
+LINKS = {
+    "tournaments": "tournament-list",
+    "leagues": "league-list",
+    "players": "player-list",
+    "teams": "team-list",
+    "plans": "tournament-create",
+    "socket_tickets": "socket-tickets",
+    "schema": "schema",
+    "docs": "docs",
+    "redoc": "redoc",
+}
+
+
+class ApiIndexLinksSerializer(serializers.Serializer[Any]):
+    """Absolute URLs, one per collection and for the schema and its docs."""
+
+    tournaments = serializers.URLField()
+    leagues = serializers.URLField()
+    players = serializers.URLField()
+    teams = serializers.URLField()
+    plans = serializers.URLField(help_text="POST a plan to create a tournament.")
+    socket_tickets = serializers.URLField(help_text="POST for a live table socket's ticket.")
+    schema = serializers.URLField(help_text="The OpenAPI 3 schema.")
+    docs = serializers.URLField(help_text="Swagger UI.")
+    redoc = serializers.URLField(help_text="Redoc.")
+
+
+class ApiIndexSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    version = serializers.CharField()
+    links = ApiIndexLinksSerializer()
+
+
+class ApiIndexView(ContractView):
+    permission_classes = [AllowAny]
+    throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
+
+    @extend_schema(
+        operation_id="api_index",
+        summary="The API's index",
+        description="The API's name and version, and a link to each top-level collection, the "
+        "schema and the docs. Open to everyone.",
+        tags=["index"],
+        responses={200: ApiIndexSerializer, **error_responses(429)},
+    )
+    def get(self, request: Request) -> Response:
+        spectacular = settings.SPECTACULAR_SETTINGS
+        links = {
+            name: request.build_absolute_uri(reverse(f"api:{url_name}"))
+            for name, url_name in LINKS.items()
+        }
+        body = {"name": spectacular["TITLE"], "version": spectacular["VERSION"], "links": links}
+        return Response(ApiIndexSerializer(body).data)
