@@ -36,6 +36,9 @@ class ServiceError(Exception):
     #: the state of what it acts on is a :class:`Conflict` (409); 400 is kept for requests
     #: that cannot be read at all (bad JSON, unknown query parameters).
     http_status: int = status.HTTP_422_UNPROCESSABLE_ENTITY
+    #: Whether an API operation may answer with it (its codes are then in the schema's enums,
+    #: ``tournaments.api.contract.ERROR_CODES``): False for a refusal only a page shows.
+    api: bool = True
 
     def __init__(
         self, message: str, *, code: str | None = None, fields: dict[str, Any] | None = None

@@ -24,6 +24,7 @@ class InvitationError(TournamentError):
     ``accepted`` (used once already) or ``revoked``. ``http_status``: the page's answer."""
 
     code = "invitation_unknown"
+    api = False  # the invitation page's: no API operation opens a link
 
 
 def token_hash(token: str) -> str:

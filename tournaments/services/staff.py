@@ -62,6 +62,7 @@ OVER = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
 
 class StaffError(TournamentError):
     code = "staff_refused"
+    api = False  # the console's staff pages only: no API operation manages referees
 
 
 def _refuse(field: str, message: str, code: str) -> StaffError:
