@@ -319,6 +319,23 @@ def test_the_page_links_the_events_other_pages_in_russian(
     assert "Тур 1: 1 стол доиграл, в игре: 1, не начаты: 0" in text
 
 
+def test_while_registration_is_open_its_organiser_is_linked_to_the_import_of_a_file(
+    organiser: User, event_referee: User
+) -> None:
+    tournament = draft(organiser, event_referee)
+    url = reverse("admin:tournaments_tournament_import_players", args=[tournament.pk])
+    link = f'<a href="{url}">Import players from CSV</a>'
+    assert link not in page(organiser, tournament)  # a draft takes nobody yet
+    services.tournament_open_registration(tournament=tournament)
+    assert link in page(organiser, tournament)
+    assert url not in page(event_referee, tournament)  # a referee does not register players
+    for player in PlayerFactory.create_batch(2):
+        services.entry_register(tournament=tournament, player=player)
+    services.tournament_close_registration(tournament=tournament)
+    tournament.refresh_from_db()
+    assert link not in page(organiser, tournament)
+
+
 # --- the console around it ----------------------------------------------------------------------
 
 
