@@ -29,6 +29,7 @@ from tournaments import services
 from tournaments.console.filters import distinct_labels
 from tournaments.models import (
     AuditEvent,
+    Entry,
     IdempotentRequest,
     Round,
     Table,
@@ -334,6 +335,26 @@ def test_while_registration_is_open_its_organiser_is_linked_to_the_import_of_a_f
     services.tournament_close_registration(tournament=tournament)
     tournament.refresh_from_db()
     assert link not in page(organiser, tournament)
+
+
+def test_the_entries_line_counts_the_eliminated_once_there_are_any(
+    organiser: User, event_referee: User
+) -> None:
+    tournament = draft(organiser, event_referee)
+    services.tournament_open_registration(tournament=tournament)
+    for player in PlayerFactory.create_batch(3):
+        services.entry_register(tournament=tournament, player=player)
+    assert "eliminated" not in page(organiser, tournament)
+    # a stage played: one entry went no further
+    Entry.objects.filter(pk=Entry.objects.filter(tournament=tournament)[0].pk).update(
+        status=Entry.Status.ELIMINATED
+    )
+    assert "2 registered, 0 checked in, 0 withdrawn, 1 eliminated" in page(organiser, tournament)
+    with translation.override("ru"):
+        ru = Client()
+        ru.force_login(organiser)
+        text = ru.get(dashboard_url(tournament)).content.decode()
+    assert "заявлено: 2, подтвердили участие: 0, снялись: 0, выбыли: 1" in text
 
 
 # --- the console around it ----------------------------------------------------------------------

@@ -145,7 +145,15 @@ def _state(facts: DashboardFacts, tournament: Tournament) -> list[tuple[str, str
             % {"count": e.checked_in}
             + ", "
             + ngettext("%(count)d withdrawn", "%(count)d withdrawn", e.withdrawn)
-            % {"count": e.withdrawn},
+            % {"count": e.withdrawn}
+            # once a stage has been played, those who went no further are entries too
+            + (
+                ", "
+                + ngettext("%(count)d eliminated", "%(count)d eliminated", e.eliminated)
+                % {"count": e.eliminated}
+                if e.eliminated
+                else ""
+            ),
         )
     )
     if facts.stage:
