@@ -11,7 +11,9 @@ runs an event start to finish as a guided workflow.
   to A4 PDF, its results typed into the grid with the keyboard;
 - on every page visited, no sentence in Latin letters only (``tests.e2e.wording``).
 
-The organiser's clicks are counted and printed. Print screenshots go to ``/tmp/flow-*.png``.
+The organiser's clicks are counted and printed: every click and key that moves on (links
+included), and among them the submits, which change something or are refused.
+Print screenshots go to ``/tmp/flow-*.png``.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ class Organiser:
 
     def __init__(self, page: Page, base: str, user: User) -> None:
         self.page, self.base = page, base
-        self.clicks = 0
+        self.clicks = 0  # every click, choice of a file and key pressed to move on
+        self.submits = 0  # the clicks that post: a change, or its refusal
         self.allowed = frozenset({user.get_username()})
         self.latin: dict[str, list[str]] = {}
 
@@ -71,19 +74,22 @@ class Organiser:
         self.read()
         return self.page
 
-    def click(self, selector: str) -> None:
+    def click(self, selector: str, *, submit: bool = False) -> None:
         self.clicks += 1
+        self.submits += submit
         self.page.click(selector)
 
     def step(self, label: str) -> str:
         """The dashboard's one button."""
         self.clicks += 1
+        self.submits += 1
         said = press(self.page, label)
         self.read()
         return said
 
-    def key(self, key: str) -> None:
+    def key(self, key: str, *, submit: bool = False) -> None:
         self.clicks += 1
+        self.submits += submit
         self.page.keyboard.press(key)
 
 
@@ -137,7 +143,7 @@ def test_an_organiser_runs_an_event_to_its_end_in_russian(
         page.wait_for_selector("#add-stage")
         me.read()
         plan_with_three_mistakes(me)
-        me.click("input[name='_save']")
+        me.click("input[name='_save']", submit=True)
         page.wait_for_selector("p.errornote")
         me.read()
         assert "нужно 160 карт" in page.locator(".form-row.field-hand_size .errorlist").inner_text()
@@ -150,7 +156,7 @@ def test_an_organiser_runs_an_event_to_its_end_in_russian(
         page.fill("[name='rules-pogony_min_cards']", "1")
         page.fill("[name='payout_structure']", "50, 30, 20")
         assert page.input_value("[name='absent_bots']") == "empty"  # kept through the refusal
-        me.click("input[name='_save']")
+        me.click("input[name='_save']", submit=True)
         page.wait_for_url(re.compile(r"/admin/tournaments/tournament/\d+/dashboard/"))
         me.read()
         tournament = Tournament.objects.get(name="Кубок выходного дня")
@@ -169,11 +175,11 @@ def test_an_organiser_runs_an_event_to_its_end_in_russian(
         me.read()
         me.clicks += 1  # choosing the file
         page.set_input_files("input[type=file]", str(players_csv))
-        me.click("input[type=submit].default")
+        me.click("input[type=submit].default", submit=True)
         page.wait_for_selector("input[name='rows']", state="attached")
         me.read()
         assert "Участник 12" in page.inner_text("#content")
-        me.click("input[type=submit].default")
+        me.click("input[type=submit].default", submit=True)
         page.wait_for_selector("ul.messagelist li.success")
         me.read()
         assert Entry.objects.filter(tournament=tournament).count() == 12
@@ -196,11 +202,18 @@ def test_an_organiser_runs_an_event_to_its_end_in_russian(
         me.read()
         assert "Турнир завершён." in page.inner_text("#next-step")
         page.screenshot(path="/tmp/flow-finished.png", full_page=True)
-        me.clicks += 1  # its progress page
-        me.go(f"/admin/tournaments/tournament/{tournament.pk}/progress/")
+        # its settings (each locked, saying why) and its progress page, from the dashboard
+        me.click("#pages a:text-is('Настройки')")
+        page.wait_for_selector("#tournament_form")
+        me.read()
+        me.clicks += 1  # back
+        me.go(dashboard)
+        me.click("#pages a:text-is('Ход турнира')")
+        page.wait_for_url(re.compile(r"/progress/$"))
+        me.read()
         winner = Entry.objects.get(tournament=tournament, final_place=1)
         assert winner.name in page.inner_text("#content")
-        run_clicks = me.clicks
+        run_clicks, run_submits = me.clicks, me.submits
         # every round was paired and played with nothing from the organiser
         rounds = Round.objects.filter(stage__tournament=tournament)
         assert rounds.count() == 3 and not rounds.exclude(status=Round.Status.FINISHED).exists()
@@ -238,18 +251,21 @@ def test_an_organiser_runs_an_event_to_its_end_in_russian(
         first = Table.objects.filter(round=round_).order_by("number")[0]
         while page.evaluate("() => document.activeElement.name") != f"t{first.pk}-seat_1":
             page.keyboard.press("Tab")
-        for _table in range(4):
+        for row in range(1, 5):
             for place in ("1", "2", "3"):
                 page.keyboard.type(place)
                 me.key("Enter")
-            me.key("Enter")  # past the draw box; on the last row it saves
+            me.key("Enter", submit=row == 4)  # past the draw box; on the last row it saves
         page.locator(".messagelist").wait_for()
         me.read()
         assert "Сохранено 4 результата" in page.inner_text(".messagelist")
         page.screenshot(path="/tmp/flow-grid.png", full_page=True)
         context.close()
 
-    print(f"\norganiser's clicks: {run_clicks} to run the event, {me.clicks} with the paper")
+    print(
+        f"\norganiser's clicks: {run_clicks} to run the event ({run_submits} of them submits), "
+        f"{me.clicks} with the paper and the grid ({me.submits} submits)"
+    )
     assert TableResult.objects.filter(table__round=round_, entered_by=organiser).count() == 4
     assert me.latin == {}
     assert errors == []
