@@ -201,6 +201,8 @@ def test_an_organiser_runs_an_event_to_its_end_in_russian(
         print(f"\nthe bots played the event to its end in {waited:.0f} s")
         me.read()
         assert "Турнир завершён." in page.inner_text("#next-step")
+        # twelve entries: eight went no further than a swiss stage, four played the final
+        assert "выбыли: 8" in page.inner_text("#state")
         page.screenshot(path="/tmp/flow-finished.png", full_page=True)
         # its settings (each locked, saying why) and its progress page, from the dashboard
         me.click("#pages a:text-is('Настройки')")
