@@ -156,6 +156,9 @@ def test_an_organiser_runs_an_event_to_its_end_in_russian(
         page.fill("[name='rules-pogony_min_cards']", "1")
         page.fill("[name='payout_structure']", "50, 30, 20")
         assert page.input_value("[name='absent_bots']") == "empty"  # kept through the refusal
+        assert page.inner_text("label[for='id_absent_bots']").startswith(
+            "Боты играют за отсутствующих"
+        )
         me.click("input[name='_save']", submit=True)
         page.wait_for_url(re.compile(r"/admin/tournaments/tournament/\d+/dashboard/"))
         me.read()
