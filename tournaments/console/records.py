@@ -10,9 +10,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from django.apps import apps
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
-from django.db.models import Q, QuerySet
+from django.core.exceptions import FieldDoesNotExist
+from django.db.models import Field, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
@@ -50,6 +52,29 @@ def _show(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+def _field_of(target_type: str, key: str) -> Field[Any, Any] | None:
+    """The field ``key`` of the audited model ``target_type`` (None: not a field of ours)."""
+    try:
+        field = apps.get_model("tournaments", target_type)._meta.get_field(key)
+    except (LookupError, FieldDoesNotExist, ValueError):
+        return None
+    return field if isinstance(field, Field) else None
+
+
+def _in_words(target_type: str, key: str, old: Any, new: Any) -> tuple[str, str, str]:
+    """An audited change as its reader says it: the field's name, and a value of its choices
+    by its label («статус: регистрация → идёт», not «status: registration → running»)."""
+    field = _field_of(target_type, key) if key else None
+    if field is None:
+        return key, _show(old), _show(new)
+    labels = {value: str(label) for value, label in field.flatchoices}
+
+    def shown(value: Any) -> str:
+        return labels.get(value, _show(value)) if isinstance(value, str) else _show(value)
+
+    return str(field.verbose_name), shown(old), shown(new)
 
 
 # --- rounds, tables, results --------------------------------------------------------------------
@@ -325,7 +350,7 @@ class AuditEventAdmin(ConsoleAdmin[AuditEvent]):
         ):
             return [("", _show(obj.before), _show(obj.after))]
         keys = [*before, *(key for key in after if key not in before)]
-        return [(key, _show(before.get(key)), _show(after.get(key))) for key in keys]
+        return [_in_words(obj.target_type, key, before.get(key), after.get(key)) for key in keys]
 
     @admin.display(description=_("What changed"))
     def change_summary(self, obj: AuditEvent) -> str:
