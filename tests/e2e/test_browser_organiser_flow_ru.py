@@ -216,6 +216,11 @@ def test_an_organiser_runs_an_event_to_its_end_in_russian(
         me.click("#pages a:text-is('Ход турнира')")
         page.wait_for_url(re.compile(r"/progress/$"))
         me.read()
+        # and every other page the dashboard links, read for words
+        me.go(dashboard)
+        for href in page.eval_on_selector_all("#pages a", "links => links.map(a => a.href)"):
+            me.go(href.removeprefix(base))
+        me.go(f"/admin/tournaments/tournament/{tournament.pk}/progress/")
         winner = Entry.objects.get(tournament=tournament, final_place=1)
         assert winner.name in page.inner_text("#content")
         run_clicks, run_submits = me.clicks, me.submits
