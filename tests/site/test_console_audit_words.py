@@ -1,5 +1,6 @@
 """The audit log says a change in its reader's words: a field by its name, a value of its
-choices by its label (the stored row keeps the codes)."""
+choices by its label (the stored row keeps the codes); a result entered without a reason has the
+reason the console's reader would give, in their language."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.factories import PlayerFactory
+from tests.site.test_console_paper import hall_round, row, url
 from tournaments import services
-from tournaments.models import AuditEvent, Tournament
+from tournaments.models import AuditEvent, Table, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -43,3 +45,17 @@ def test_a_status_change_and_a_setting_are_listed_in_words(organiser: User) -> N
     assert "status:" not in russian and "registration →" not in russian
     english = audit_page(organiser, tournament, "en")
     assert "status: Registration → Running" in english
+
+
+def test_a_result_from_the_grid_without_a_reason_is_played_over_the_board_in_russian(
+    organiser: User,
+) -> None:
+    round_ = hall_round(organiser, [])
+    table = Table.objects.filter(round=round_).order_by("number")[0]
+    client = Client(headers={"Accept-Language": "ru"})
+    client.force_login(organiser)
+    response = client.post(url(round_, "results"), row(table, [1, 2, 3]))
+    assert response.status_code == 302
+    entered = AuditEvent.objects.get(action=AuditEvent.Action.RESULT_ENTER)
+    assert entered.reason == "сыграно за живым столом"
+    assert "сыграно за живым столом" in audit_page(organiser, round_.stage.tournament, "ru")
