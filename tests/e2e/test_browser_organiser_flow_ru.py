@@ -270,6 +270,16 @@ def test_an_organiser_runs_an_event_to_its_end_in_russian(
         me.read()
         assert "Сохранено 4 результата" in page.inner_text(".messagelist")
         page.screenshot(path="/tmp/flow-grid.png", full_page=True)
+        # the running event's own pages, read for words: its dashboard and what it links, its
+        # referees, the round's projector, a table's result page
+        hall = round_.stage.tournament_id
+        me.go(f"/admin/tournaments/tournament/{hall}/dashboard/")
+        for href in page.eval_on_selector_all("#pages a", "links => links.map(a => a.href)"):
+            me.go(href.removeprefix(base))
+        me.go(f"/admin/tournaments/tournament/{hall}/referees/")
+        me.go("/admin/tournaments/tournament/staff/")
+        me.go(f"{admin}/projector/")
+        me.go(f"/admin/tournaments/table/{first.pk}/result/")
         context.close()
 
     print(
