@@ -325,7 +325,7 @@ def test_while_registration_is_open_its_organiser_is_linked_to_the_import_of_a_f
 ) -> None:
     tournament = draft(organiser, event_referee)
     url = reverse("admin:tournaments_tournament_import_players", args=[tournament.pk])
-    link = f'<a href="{url}">Import players from CSV</a>'
+    link = f'<a href="{url}?from=dashboard">Import players from CSV</a>'
     assert link not in page(organiser, tournament)  # a draft takes nobody yet
     services.tournament_open_registration(tournament=tournament)
     assert link in page(organiser, tournament)

@@ -35,7 +35,11 @@ from tournaments.console.admin_actions import (
 )
 from tournaments.console.admin_base import ConsoleAdmin, console_page
 from tournaments.console.progress import awards_recompute, visible_or_refused
-from tournaments.console.registration import open_for_registration, registration_closed
+from tournaments.console.registration import (
+    FROM_DASHBOARD,
+    open_for_registration,
+    registration_closed,
+)
 from tournaments.models import Tournament
 from tournaments.selectors.dashboard import (
     STEP_PERMISSION,
@@ -194,7 +198,7 @@ def _links(tournament: Tournament, request: HttpRequest) -> list[Link]:
     importing = open_for_registration(request.user).filter(pk=pk).exists()
     if importing and registration_closed(tournament) is None:
         url = reverse("admin:tournaments_tournament_import_players", args=[pk])
-        links.append(Link(gettext("Import players from CSV"), url))
+        links.append(Link(gettext("Import players from CSV"), f"{url}?{FROM_DASHBOARD}"))
     links += [
         Link(gettext("Rounds"), listed("round", "stage__tournament__id__exact")),
         Link(gettext("Tables"), listed("table", "round__stage__tournament__id__exact")),
