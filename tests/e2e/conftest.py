@@ -3,6 +3,7 @@ and Debian's chromium driven by Playwright on the pages they serve."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -136,3 +137,17 @@ def wait_status(page: Page, status: str) -> None:
     page.wait_for_function(
         "s => document.getElementById('live').dataset.status === s", arg=status, timeout=10_000
     )
+
+
+# A page object of a PDF (not the /Pages tree): Chromium writes them uncompressed.
+PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+
+
+def printed(page: Page, screenshot: str) -> int:
+    """``page`` printed to an A4 PDF (the print media, as the browser's Print does) after a
+    screenshot of it to the path ``screenshot``; the PDF's page count."""
+    page.emulate_media(media="print")
+    page.screenshot(path=screenshot, full_page=True)
+    pdf = page.pdf(format="A4", prefer_css_page_size=True, print_background=False)
+    assert pdf.startswith(b"%PDF") and len(pdf) > 5_000
+    return len(PDF_PAGE.findall(pdf))

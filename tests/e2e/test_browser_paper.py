@@ -9,10 +9,9 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Page
 
 from tests.builders import session_cookie
-from tests.e2e.conftest import CHROMIUM, asgi_server, chromium
+from tests.e2e.conftest import CHROMIUM, asgi_server, chromium, printed
 from tests.factories import console_user
 from tests.site.test_console_paper import hall_round
 from tournaments import selectors
@@ -27,20 +26,8 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
 ]
 
-# A page object of a PDF (not the /Pages tree): Chromium writes them uncompressed.
-PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 VISIBLE_TEXT = "() => document.querySelector('main').innerText"
 TOOLBAR_SHOWN = "() => getComputedStyle(document.querySelector('.toolbar')).display !== 'none'"
-
-
-def printed(page: Page, name: str) -> int:
-    """``page`` printed to an A4 PDF (the print media, as the browser's Print does) after a
-    screenshot of it; the PDF's page count."""
-    page.emulate_media(media="print")
-    page.screenshot(path=f"/tmp/paper-{name}.png", full_page=True)
-    pdf = page.pdf(format="A4", prefer_css_page_size=True, print_background=False)
-    assert pdf.startswith(b"%PDF") and len(pdf) > 5_000
-    return len(PDF_PAGE.findall(pdf))
 
 
 def names_by_table(round_: Round) -> dict[int, list[str]]:
@@ -76,7 +63,7 @@ def test_a_referee_prints_the_round_and_enters_its_results_by_keyboard(
 
         # (a) the pairing list: by table, then by name, a page each
         page.goto(f"{admin}/pairings/")
-        assert printed(page, "pairings") == 2
+        assert printed(page, "/tmp/paper-pairings.png") == 2
         assert not page.evaluate(TOOLBAR_SHOWN)
         text = page.evaluate(VISIBLE_TEXT)
         assert "Рассадка по столам" in text and "Рассадка по фамилиям" in text
@@ -88,7 +75,7 @@ def test_a_referee_prints_the_round_and_enters_its_results_by_keyboard(
         # the slips: four tables, two to a sheet (two pages), or four to one
         page.emulate_media(media="screen")
         page.goto(f"{admin}/slips/")
-        assert printed(page, "slips") == 2
+        assert printed(page, "/tmp/paper-slips.png") == 2
         assert page.locator("article.slip svg").count() == 4
         text = page.evaluate(VISIBLE_TEXT)
         assert "Отсканируйте, чтобы внести результат" in text and "Подпись" in text
@@ -97,7 +84,7 @@ def test_a_referee_prints_the_round_and_enters_its_results_by_keyboard(
             assert all(player in slip for player in names)
         page.emulate_media(media="screen")
         page.goto(f"{admin}/slips/?per=4")
-        assert printed(page, "slips-4") == 1
+        assert printed(page, "/tmp/paper-slips-4.png") == 1
 
         # the projector, open meanwhile on another screen: nothing finished yet
         projector = context.new_page()

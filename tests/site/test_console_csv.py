@@ -138,8 +138,8 @@ def upload(client: Client, tournament: Tournament, text: str, **kw: Any) -> Any:
     return client.post(import_url(tournament), {**data, "paid": "on"}, headers=ENGLISH, **kw)
 
 
-def confirm(client: Client, tournament: Tournament, signed: str) -> Any:
-    return client.post(import_url(tournament), {"rows": signed}, headers=ENGLISH)
+def confirm(client: Client, tournament: Tournament, signed: str, query: str = "") -> Any:
+    return client.post(import_url(tournament) + query, {"rows": signed}, headers=ENGLISH)
 
 
 def sixteen() -> str:
@@ -343,3 +343,17 @@ def test_a_tournament_not_open_for_registration_is_refused(
     services.tournament_close_registration(tournament=event)
     assert confirm(client, event, signed).status_code == 409
     assert not Player.objects.filter(display_name="Анна").exists()
+
+
+@pytest.mark.django_db
+def test_an_import_opened_from_the_dashboard_goes_back_to_it(
+    client: Client, organiser: User, open_event: Tournament
+) -> None:
+    as_user(client, organiser)
+    preview = upload(client, open_event, sixteen())
+    done = confirm(client, open_event, preview.context["signed_rows"], "?from=dashboard")
+    assert done.status_code == 302
+    assert done["Location"] == reverse(
+        "admin:tournaments_tournament_dashboard", args=[open_event.pk]
+    )
+    assert Entry.objects.filter(tournament=open_event).count() == 16

@@ -29,6 +29,7 @@ from tournaments import services
 from tournaments.console.filters import distinct_labels
 from tournaments.models import (
     AuditEvent,
+    Entry,
     IdempotentRequest,
     Round,
     Table,
@@ -317,6 +318,43 @@ def test_the_page_links_the_events_other_pages_in_russian(
         assert f'<a href="{url}">{label}</a>' in text, label
     assert "Следующий шаг" in text and "Идёт тур" in text
     assert "Тур 1: 1 стол доиграл, в игре: 1, не начаты: 0" in text
+
+
+def test_while_registration_is_open_its_organiser_is_linked_to_the_import_of_a_file(
+    organiser: User, event_referee: User
+) -> None:
+    tournament = draft(organiser, event_referee)
+    url = reverse("admin:tournaments_tournament_import_players", args=[tournament.pk])
+    link = f'<a href="{url}?from=dashboard">Import players from CSV</a>'
+    assert link not in page(organiser, tournament)  # a draft takes nobody yet
+    services.tournament_open_registration(tournament=tournament)
+    assert link in page(organiser, tournament)
+    assert url not in page(event_referee, tournament)  # a referee does not register players
+    for player in PlayerFactory.create_batch(2):
+        services.entry_register(tournament=tournament, player=player)
+    services.tournament_close_registration(tournament=tournament)
+    tournament.refresh_from_db()
+    assert link not in page(organiser, tournament)
+
+
+def test_the_entries_line_counts_the_eliminated_once_there_are_any(
+    organiser: User, event_referee: User
+) -> None:
+    tournament = draft(organiser, event_referee)
+    services.tournament_open_registration(tournament=tournament)
+    for player in PlayerFactory.create_batch(3):
+        services.entry_register(tournament=tournament, player=player)
+    assert "eliminated" not in page(organiser, tournament)
+    # a stage played: one entry went no further
+    Entry.objects.filter(pk=Entry.objects.filter(tournament=tournament)[0].pk).update(
+        status=Entry.Status.ELIMINATED
+    )
+    assert "2 registered, 0 checked in, 0 withdrawn, 1 eliminated" in page(organiser, tournament)
+    with translation.override("ru"):
+        ru = Client()
+        ru.force_login(organiser)
+        text = ru.get(dashboard_url(tournament)).content.decode()
+    assert "заявлено: 2, подтвердили участие: 0, снялись: 0, выбыли: 1" in text
 
 
 # --- the console around it ----------------------------------------------------------------------

@@ -35,6 +35,11 @@ from tournaments.console.admin_actions import (
 )
 from tournaments.console.admin_base import ConsoleAdmin, console_page
 from tournaments.console.progress import awards_recompute, visible_or_refused
+from tournaments.console.registration import (
+    FROM_DASHBOARD,
+    open_for_registration,
+    registration_closed,
+)
 from tournaments.models import Tournament
 from tournaments.selectors.dashboard import (
     STEP_PERMISSION,
@@ -144,7 +149,15 @@ def _state(facts: DashboardFacts, tournament: Tournament) -> list[tuple[str, str
             % {"count": e.checked_in}
             + ", "
             + ngettext("%(count)d withdrawn", "%(count)d withdrawn", e.withdrawn)
-            % {"count": e.withdrawn},
+            % {"count": e.withdrawn}
+            # once a stage has been played, those who went no further are entries too
+            + (
+                ", "
+                + ngettext("%(count)d eliminated", "%(count)d eliminated", e.eliminated)
+                % {"count": e.eliminated}
+                if e.eliminated
+                else ""
+            ),
         )
     )
     if facts.stage:
@@ -169,8 +182,9 @@ def _state(facts: DashboardFacts, tournament: Tournament) -> list[tuple[str, str
     return lines
 
 
-def _links(tournament: Tournament) -> list[Link]:
-    """The event's other console pages, and its public page."""
+def _links(tournament: Tournament, request: HttpRequest) -> list[Link]:
+    """The event's other console pages, and its public page; while it takes players and its
+    reader manages it, the import of a file of players (registration's own page)."""
     pk = tournament.pk
 
     def listed(model: str, lookup: str) -> str:
@@ -180,6 +194,12 @@ def _links(tournament: Tournament) -> list[Link]:
         Link(gettext("Settings"), reverse("admin:tournaments_tournament_change", args=[pk])),
         Link(gettext("Progress"), reverse("admin:tournaments_tournament_progress", args=[pk])),
         Link(gettext("Entries"), listed("entry", "tournament__id__exact")),
+    ]
+    importing = open_for_registration(request.user).filter(pk=pk).exists()
+    if importing and registration_closed(tournament) is None:
+        url = reverse("admin:tournaments_tournament_import_players", args=[pk])
+        links.append(Link(gettext("Import players from CSV"), f"{url}?{FROM_DASHBOARD}"))
+    links += [
         Link(gettext("Rounds"), listed("round", "stage__tournament__id__exact")),
         Link(gettext("Tables"), listed("table", "round__stage__tournament__id__exact")),
     ]
@@ -215,7 +235,7 @@ def tournament_dashboard_view(
         state=_state(facts, tournament),
         next=shown,
         failures=[(f.get_job_display(), failure_text(f)) for f in facts.failures],
-        links=_links(tournament),
+        links=_links(tournament, request),
     )
 
 

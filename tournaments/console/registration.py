@@ -247,8 +247,7 @@ def tournament_import_players_view(
                     % {"count": count},
                     messages.SUCCESS,
                 )
-                changelist = reverse(f"{model_admin.admin_site.name}:tournaments_entry_changelist")
-                return HttpResponseRedirect(f"{changelist}?tournament__id__exact={tournament.pk}")
+                return HttpResponseRedirect(_after_import(model_admin, request, tournament))
     elif request.method == "POST":
         form = PlayersFileForm(request.POST, request.FILES)
         context["form"] = form
@@ -283,6 +282,22 @@ def tournament_import_players_view(
     )
     request.current_app = site.name
     return TemplateResponse(request, IMPORT_TEMPLATE, context, status=status)
+
+
+#: The query of an import opened from the event's dashboard (the forms post to their own
+#: address, so it stays through the preview): done, the organiser is back on the dashboard.
+FROM_DASHBOARD = "from=dashboard"
+
+
+def _after_import(
+    model_admin: admin.ModelAdmin[Tournament], request: HttpRequest, tournament: Tournament
+) -> str:
+    """Where a done import goes: the dashboard it was opened from, else the event's entries."""
+    site = model_admin.admin_site.name
+    if request.GET.get("from") == "dashboard":
+        return reverse(f"{site}:tournaments_tournament_dashboard", args=[tournament.pk])
+    changelist = reverse(f"{site}:tournaments_entry_changelist")
+    return f"{changelist}?tournament__id__exact={tournament.pk}"
 
 
 def registration_closed(tournament: Tournament) -> str | None:

@@ -231,6 +231,12 @@ def _described(result: TableResult | None) -> dict[str, Any] | None:
     return {"places": named.places, "fool": named.fool or None, "pogony": named.pogony}
 
 
+def over_the_board() -> str:
+    """The reason of a referee's result given without one (its audit row, its table's games),
+    in the language of the request that enters it, like the console's other audit reasons."""
+    return gettext("played over the board")
+
+
 def _take_effect(
     table: Table, result: TableResult, actor: Actor, reason: str, dependants: list[Table]
 ) -> None:
@@ -326,12 +332,12 @@ def table_result_enter(
             ),
             tournament=tournament,
             target=table,
-            reason=reason or "played over the board",
+            reason=reason or over_the_board(),
             before=_described(current),
             after={**(_described(result) or {}), "status": result.status},
         )
         if not pending:
-            _take_effect(table, result, actor, reason or "played over the board", dependants)
+            _take_effect(table, result, actor, reason or over_the_board(), dependants)
             announce_result(table, "result_corrected" if current else "table_finished")
         return result
 
@@ -371,7 +377,7 @@ def table_result_confirm(*, result: TableResult, actor: Actor) -> TableResult:
             before={"status": TableResult.Status.PENDING},
             after={**(_described(result) or {}), "status": result.status},
         )
-        _take_effect(table, result, actor, result.reason or "played over the board", dependants)
+        _take_effect(table, result, actor, result.reason or over_the_board(), dependants)
         announce_result(table, "result_corrected" if result.supersedes_id else "table_finished")
         return result
 
