@@ -131,6 +131,7 @@ def game_adjudicate(
             )
         if fool is not None and fool != places[-1]:
             raise GameError(gettext("the fool is the last of the places"), code="bad_ruling")
+        _refuse_left_above_present(game, places)
         ruling = {"places": places, "fool": fool, "draw": fool is None, "pogony": None}
         _referee_event(game, RefereeEvent.Kind.ADJUDICATE, reason, referee, ruling)
         game.status, game.result = Game.Status.ADJUDICATED, ruling
@@ -138,6 +139,24 @@ def game_adjudicate(
         game.save(update_fields=["status", "result", "seed_revealed", "finished_at", "deadline"])
         after_change(game, event="adjudicated")
         return game
+
+
+def _refuse_left_above_present(game: Game, places: list[int]) -> None:
+    """A ruling places a seat whose entry left the event (withdrawn, disqualified) below every
+    seat still in it: one who left cannot finish ahead of one who stayed and played on."""
+    if game.table_id is None:
+        return
+    left = hooks.tables().absent_players(table_id=game.table_id)
+    if not left:
+        return
+    gone = [seat for seat in places if game.players[seat] in left]
+    if places[len(places) - len(gone) :] != gone:
+        names = hooks.tables().player_names(game.players[seat] for seat in gone)
+        raise GameError(
+            gettext("%(names)s left the event: place them below every player still in it")
+            % {"names": ", ".join(names.get(game.players[seat], "?") for seat in gone)},
+            code="left_above_present",
+        )
 
 
 def game_void(*, game_id: int, reason: str, referee: Actor | None) -> Game:

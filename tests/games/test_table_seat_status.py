@@ -7,6 +7,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
 
+from games.errors import GameError
+from games.models import Game
+from games.services import game_adjudicate
 from tests.builders import LiveTable
 from tests.games.test_table_socket import open_socket
 from tournaments.models import Entry, Seat
@@ -45,3 +48,24 @@ async def test_every_seat_is_present_while_no_entry_has_left(
     state = await judge.receive_json_from(timeout=5)
     assert state["seat_status"] == ["", ""]
     await judge.disconnect()
+
+
+# --- the ruling refuses one who left above one who stayed ---------------------------------------
+
+
+@pytest.mark.parametrize("status", [Entry.Status.WITHDRAWN, Entry.Status.DISQUALIFIED])
+def test_a_ruling_places_a_seat_that_left_below_every_seat_still_in(
+    live_table: LiveTable, referee: User, status: str
+) -> None:
+    # given: the entry of the player of seat 0 has left the event mid-game
+    leave(live_table, 0, status)
+    game_id = live_table.game.pk
+    # when: the referee rules that seat first (the one still in the fool), it is refused
+    with pytest.raises(GameError) as refused:
+        game_adjudicate(game_id=game_id, places=[0, 1], fool=1, reason="?", referee=referee)
+    assert refused.value.code == "left_above_present"
+    assert live_table.players[0].display_name in refused.value.message
+    assert Game.objects.get(pk=game_id).status == Game.Status.ACTIVE  # nothing written
+    # then: the same seat last (the fool) is the ruling
+    ruled = game_adjudicate(game_id=game_id, places=[1, 0], fool=0, reason="ушёл", referee=referee)
+    assert ruled.status == Game.Status.ADJUDICATED and ruled.result["places"] == [1, 0]
