@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import doctest
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from tests.factories import PlayerFactory
 from tournaments import selectors, services
 from tournaments.console.paper import qr_svg
 from tournaments.models import AuditEvent, Round, Table, TableResult, Tournament
+from tournaments.selectors import paper
 
 pytestmark = pytest.mark.django_db
 
@@ -329,3 +331,31 @@ def test_a_team_table_is_entered_on_its_own_page_not_in_the_grid(
     # the paper names the teams with their players
     pairings = client.get(url(round_, "pairings")).content.decode()
     assert "Пара 0" in pairings and players[3].display_name in pairings
+
+
+def test_the_round_s_page_explains_its_pairing_in_words_not_json(
+    client: Client, organiser: User
+) -> None:
+    # given a paired swiss round, read in Russian by its organiser
+    round_ = hall_round(organiser, [])
+    round_.refresh_from_db()
+    assert round_.explanation  # stored as data
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "ru"
+    page = login(client, organiser).get(reverse("admin:tournaments_round_change", args=[round_.pk]))
+    text = page.content.decode()
+    # then the explanation is a list of labelled lines, with no JSON keys
+    assert page.status_code == 200
+    assert "Алгоритм" in text and "Швейцарская система" in text
+    assert '"algorithm"' not in text and "&quot;algorithm&quot;" not in text
+
+
+def test_the_door_list_orders_numbers_in_names_by_value() -> None:
+    names = ["Игрок 10", "Игрок 2", "анна", "Игрок 1", "Борис 3а"]
+    assert sorted(names, key=paper.name_order) == [
+        "анна",
+        "Борис 3а",
+        "Игрок 1",
+        "Игрок 2",
+        "Игрок 10",
+    ]
+    assert doctest.testmod(paper).failed == 0

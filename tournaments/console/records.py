@@ -39,7 +39,9 @@ from tournaments.models import AuditEvent, Round, Tournament
 from tournaments.permissions import can_manage_league, can_view, managed_leagues
 from tournaments.selectors import entry_names
 from tournaments.selectors.audit import audit_change_rows
+from tournaments.selectors.events import explanation as round_explanation
 from tournaments.selectors.visibility import leagues_managed_by, tournaments_managed_by
+from tournaments.wording import explanation_words
 
 SUMMARY_CHARS = 120  # the audit list's "what changed" column
 
@@ -69,8 +71,25 @@ class RoundAdmin(ConsoleAdmin[Round]):
     list_display = ["__str__", "tournament", "status", "paired_at", "finished_at", "swap_link"]
     list_filter = ["status", ("stage__tournament", DistinctRelatedFilter)]
     list_select_related = ["stage__tournament"]
-    readonly_fields = all_fields(Round)
+    # the pairing's explanation in words, as the public pages give it, not its JSON
+    fields = readonly_fields = [
+        "explanation_in_words" if name == "explanation" else name for name in all_fields(Round)
+    ]
     actions = [request_pairing, hand_round_to_bots]
+
+    @admin.display(description=_("pairing explanation"))
+    def explanation_in_words(self, obj: Round) -> SafeString | str:
+        lines = explanation_words(round_explanation(obj))
+        if not lines:
+            return "—"
+        return format_html(
+            "<dl>{}</dl>",
+            format_html_join(
+                "",
+                "<dt>{}</dt><dd>{}</dd>",
+                ((label, "; ".join(values)) for label, values in lines),
+            ),
+        )
 
     @admin.display(description=_("Tournament"))
     def tournament(self, obj: Round) -> Tournament:

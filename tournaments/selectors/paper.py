@@ -8,6 +8,7 @@ Read in a fixed number of queries however many tables (``events.tables_with_resu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef
@@ -107,6 +108,17 @@ def round_sheet(round_: Round) -> list[SheetTable]:
     ]
 
 
+def name_order(name: str) -> tuple[tuple[int, int | str], ...]:
+    """A name's place in a list read by people: letters by case-folded text, numbers by their
+    value («Игрок 2» before «Игрок 10»).
+
+    >>> sorted(["Игрок 10", "игрок 2", "Анна"], key=name_order)
+    ['Анна', 'игрок 2', 'Игрок 10']
+    """
+    parts = re.split(r"(\d+)", name.casefold())
+    return tuple((1, int(part)) if part.isdigit() else (0, part) for part in parts if part)
+
+
 def places_by_name(sheet: list[SheetTable]) -> list[SheetPlace]:
     """Every seated player of ``sheet`` with their table and seat, alphabetically (ties by
     table), as a hall's door list reads."""
@@ -122,7 +134,7 @@ def places_by_name(sheet: list[SheetTable]) -> list[SheetPlace]:
         for table in sheet
         for seat in table.seats
     ]
-    return sorted(rows, key=lambda row: (row.player.casefold(), row.table, row.seat))
+    return sorted(rows, key=lambda row: (name_order(row.player), row.table, row.seat))
 
 
 def projected_round(tournament: Tournament) -> Round | None:
