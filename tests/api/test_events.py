@@ -21,6 +21,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games.models import Game
 from tests.builders import make_tournament
+from tests.conftest import jobs_in_process
 from tests.factories import BotPlayerFactory, PlayerFactory, UserFactory
 from tournaments import services
 from tournaments.api.common import ApiAnonThrottle, ApiUserThrottle
@@ -97,11 +98,16 @@ def play_out(tournament: Tournament) -> None:
 
 
 def finished_event(players: int | list[Player], *, name: str = "Кубок", **kw: Any) -> Tournament:
-    """A finished swiss-then-knockout tournament of ``players`` bots (or these players)."""
+    """A finished swiss-then-knockout tournament of ``players`` bots (or these players).
+
+    Its jobs run in-process: in a transactional test a real worker would take what the start
+    commits and play the bots' tables while :func:`play_out` records them (a race the builder
+    must not run)."""
     field = BotPlayerFactory.create_batch(players) if isinstance(players, int) else players
-    tournament = make_tournament(field, stages=swiss_then_knockout(len(field)), name=name, **kw)
-    services.tournament_start(tournament=tournament)
-    play_out(tournament)
+    with jobs_in_process():
+        tournament = make_tournament(field, stages=swiss_then_knockout(len(field)), name=name, **kw)
+        services.tournament_start(tournament=tournament)
+        play_out(tournament)
     assert tournament.status == Tournament.Status.FINISHED
     return tournament
 

@@ -19,6 +19,7 @@ from decimal import Decimal
 import psycopg.errors
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
 from pytest_django import DjangoDbBlocker
@@ -29,6 +30,7 @@ from tests.conftest import jobs_in_process, worker_process
 from tests.factories import PlayerFactory
 from tournaments import services
 from tournaments.models import (
+    AuditEvent,
     Entry,
     League,
     Payout,
@@ -41,6 +43,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
+from tournaments.services import registration
 
 TOURNAMENTS = 20
 SEATS = 4  # one swiss round at one four-seat table: a tournament is one table
@@ -150,6 +153,41 @@ def test_the_decorator_keeps_the_services_signature(sleeps: list[float]) -> None
     assert service(n=21) == 42
     assert calls == [21, 21]
     assert service.__name__ == "service"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("leaving", ["withdraw", "disqualify"])
+def test_an_entry_leaving_is_run_again_after_a_deadlock_from_its_stored_state(
+    sleeps: list[float], monkeypatch: pytest.MonkeyPatch, referee: User, leaving: str
+) -> None:
+    """A withdrawal or disqualification takes the entry's row before the tournament's, the
+    places job the other way round (CI met it): the aborted one runs again, as it was stored."""
+    # given a running event, and an announcement that meets a deadlock the first time
+    tournament = make_tournament(PlayerFactory.create_batch(4), stages=ONE_TABLE)
+    tournament.referees.add(referee)
+    services.tournament_start(tournament=tournament)
+    entry = tournament.entries.order_by("pk")[0]
+    before = entry.status
+    announce = registration._entries_changed
+    flaky = Flaky(deadlock())
+
+    def meets_a_deadlock_once(*args: object) -> None:
+        if flaky.errors:
+            flaky()
+        announce(*args)
+
+    monkeypatch.setattr(registration, "_entries_changed", meets_a_deadlock_once)
+    # when it leaves
+    if leaving == "withdraw":
+        services.entry_withdraw(entry=entry, reason="ушёл", actor=referee)
+    else:
+        services.entry_disqualify(entry=entry, reason="нарушение", actor=referee)
+    # then it left once, its audit row saying from what it left
+    entry.refresh_from_db()
+    assert entry.status in (Entry.Status.WITHDRAWN, Entry.Status.DISQUALIFIED)
+    assert len(sleeps) == 1
+    [row] = AuditEvent.objects.filter(target_id=entry.pk, actor=referee)
+    assert row.before == {"status": before} and row.after == {"status": entry.status}
 
 
 @pytest.mark.skipif(not settings.USES_POSTGRES, reason="a real deadlock needs PostgreSQL")

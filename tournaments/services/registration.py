@@ -10,6 +10,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
+from durak_site.dbretry import run_atomic
 from durak_site.errors import Forbidden, status_name
 from durak_site.jobs import enqueue_on_commit
 from games.actors import Actor
@@ -361,14 +362,20 @@ def entry_withdraw(*, entry: Entry, reason: str = "", actor: Actor | None = None
     )
     if entry.tournament.status == Tournament.Status.FINISHED:
         raise StateError(gettext("the tournament has finished: its entries no longer withdraw"))
-    with transaction.atomic():
+
+    def withdraw() -> Entry:
+        entry.refresh_from_db()  # as stored: a rerun starts from the rolled-back state
         before = entry.status
-        entry = _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
+        _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
         if entry.tournament.status == Tournament.Status.RUNNING:
             _drop_out(entry, reason, actor)
         _audit_entry_status(actor, AuditEvent.Action.ENTRY_WITHDRAW, entry, before, reason)
         _entries_changed(entry, "withdrew")
         return entry
+
+    # The entry's row is locked before the tournament's (announced last), the places job takes
+    # them the other way round: PostgreSQL breaks such a meeting by aborting one, run again.
+    return run_atomic(withdraw, label="entry_withdraw")
 
 
 def _drop_out(entry: Entry, reason: str, actor: Actor | None) -> None:
@@ -408,7 +415,9 @@ def entry_disqualify(*, entry: Entry, reason: str, actor: Actor | None = None) -
     allowed = [*Entry.ACTIVE, Entry.Status.ELIMINATED]
     if entry.stage_entries.exists():  # withdrawn after the start: still in the field
         allowed.append(Entry.Status.WITHDRAWN)
-    with transaction.atomic():
+
+    def disqualify() -> Entry:
+        entry.refresh_from_db()  # as stored: a rerun starts from the rolled-back state
         finished = Tournament.objects.filter(
             pk=entry.tournament_id, status=Tournament.Status.FINISHED
         )
@@ -416,7 +425,7 @@ def entry_disqualify(*, entry: Entry, reason: str, actor: Actor | None = None) -
         # the places are written under the tournament's row: lock it before the entry's.
         tournament = finished.select_for_update(no_key=True).first()
         before = entry.status
-        entry = _entry_set_status(entry, allowed, Entry.Status.DISQUALIFIED, reason)
+        _entry_set_status(entry, allowed, Entry.Status.DISQUALIFIED, reason)
         _audit_entry_status(actor, AuditEvent.Action.ENTRY_DISQUALIFY, entry, before, reason)
         if tournament is not None:
             places_store(tournament)
@@ -427,6 +436,10 @@ def entry_disqualify(*, entry: Entry, reason: str, actor: Actor | None = None) -
             enqueue_on_commit("tournaments.prize_pool_compute", tournament.pk)
         _entries_changed(entry, "disqualified")
         return entry
+
+    # Before the end the entry's row comes first and the tournament's last, as for a
+    # withdrawal: a meeting with the places job is broken by PostgreSQL, and run again.
+    return run_atomic(disqualify, label="entry_disqualify")
 
 
 def tournament_close_registration(
