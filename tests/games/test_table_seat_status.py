@@ -68,4 +68,5 @@ def test_a_ruling_places_a_seat_that_left_below_every_seat_still_in(
     assert Game.objects.get(pk=game_id).status == Game.Status.ACTIVE  # nothing written
     # then: the same seat last (the fool) is the ruling
     ruled = game_adjudicate(game_id=game_id, places=[1, 0], fool=0, reason="ушёл", referee=referee)
-    assert ruled.status == Game.Status.ADJUDICATED and ruled.result["places"] == [1, 0]
+    assert ruled.status == Game.Status.ADJUDICATED
+    assert ruled.result is not None and ruled.result["places"] == [1, 0]

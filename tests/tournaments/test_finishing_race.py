@@ -171,10 +171,10 @@ def test_an_entry_leaving_is_run_again_after_a_deadlock_from_its_stored_state(
     announce = registration._entries_changed
     flaky = Flaky(deadlock())
 
-    def meets_a_deadlock_once(*args: object) -> None:
+    def meets_a_deadlock_once(changed: Entry, what: str) -> None:
         if flaky.errors:
             flaky()
-        announce(*args)
+        announce(changed, what)
 
     monkeypatch.setattr(registration, "_entries_changed", meets_a_deadlock_once)
     # when it leaves

@@ -72,9 +72,9 @@ class RoundAdmin(ConsoleAdmin[Round]):
     list_filter = ["status", ("stage__tournament", DistinctRelatedFilter)]
     list_select_related = ["stage__tournament"]
     # the pairing's explanation in words, as the public pages give it, not its JSON
-    fields = readonly_fields = [
+    fields = readonly_fields = tuple(
         "explanation_in_words" if name == "explanation" else name for name in all_fields(Round)
-    ]
+    )
     actions = [request_pairing, hand_round_to_bots]
 
     @admin.display(description=_("pairing explanation"))
