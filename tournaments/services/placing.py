@@ -103,7 +103,17 @@ def places_of(tournament: Tournament) -> list[tuple[int, int]]:
 
 def places_store(tournament: Tournament) -> list[tuple[int, int]]:
     """Write the final places (an entry outside the field has none); the caller holds the
-    tournament row. Returns them, best first."""
+    tournament row. Returns them, best first.
+
+    Locks the entries' rows (primary-key order) before it reads their statuses: an entry
+    leaving at that moment either committed first (and is placed as having left) or waits for
+    these places and is then refused (``entry_withdraw`` re-reads the status)."""
+    list(
+        Entry.objects.filter(tournament=tournament)
+        .select_for_update(no_key=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     places = places_of(tournament)
     by_place: dict[int, list[int]] = {}
     for entry, place in places:

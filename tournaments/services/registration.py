@@ -367,6 +367,12 @@ def entry_withdraw(*, entry: Entry, reason: str = "", actor: Actor | None = None
         entry.refresh_from_db()  # as stored: a rerun starts from the rolled-back state
         before = entry.status
         _entry_set_status(entry, Entry.ACTIVE, Entry.Status.WITHDRAWN, reason)
+        # Read again under the entry's lock: the event may have finished (its places written
+        # with this entry as having completed) while this waited for it.
+        if Tournament.objects.filter(
+            pk=entry.tournament_id, status=Tournament.Status.FINISHED
+        ).exists():
+            raise StateError(gettext("the tournament has finished: its entries no longer withdraw"))
         if entry.tournament.status == Tournament.Status.RUNNING:
             _drop_out(entry, reason, actor)
         _audit_entry_status(actor, AuditEvent.Action.ENTRY_WITHDRAW, entry, before, reason)
