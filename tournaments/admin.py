@@ -19,6 +19,7 @@ that act on them: a table's result (``console.results``), a round's seat swap
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -421,42 +422,21 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         def referees(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_referees_view(self, request, object_id)
 
+        def page(route: str, view: Callable[..., HttpResponse], name: str) -> URLPattern:
+            return path(
+                route,
+                self.admin_site.admin_view(view),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_{name}",
+            )
+
         return [
-            path(
-                "live-tables/",
-                self.admin_site.admin_view(live_tables),
-                name=f"{self.opts.app_label}_{self.opts.model_name}_live_tables",
-            ),
-            path(
-                "<path:object_id>/dashboard/",
-                self.admin_site.admin_view(dashboard),
-                name=f"{self.opts.app_label}_{self.opts.model_name}_dashboard",
-            ),
-            path(
-                "<path:object_id>/progress/",
-                self.admin_site.admin_view(progress),
-                name=f"{self.opts.app_label}_{self.opts.model_name}_progress",
-            ),
-            path(
-                "<path:object_id>/progress/recompute/",
-                self.admin_site.admin_view(recompute),
-                name=f"{self.opts.app_label}_{self.opts.model_name}_recompute",
-            ),
-            path(
-                "<path:object_id>/import-players/",
-                self.admin_site.admin_view(import_players),
-                name=f"{self.opts.app_label}_{self.opts.model_name}_import_players",
-            ),
-            path(
-                "staff/",
-                self.admin_site.admin_view(staff),
-                name=f"{self.opts.app_label}_{self.opts.model_name}_staff",
-            ),
-            path(
-                "<path:object_id>/referees/",
-                self.admin_site.admin_view(referees),
-                name=f"{self.opts.app_label}_{self.opts.model_name}_referees",
-            ),
+            page("live-tables/", live_tables, "live_tables"),
+            page("<path:object_id>/dashboard/", dashboard, "dashboard"),
+            page("<path:object_id>/progress/", progress, "progress"),
+            page("<path:object_id>/progress/recompute/", recompute, "recompute"),
+            page("<path:object_id>/import-players/", import_players, "import_players"),
+            page("staff/", staff, "staff"),
+            page("<path:object_id>/referees/", referees, "referees"),
             *super().get_urls(),
         ]
 

@@ -15,6 +15,7 @@ page again with ``?remove=<user id>``, then a POST).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -283,37 +284,37 @@ def _create(request: HttpRequest, form: CreateForm) -> dict[str, str]:
     }
 
 
+def _acted(request: HttpRequest, act: Callable[[], object], done: str) -> HttpResponse:
+    """Run a staff service's ``act``: its refusal as an error message (a permission refusal
+    stays a 403), else ``done``; back to the page either way."""
+    try:
+        act()
+    except Forbidden:
+        raise
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, done)
+    return HttpResponseRedirect(request.path)
+
+
 def _remove(request: HttpRequest, line: RefereeLine) -> HttpResponse:
     events = [t for t in line.tournaments if t.status not in OVER]
     if not events:
         messages.error(request, gettext("These tournaments are over: their referees are fixed."))
         return HttpResponseRedirect(request.path)
-    try:
-        referee_remove(actor=request.user, user=line.user, tournaments=events)
-    except Forbidden:
-        raise
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(
-            request,
-            gettext("%(name)s no longer referees %(tournaments)s.")
-            % {"name": line.name, "tournaments": ", ".join(t.name for t in events)},
-        )
-    return HttpResponseRedirect(request.path)
+    return _acted(
+        request,
+        lambda: referee_remove(actor=request.user, user=line.user, tournaments=events),
+        gettext("%(name)s no longer referees %(tournaments)s.")
+        % {"name": line.name, "tournaments": ", ".join(t.name for t in events)},
+    )
 
 
 def _revoke(request: HttpRequest, line: InvitationLine) -> HttpResponse:
-    try:
-        invitation_revoke(actor=request.user, invitation=line.invitation)
-    except Forbidden:
-        raise
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(
-            request,
-            gettext("The invitation to %(email)s is revoked: its link no longer works.")
-            % {"email": line.invitation.email},
-        )
-    return HttpResponseRedirect(request.path)
+    return _acted(
+        request,
+        lambda: invitation_revoke(actor=request.user, invitation=line.invitation),
+        gettext("The invitation to %(email)s is revoked: its link no longer works.")
+        % {"email": line.invitation.email},
+    )
