@@ -26,12 +26,17 @@ pytestmark = [
 ]
 
 # What a player's page offers, read from the data attributes the page exposes for this.
+# A page waiting for its move's answer, or for its socket, offers nothing (its cards are
+# aria-disabled, which Playwright's click waits out): the loops wait for the next state.
 READ_PAGE = """() => {
   const live = document.getElementById("live");
-  const hand = [...document.querySelectorAll("#hand .card[data-legal]")].map((el) => ({
+  const busy = live.dataset.pending === "1"
+    || !document.getElementById("connection").className.endsWith("ok");
+  const hand = busy ? [] : [...document.querySelectorAll("#hand .card[data-legal]")].map((el) => ({
     card: el.dataset.card, legal: el.dataset.legal.split(" "),
     targets: (el.dataset.targets || "").split(" ").filter(Boolean)}));
-  const buttons = [...document.querySelectorAll(".controls button[data-legal]")].map((b) => b.id);
+  const buttons = busy ? [] : [...document.querySelectorAll(".controls button[data-legal]")]
+    .map((b) => b.id);
   return {version: live.dataset.version, status: live.dataset.status, hand, buttons};
 }"""
 

@@ -99,7 +99,7 @@ def open_page(browser: Browser, base: str, path: str, size: str, cookie: str | N
         name, value = cookie.split("=", 1)
         context.add_cookies([{"name": name, "value": value, "url": base}])
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(20_000)
     return page
 
 
@@ -270,7 +270,7 @@ def test_on_a_phone_a_whole_game_against_a_bot_fits_one_screen_and_a_spectator_f
             )
 
         # when the person plays the whole game by tapping
-        steps = 0
+        steps, offered = 0, time.monotonic()
         while True:
             offer = page.evaluate(READ_PAGE)
             # then at every moment the hand, the felt and the moves are on the screen
@@ -281,8 +281,10 @@ def test_on_a_phone_a_whole_game_against_a_bot_fits_one_screen_and_a_spectator_f
                 break
             move = choose(offer)
             if move is None:
+                assert time.monotonic() - offered < 60, "the page offers no move"
                 page.wait_for_timeout(30)
                 continue
+            offered = time.monotonic()
             check_prompt(page, kind)
             shoot(page, "phone", kind, shots)
             if steps == 2:
@@ -491,7 +493,7 @@ def test_on_a_desktop_a_whole_game_against_a_bot_by_keyboard_alone_fits_the_wind
         assert page.locator("#btn-take").get_attribute("aria-keyshortcuts") == "T"
 
         # and plays the whole game with keys only
-        steps = 0
+        steps, offered = 0, time.monotonic()
         while True:
             offer = page.evaluate(READ_PAGE)
             assert_fits(page)
@@ -501,8 +503,10 @@ def test_on_a_desktop_a_whole_game_against_a_bot_by_keyboard_alone_fits_the_wind
                 break
             move = choose(offer)
             if move is None:
+                assert time.monotonic() - offered < 60, "the page offers no move"
                 page.wait_for_timeout(30)
                 continue
+            offered = time.monotonic()
             check_prompt(page, kind)
             shoot(page, "desktop", kind, shots)
             if steps == 2:
