@@ -12,13 +12,17 @@ connections sending requests back to back:
    (``bench/api_urls.py``), the floor the API is measured against;
 2. **api**: ``GET /api/v1/tournaments/<slug>/standings/``, uncached;
 3. **api 304**: the same with ``If-None-Match`` of its ETag (answered 304 before the body is
-   built).
+   built);
+4. **live**: ``GET /api/v1/tournaments/<slug>/live/``, the overlay's one call, uncached (each
+   answer through Django; its body from the shared cache of built answers after the first);
+5. **live 304**: the same with ``If-None-Match`` (the API's ASGI front answers it).
 
 Printed for each: requests, requests per second, latency p50/p90/p99/max, non-2xx/304 answers;
 then the API's share of the plain view's rate (target: at least 50 %), the 304 rate (target: at
 least 1,500 requests per second on one process), and the number of SQL queries of a standings
-request (target: at most 3), counted in this process with Django's test client: the first at a
-version builds the answer into the shared cache, every later one reads it from there.
+request (target: at most 3) and of a ``/live/`` request, counted in this process with Django's
+test client: the first at a version builds the answer into the shared cache, every later one
+reads it from there.
 
 It needs PostgreSQL and Redis: ``DATABASE_URL`` (default
 ``postgres://postgres@127.0.0.1:5432/durak_apibench``, created if missing and migrated) and
@@ -185,11 +189,12 @@ def finished_tournament(players: int, rebuild: bool) -> str:
     return slug
 
 
-def standings_queries(slug: str) -> tuple[int, int]:
-    """SQL queries of a standings request through Django's test client in this process: the
-    first at the tournament's version (it builds the answer) and the next (from the cache)."""
+def standings_queries(slug: str, what: str = "standings") -> tuple[int, int]:
+    """SQL queries of a standings (or ``what``) request through Django's test client in this
+    process: the first at the tournament's version (it builds the answer) and the next (from
+    the cache)."""
     client = Client()
-    path = f"/api/v1/tournaments/{slug}/standings/"
+    path = f"/api/v1/tournaments/{slug}/{what}/"
     counts = []
     for _ in range(2):
         with CaptureQueriesContext(connection) as queries:
@@ -216,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     call_command("migrate", verbosity=0)
     slug = finished_tournament(args.players, args.rebuild)
     cold, warm = standings_queries(slug)
+    live_cold, live_warm = standings_queries(slug, "live")
 
     connections.close_all()
     port = free_port()
@@ -251,12 +257,17 @@ def main(argv: list[str] | None = None) -> int:
             cached = measure(
                 address, api, name="api 304", headers={"If-None-Match": etag}, **common
             )
+            live = f"/api/v1/tournaments/{slug}/live/"
+            live_etag = _etag(address, live)
+            live_uncached = measure(address, live, name="live", headers={}, **common)
+            live_cached = measure(
+                address, live, name="live 304", headers={"If-None-Match": live_etag}, **common
+            )
         finally:
             server.terminate()
             server.wait(timeout=20)
-    failed = sum(
-        n for run in (plain, uncached, cached) for code, n in run.statuses.items() if code >= 500
-    )
+    runs = (plain, uncached, cached, live_uncached, live_cached)
+    failed = sum(n for run in runs for code, n in run.statuses.items() if code >= 500)
     if failed:
         print(f"{failed} answers were 5xx: the server's log is {log_path}; its end:")
         print("".join(log_path.read_text().splitlines(keepends=True)[-40:]))
@@ -266,13 +277,15 @@ def main(argv: list[str] | None = None) -> int:
     db = urlsplit(os.environ["DATABASE_URL"]).path.lstrip("/")
     print(f"\nfinal standings of {slug} ({args.players} players, database {db}), one ASGI process")
     print(f"{args.connections} keep-alive connections, {args.seconds:g} s each\n")
-    for run in (plain, uncached, cached):
+    for run in runs:
         print(run.line())
     share = uncached.rate / plain.rate if plain.rate else 0.0
     print(f"\napi / plain: {share:.0%} (target at least 50%)")
     print(f"304 rate: {cached.rate:.0f}/s (target at least 1,500/s)")
     print(f"queries per standings request: {warm} (target at most 3); {cold} to build it")
-    print(f"median latency api {statistics.median(uncached.latencies) * 1000:.1f} ms")
+    print(f"queries per live request: {live_warm}; {live_cold} to build it")
+    for run in runs:
+        print(f"median latency {run.name} {statistics.median(run.latencies) * 1000:.1f} ms")
     return 0
 
 

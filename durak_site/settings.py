@@ -368,11 +368,22 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "durak@localhost")
 API_RATE_ANON = env_str("DURAK_API_RATE_ANON", "120/min")
 API_RATE_USER = env_str("DURAK_API_RATE_USER", "600/min")
 API_RATE_WRITE = env_str("DURAK_API_RATE_WRITE", "60/min")
+# The API's NDJSON streams (tournaments/api/feed.py): a keep-alive line (empty) every
+# KEEPALIVE seconds of silence; the log or the table is read again at least every POLL_MS (a
+# safety net: the channel layer wakes a stream at once); a stream ends after SECONDS (the
+# client reconnects with ?since=).
+STREAM_KEEPALIVE_SECONDS = env_int("DURAK_STREAM_KEEPALIVE_SECONDS", 15, minimum=1)
+STREAM_POLL_MS = env_int("DURAK_STREAM_POLL_MS", 3000, minimum=50)
+STREAM_SECONDS = env_int("DURAK_STREAM_SECONDS", 3600, minimum=1)
+# A refusal an API operation's schema does not declare raises (a 500), so a test or the fuzzer that
+# provokes it fails: on in the tests (tests/conftest.py) and wherever DURAK_API_CHECK_ERROR_CODES.
+API_CHECK_ERROR_CODES = env_bool("DURAK_API_CHECK_ERROR_CODES", default=False)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
-        # `Authorization: Token <key>` or `Authorization: Bearer <key>`.
+        # `Authorization: Token <key>` or `Authorization: Bearer <key>`: first, so that a bad
+        # key is a 401 with `WWW-Authenticate: Token` (DRF asks the first class), not a 403.
         "tournaments.api.auth.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
@@ -397,7 +408,11 @@ SPECTACULAR_SETTINGS = {
         "Every public fact of an event: tournaments, stages, rounds, tables, results, standings, "
         "knockout trees, leagues, players and games. Read endpoints need no login (a private "
         "tournament only for its players, referees and organiser); writes take a token "
-        "(`Authorization: Token <key>` or `Bearer <key>`). Errors are "
+        "(`Authorization: Token <key>` or `Bearer <key>`). **Authentication**: make a personal "
+        "token on the site's `/accounts/tokens/` page (signed in: name, scope, optional "
+        "expiry; the key is shown once). A `read` token reads as you and watches your tables; "
+        "any other method with it is `403` `token_scope`. A `write` token also acts as you. A "
+        "revoked, expired or unknown token is `401` `authentication_failed`. Errors are "
         '`{"code", "message", "fields"}`, in English unless `Accept-Language` asks for Russian '
         "(`ru`): 400 for a request that cannot be read (an unknown query parameter, a value "
         "outside its type or bounds, a body that is not JSON), 409 when the event's state "
@@ -410,6 +425,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The operations' OpenAPI links, from one table (tournaments/api/openapi_links.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "tournaments.api.openapi_links.add_links",
+    ],
     # One schema component per status enum, however many serializers show it.
     "ENUM_NAME_OVERRIDES": {
         "EntryStatusEnum": "tournaments.models.Entry.Status",

@@ -3,8 +3,10 @@
 Sits inside ``AuthMiddlewareStack`` (the session cookie of a browser) and wins over it:
 
 - ``Authorization: Token <key>`` (or ``Bearer <key>``) on the handshake: the user's API token,
-  as the REST API takes it. Any client that can set a header (every WebSocket library but the
-  browser's) uses this.
+  as the REST API takes it (``games.tokens``: a personal token or a DRF one). Any client that
+  can set a header (every WebSocket library but the browser's) uses this. A ``read`` personal
+  token watches: the scope says ``token_scope: "read"``, and the table refuses its moves and
+  referee commands (``token_scope``) and does not count its player as present at the table.
 - ``?ticket=<ticket>``: a single-use ticket of a few seconds (``games.services.tickets``,
   ``POST /api/v1/socket-tickets/``), for a client that cannot set a header.
 - ``?token=`` is refused: a long-lived secret in a URL ends up in access logs, proxies and
@@ -24,15 +26,14 @@ from urllib.parse import parse_qs
 from asgiref.typing import ASGIReceiveCallable, ASGISendCallable
 from channels.middleware import BaseMiddleware
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.utils.translation import gettext
-from rest_framework.authtoken.models import Token
 
 from durak_site.dbthreads import db_async
 from durak_site.errors import DATABASE_DOWN
-from games.services.tickets import socket_ticket_redeem
+from games.services.tickets import socket_ticket_redeem_scoped
 from games.sockets import CLOSE_NOT_AUTHENTICATED, refuse, refuse_unavailable
+from games.tokens import Credentials, TokenRefused, token_credentials
 
 if TYPE_CHECKING:
     from channels.consumer import _ChannelScope
@@ -41,8 +42,9 @@ log = logging.getLogger(__name__)
 
 #: ``auth_error`` values a consumer refuses with 4401 (messages: :func:`auth_error_message`).
 BAD_TOKEN, BAD_TICKET, TOKEN_IN_URL = "bad_token", "bad_ticket", "token_in_url"
+REVOKED_TOKEN, EXPIRED_TOKEN = "revoked_token", "expired_token"
 SCHEMES = ("token", "bearer")
-MAX_KEY = 64  # longer than any DRF token (40) or ticket (43)
+MAX_KEY = 64  # longer than any DRF token (40), personal token (46) or ticket (43)
 
 
 def auth_error_message(error: str) -> str:
@@ -54,25 +56,32 @@ def auth_error_message(error: str) -> str:
             "an API token is not accepted in the URL: send it in the Authorization header "
             "('Token <key>') or get a ticket (POST /api/v1/socket-tickets/)"
         )
-    return gettext("the token matches no active user")
+    if error == REVOKED_TOKEN:
+        return TokenRefused("revoked").message
+    if error == EXPIRED_TOKEN:
+        return TokenRefused("expired").message
+    return TokenRefused("unknown").message
 
 
 @db_async
-def user_for_token(key: str) -> AbstractBaseUser | None:
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
-        return None
-    user: AbstractBaseUser = token.user
-    return user
+def credentials_for_token(key: str) -> Credentials | str:
+    """The key's credentials, or the ``auth_error`` that refuses it."""
+    try:
+        return token_credentials(key)
+    except TokenRefused as exc:
+        return {"revoked": REVOKED_TOKEN, "expired": EXPIRED_TOKEN}.get(exc.reason, BAD_TOKEN)
 
 
 @db_async
-def user_for_ticket(ticket: str) -> AbstractBaseUser | None:
-    user_id = socket_ticket_redeem(ticket=ticket)
-    if user_id is None:
+def credentials_for_ticket(ticket: str) -> Credentials | None:
+    """The credentials a ticket was issued with (its user and scope), once; None: refused."""
+    redeemed = socket_ticket_redeem_scoped(ticket=ticket)
+    if redeemed is None:
         return None
-    user: AbstractBaseUser | None = get_user_model().objects.filter(pk=user_id).first()
-    return user if user is not None and user.is_active else None
+    user = get_user_model().objects.filter(pk=redeemed[0]).first()
+    if user is None or not user.is_active:
+        return None
+    return Credentials(user=user, scope=redeemed[1])
 
 
 def header_token(scope: Any) -> str | None:
@@ -101,11 +110,19 @@ class TokenAuthMiddleware(BaseMiddleware):
         elif key is not None or tickets:
             try:
                 if key is not None:
-                    user = await user_for_token(key) if key else None
-                    found = {"user": user} if user is not None else {"auth_error": BAD_TOKEN}
+                    credentials = await credentials_for_token(key) if key else BAD_TOKEN
+                    found = (
+                        {"user": credentials.user, "token_scope": credentials.scope}
+                        if isinstance(credentials, Credentials)
+                        else {"auth_error": credentials}
+                    )
                 elif tickets:
-                    user = await user_for_ticket(tickets[0][:MAX_KEY])
-                    found = {"user": user} if user is not None else {"auth_error": BAD_TICKET}
+                    held = await credentials_for_ticket(tickets[0][:MAX_KEY])
+                    found = (
+                        {"user": held.user, "token_scope": held.scope}
+                        if held is not None
+                        else {"auth_error": BAD_TICKET}
+                    )
             except DATABASE_DOWN as exc:
                 # Refused with a code to try again, not dropped with an HTTP 500.
                 log.warning("socket credentials not checked: the database is unavailable (%s)", exc)

@@ -50,6 +50,7 @@ from games.sockets import (
     refuse,
     scope_language,
 )
+from games.tokens import READ
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -222,7 +223,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        if self.access.role == PLAYER and self.access.player_id is not None:
+        # A read-only token watches: its player is not "at the table" (no seat taken back).
+        self.read_only = self.scope.get("token_scope") == READ
+        if self.access.role == PLAYER and self.access.player_id is not None and not self.read_only:
             await self.mark_present(self.access.player_id)
             self.presence = asyncio.create_task(self.keep_present(self.access.player_id))
             # Back at the table: a bot standing in for the seat gives it back.
@@ -367,6 +370,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def on_message(self, message: dict[str, Any]) -> None:
         """Do what a message asks, by its ``type``."""
         kind = message.get("type")
+        if kind in ("action", "referee") and self.read_only:
+            await self.send_error(
+                message.get("id"),
+                "token_scope",
+                gettext("this token may only watch: make a token with the write scope to play"),
+            )
+            return
         if kind == "action":
             await self.on_action(message)
         elif kind == "sync":

@@ -223,3 +223,40 @@ class RefereeEvent(models.Model):
             "decision": self.get_kind_display(),
             "game": self.game_id,
         }
+
+
+class ApiToken(models.Model):
+    """A personal API token, made and revoked by its owner on the account's tokens page
+    (``tournaments.services.tokens``): sent as ``Authorization: Token|Bearer <key>`` to the REST
+    API and the live table's sockets (``games.tokens``). Only the key's SHA-256 is kept, so a
+    leaked table opens nothing; ``prefix`` (the key's first characters) tells tokens apart on
+    the page. A ``read`` token reads and watches; a ``write`` token may also change what its
+    owner may change. Revoked rows stay, as a record."""
+
+    class Scope(models.TextChoices):
+        READ = "read", pgettext_lazy("token scope", "Read")
+        WRITE = "write", pgettext_lazy("token scope", "Read and write")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="api_tokens",
+        verbose_name=_("user"),
+    )
+    name = models.CharField(_("name"), max_length=100)
+    scope = models.CharField(_("scope"), max_length=10, choices=Scope.choices)
+    prefix = models.CharField(_("prefix"), max_length=16, editable=False)
+    key_hash = models.CharField(_("key digest"), max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+    expires_at = models.DateTimeField(_("expires"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+        indexes = [models.Index(fields=["user", "revoked_at"], name="api_token_user_live")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -163,6 +163,13 @@ def fast_password_hashing(settings: Settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def declared_refusals_only(settings: Settings) -> None:
+    """An API operation that answers a refusal its schema does not declare raises
+    (``tournaments.api.contract.check_error_code``): every test's requests check the schema."""
+    settings.API_CHECK_ERROR_CODES = True
+
+
 @pytest.fixture
 def eager_jobs() -> Iterator[None]:
     """Run jobs in-process for this test, whatever the configuration (a real worker is tested

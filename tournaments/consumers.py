@@ -8,7 +8,8 @@ event out of draft for everyone; a private one for its organiser, referees and p
     {"type": "event", "event": "table_finished", "tournament": "<slug>", "version": 43,
      "at": "...", "data": {...}}
 
-Versions only grow; a client that sees one skip (or reconnects) reads the REST endpoints again.
+Versions only grow, and each has its event in the tournament's log: a client that sees one skip
+(or reconnects) reads the events it missed from ``GET /api/v1/tournaments/<slug>/events/?since=``.
 A message older than what the socket has already sent is dropped.
 
 Refusals at the handshake, as the live table's (``games.sockets``: accepted, one error frame,

@@ -26,19 +26,28 @@ def _key(ticket: str) -> str:
     return _PREFIX + hashlib.sha256(ticket.encode("utf-8", "replace")).hexdigest()
 
 
-def socket_ticket_issue(*, user: Actor) -> str:
-    """A new ticket for ``user`` (an authenticated user), valid :data:`TICKET_SECONDS`."""
+def socket_ticket_issue(*, user: Actor, scope: str = "write") -> str:
+    """A new ticket for ``user`` (an authenticated user), valid :data:`TICKET_SECONDS`. A
+    ticket asked for with a ``read`` personal token opens a socket that only watches
+    (``scope``: ``games.tokens``)."""
     ticket = secrets.token_urlsafe(32)
-    cache.set(_key(ticket), user.pk, TICKET_SECONDS)
+    cache.set(_key(ticket), user.pk if scope == "write" else f"{user.pk}:{scope}", TICKET_SECONDS)
     return ticket
 
 
-def socket_ticket_redeem(*, ticket: str) -> int | None:
-    """The id of the user ``ticket`` was issued to, once: None for a ticket that is unknown,
-    expired or already used. Two handshakes racing with one ticket: the cache's delete answers
-    True to one of them only."""
+def socket_ticket_redeem_scoped(*, ticket: str) -> tuple[int, str] | None:
+    """The id of the user ``ticket`` was issued to and its scope (``read``/``write``), once:
+    None for a ticket that is unknown, expired or already used. Two handshakes racing with one
+    ticket: the cache's delete answers True to one of them only."""
     key = _key(ticket)
-    user_id = cache.get(key)
-    if user_id is None or not cache.delete(key):
+    value = cache.get(key)
+    if value is None or not cache.delete(key):
         return None
-    return int(user_id)
+    user_id, _, scope = str(value).partition(":")
+    return int(user_id), scope or "write"
+
+
+def socket_ticket_redeem(*, ticket: str) -> int | None:
+    """The id of the user ``ticket`` was issued to, once (:func:`socket_ticket_redeem_scoped`)."""
+    redeemed = socket_ticket_redeem_scoped(ticket=ticket)
+    return None if redeemed is None else redeemed[0]

@@ -14,17 +14,29 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache.backends.locmem import LocMemCache
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
-from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from rest_framework.authtoken.models import Token
+from rest_framework.response import Response
 
 from durak_site.errors import ServiceError
 from tests.builders import make_tournament
 from tests.factories import PlayerFactory
 from tournaments.api.common import ApiAnonThrottle, ApiUserThrottle, ApiWriteThrottle
-from tournaments.api.contract import ERROR_CODES, ContractView
-from tournaments.models import Tournament
+from tournaments.api.contract import (
+    ERROR_CODES,
+    RATE_LIMIT_HEADERS,
+    ContractView,
+    UndeclaredErrorCode,
+    check_error_code,
+    is_idempotent,
+    operation_errors,
+    refuses,
+)
+from tournaments.api.openapi_links import LINKS, operations_by_id
+from tournaments.api.tickets import SocketTicketView
+from tournaments.models import Table, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -198,6 +210,40 @@ def test_every_list_has_an_etag_and_answers_304(
     assert again["ETag"] == etag
 
 
+def test_every_read_has_an_etag_and_honours_the_conditional_headers(
+    client: Client, public_event: Tournament
+) -> None:
+    """Every GET operation of the schema that this event fills (its lists, its tournament's
+    reads): an ETag and 304 for it, and where Last-Modified is sent, 304 for it too."""
+    entry = public_event.entries.select_related("player").first()
+    assert entry is not None and entry.player is not None
+    values = {"slug": public_event.slug, "order": "1", "number": "1"}
+    values["player_id"] = str(entry.player.pk)
+    table = Table.objects.filter(round__stage__tournament=public_event).first()
+    values["id"] = values["table_id"] = str(table.pk if table else 0)  # 0: a 404, skipped
+    dated = tagged = 0
+    for method, path, _ in operations(generated_schema()):
+        if method != "get" or {"game_id", "team_id"} & set(re.findall(r"\{(\w+)\}", path)):
+            continue
+        if path.endswith("/stream/") or path.startswith(API + "webhooks/"):
+            continue  # an NDJSON stream, not a conditional read; a webhook: its organiser's
+        url = path.format(**values)
+        first = client.get(url)
+        if first.status_code == 404:
+            continue  # (a round not paired yet)
+        assert first.status_code == 200, url
+        etag = first["ETag"]
+        tagged += 1
+        assert client.get(url, headers={"if-none-match": etag}).status_code == 304, url
+        if first.has_header("Last-Modified"):
+            dated += 1
+            since = {"if-modified-since": first["Last-Modified"]}
+            assert client.get(url, headers=since).status_code == 304, url
+            both = {**since, "if-none-match": 'W/"other"'}
+            assert client.get(url, headers=both).status_code == 200, url
+    assert tagged >= 12 and dated >= 6, (tagged, dated)
+
+
 def test_a_list_that_changed_is_sent_again(client: Client, public_event: Tournament) -> None:
     etag = client.get(API + "players/")["ETag"]
     PlayerFactory.create(display_name="Новенький")
@@ -237,14 +283,30 @@ def test_cors_lets_another_origin_revalidate_and_read_the_headers(client: Client
         headers={
             **origin,
             "access-control-request-method": "GET",
-            "access-control-request-headers": "if-none-match, if-modified-since, idempotency-key",
+            "access-control-request-headers": (
+                "if-none-match, if-modified-since, idempotency-key, authorization, accept-language"
+            ),
         },
     )
     allowed = preflight["Access-Control-Allow-Headers"].lower()
-    for header in ("if-none-match", "if-modified-since", "idempotency-key", "authorization"):
+    for header in (
+        "if-none-match",
+        "if-modified-since",
+        "idempotency-key",
+        "authorization",
+        "accept-language",
+    ):
         assert header in allowed
     exposed = client.get(API + "tournaments/", headers=origin)["Access-Control-Expose-Headers"]
-    for header in ("ETag", "Last-Modified", "Retry-After", "RateLimit-Remaining"):
+    for header in (
+        "ETag",
+        "Last-Modified",
+        "Retry-After",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+        "Idempotent-Replayed",
+    ):
         assert header in exposed
 
 
@@ -276,36 +338,184 @@ def component(schema: dict[str, Any], ref: str) -> dict[str, Any]:
     return found
 
 
+def error_enum(schema: dict[str, Any], response: dict[str, Any]) -> list[str]:
+    """The ``code`` enum of an error response: ``allOf`` [Error, {code: {enum}}]."""
+    parts = response["content"]["application/json"]["schema"]["allOf"]
+    assert component(schema, parts[0]["$ref"])["required"] == ["code", "message"]
+    enum: list[str] = parts[1]["properties"]["code"]["enum"]
+    return enum
+
+
+def generated_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = SchemaGenerator().get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
+    return schema
+
+
 def test_every_operation_declares_its_error_codes_and_its_headers() -> None:
-    schema = SchemaGenerator().get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
+    schema = generated_schema()
     for method, path, operation in operations(schema):
         where = f"{method.upper()} {path}"
+        view = operation_view(path, method)
         responses = operation["responses"]
-        assert {"400", "429", "503"} <= set(responses), where
+        taken = {p["name"] for p in operation.get("parameters", []) if p["in"] == "header"}
+        throttled = bool(view.throttle_classes)
+        assert {"400", "503"} <= set(responses), where
+        assert ("429" in responses) == throttled, where
         for status, response in responses.items():
-            assert set(response["headers"]) >= {
-                "RateLimit-Limit",
-                "RateLimit-Remaining",
-                "RateLimit-Reset",
-            }, (where, status)
+            headers = response.get("headers", {})
+            if throttled:
+                assert set(RATE_LIMIT_HEADERS) <= set(headers), (where, status)
             if int(status) < 400:
                 continue
-            error = component(schema, response["content"]["application/json"]["schema"]["$ref"])
-            code = error["properties"]["code"]
-            codes = component(schema, code["allOf"][0]["$ref"]) if "allOf" in code else code
-            assert codes["enum"] == list(ERROR_CODES[int(status)]), where
+            codes = error_enum(schema, response)
+            # each code of the operation's enum is one of the API's, for that status
+            assert codes and set(codes) <= set(ERROR_CODES[int(status)]), (where, status, codes)
+        assert "invalid_parameters" in error_enum(schema, responses["400"]), where
+        assert error_enum(schema, responses["503"]) == ["unavailable"], where
         for status in ("429", "503"):
-            assert responses[status]["headers"]["Retry-After"]["required"], where
-        taken = {p["name"] for p in operation.get("parameters", []) if p["in"] == "header"}
+            if status in responses:
+                assert responses[status]["headers"]["Retry-After"]["required"], where
         assert "Accept-Language" in taken, where
+        if "{" in path:
+            assert error_enum(schema, responses["404"]) == ["not_found"], where
+        if "requestBody" in operation:
+            assert "parse_error" in error_enum(schema, responses["400"]), where
+            assert "invalid" in error_enum(schema, responses["422"]), where
+        else:
+            assert "parse_error" not in error_enum(schema, responses["400"]), where
         if method == "get":
             assert responses["200"]["headers"]["ETag"]["required"], where
             assert "ETag" in responses["304"]["headers"], where
             assert {"If-None-Match", "If-Modified-Since"} <= taken, where
-        elif operation["operationId"] != "socket_tickets_create":
+            assert "Idempotency-Key" not in taken, where
+        if is_idempotent(view, method):
             assert "Idempotency-Key" in taken, where
             success = next(s for s in responses if s.startswith("2"))
             assert "Idempotent-Replayed" in responses[success]["headers"], where
+            assert "idempotency_key_reused" in error_enum(schema, responses["422"]), where
+
+
+def operation_view(path: str, method: str) -> type[Any]:
+    # (the schema names a ``pk`` ``id``: the parameters' names are left out)
+    def bare(where: str) -> str:
+        return re.sub(r"\{[^}]+\}", "{}", where)
+
+    for where, _, verb, callback in EndpointEnumerator().get_api_endpoints():  # type: ignore[no-untyped-call]
+        if (bare(where), verb) == (bare(path), method.upper()):
+            view: type[Any] = callback.cls
+            return view
+    raise LookupError(path)
+
+
+def test_an_operation_shows_only_its_own_codes() -> None:
+    schema = generated_schema()
+    paths = schema["paths"]
+    anonymous_read = paths["/api/v1/tournaments/"]["get"]["responses"]
+    # a read: no body, no login needed; a wrong token is still refused
+    assert error_enum(schema, anonymous_read["400"]) == ["invalid_parameters"]
+    assert error_enum(schema, anonymous_read["401"]) == ["authentication_failed"]
+    assert not {"403", "404", "409", "422"} & set(anonymous_read)
+    register = paths["/api/v1/tournaments/{slug}/entries/"]["post"]["responses"]
+    assert set(error_enum(schema, register["409"])) == {
+        "registration_refused",
+        "own_event",
+        "idempotency_key_in_use",
+    }
+    withdraw = paths["/api/v1/entries/{id}/withdraw/"]["post"]["responses"]
+    assert set(error_enum(schema, withdraw["409"])) == {"wrong_status", "idempotency_key_in_use"}
+    check_in = paths["/api/v1/entries/{id}/check-in/"]["post"]["responses"]
+    assert "parse_error" not in error_enum(schema, check_in["400"])  # it takes no body
+
+
+class WithItsOwnCodes(ContractView):
+    """A view written with nothing but a declaration: the schema derives the rest."""
+
+    error_codes = {409: ("wrong_status",)}
+
+    @refuses({422: ("invalid_result",)})
+    def post(self, request: Any) -> Any:  # pragma: no cover - never called
+        raise NotImplementedError
+
+
+def test_a_new_view_gets_the_derived_codes_and_adds_its_own() -> None:
+    errors = operation_errors(
+        WithItsOwnCodes(), "post", path="/api/v1/things/{id}/", takes_body=True
+    )
+    assert errors[409] == ("wrong_status",)
+    assert errors[422] == ("invalid", "invalid_result")
+    assert errors[400] == ("invalid_parameters", "parse_error")
+    assert errors[404] == ("not_found",)
+    # a wrong token; the default permission refuses an anonymous write: 401 (the token's
+    # authentication, first, sends its challenge)
+    assert errors[401] == ("authentication_failed", "not_authenticated")
+    # a read token on a write, the permission, the session's CSRF check
+    assert errors[403] == ("token_scope", "permission_denied")
+    assert errors[503] == ("unavailable",)
+
+
+def test_a_refusal_an_operation_does_not_declare_fails_loudly(
+    client: Client, organiser: User
+) -> None:
+    """The run-time half: what the tests provoke is checked against the schema (the write
+    tests' refusals, the fuzzer's). A view raising a code it does not declare is an error
+    naming what to add."""
+    client.force_login(organiser)
+    with pytest.raises(UndeclaredErrorCode, match=r"error_codes = \{409: \('conflict',\)\}"):
+        check_error_code(
+            SocketTicketView(),
+            RequestFactory().post("/api/v1/socket-tickets/"),  # type: ignore[arg-type]
+            Response({"code": "conflict", "message": "no"}, status=409),
+        )
+
+
+def test_every_declared_code_is_one_of_the_apis() -> None:
+    for view in _api_views(get_resolver().url_patterns):
+        declared = [getattr(view, "error_codes", {})] + [
+            getattr(getattr(view, m, None), "error_codes", {})
+            for m in ("get", "post", "put", "patch", "delete")
+        ]
+        for codes in declared:
+            for status, names in codes.items():
+                assert set(names) <= set(ERROR_CODES[status]), (view, status, names)
+
+
+def test_the_schemas_links_name_operations_and_parameters_that_exist() -> None:
+    schema = generated_schema()
+    by_id = operations_by_id(schema)
+    components = schema["components"]["schemas"]
+    for source, status, name, target, parameters in LINKS:
+        where = (source, name)
+        assert source in by_id and target in by_id, where
+        link = by_id[source]["responses"][status]["links"][name]
+        assert link["operationId"] == target, where
+        taken = {p["name"] for p in by_id[target].get("parameters", []) if p["in"] == "path"}
+        assert set(parameters) == taken, where  # every path parameter, and only those
+        for expression in parameters.values():
+            if expression.startswith("$request.path."):
+                wanted = expression.removeprefix("$request.path.")
+                mine = {p["name"] for p in by_id[source].get("parameters", []) if p["in"] == "path"}
+                assert wanted in mine, where
+            else:
+                # the pointer follows the answer's schema, down to a property it has
+                node = by_id[source]["responses"][status]["content"]["application/json"]["schema"]
+                for step in expression.removeprefix("$response.body#/").split("/"):
+                    while "$ref" in node or "allOf" in node:
+                        node = components[
+                            (node.get("$ref") or node["allOf"][0]["$ref"]).rsplit("/", 1)[1]
+                        ]
+                    node = node["items"] if step.isdigit() else node["properties"][step]
+                assert node.get("type") in ("integer", "string") or "$ref" not in node, where
+
+
+def test_links_are_followed_as_a_client_would(client: Client, public_event: Tournament) -> None:
+    """The tournament's list leads to its detail, which leads to its rounds and standings."""
+    listing = client.get(API + "tournaments/")
+    slug = listing.json()["results"][0]["slug"]
+    detail = client.get(f"{API}tournaments/{slug}/")
+    assert detail.status_code == 200
+    order = detail.json()["stages"][0]["order"]
+    assert client.get(f"{API}tournaments/{slug}/stages/{order}/rounds/").status_code == 200
+    assert client.get(f"{API}tournaments/{slug}/standings/").status_code == 200
 
 
 def _service_errors(cls: type[ServiceError]) -> Iterator[type[ServiceError]]:

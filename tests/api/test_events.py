@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from django.db import connection
 from django.db.models import F
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from drf_spectacular.generators import SchemaGenerator
 
 from games.models import Game
 from tests.builders import make_tournament
@@ -25,6 +28,7 @@ from tests.conftest import jobs_in_process
 from tests.factories import BotPlayerFactory, PlayerFactory, UserFactory
 from tournaments import services
 from tournaments.api.common import ApiAnonThrottle, ApiUserThrottle
+from tournaments.api.money import MONEY_PATTERN
 from tournaments.models import (
     Entry,
     Player,
@@ -176,8 +180,8 @@ def test_a_tournament_has_its_stages_rules_and_money(client: Client, event: Tour
     assert body["slug"] == event.slug and body["status"] == "finished"
     assert body["version"] == event.version
     assert body["money"]["currency"] == "RUB"
-    assert body["money"]["entry_fee"] == "100.000" and body["money"]["rake_percent"] == "10.00"
-    assert body["money"]["prize_pool"]["total"] == "1440.000"
+    assert body["money"]["entry_fee"] == "100.00" and body["money"]["rake_percent"] == "10.00"
+    assert body["money"]["prize_pool"]["total"] == "1440.00"
     assert body["money"]["prize_pool"]["final"] is True
     swiss, knockout = body["stages"]
     assert swiss["format"] == "swiss" and swiss["rounds_planned"] == 2
@@ -334,6 +338,187 @@ def test_the_final_standings_have_places_ranks_and_payouts(
     assert sum(float(r["payout"] or 0) for r in rows) == 1440.0
     assert any(r["rank"] for r in rows)
     assert sum(r["pogony_given"] for r in rows) == sum(r["pogony_received"] for r in rows) > 0
+
+
+def _expected_stage_points(client: Client, event: Tournament, stage: int) -> dict[int, float]:
+    """Each entry's points in a stage, worked out from the API's own facts (the stage's points
+    by place and pogony penalty, every confirmed result in force), not from the selector."""
+    detail = get(client, f"tournaments/{event.slug}/").json()
+    scoring = detail["stages"][stage - 1]["scoring"]
+    results = get(client, f"tournaments/{event.slug}/results.json").json()
+    points: dict[int, float] = {}
+    for result in results:
+        if result["table"]["stage"] != stage or not result["in_force"]:
+            continue
+        entries = [p["entry"]["id"] for p in result["places"]]
+        if len(entries) == 1:  # a walkover
+            table = [scoring["bye_points"]]
+        else:
+            table = scoring["points_by_place"][str(len(entries))]
+        for place, entry in enumerate(entries):
+            points[entry] = points.get(entry, 0.0) + table[place]
+        for hung in result["pogony"]:
+            for on in hung["on"]:
+                points[on["id"]] -= scoring["fool_pogony_penalty"]
+    return points
+
+
+def test_the_final_standings_rows_name_the_player_how_each_ended_and_its_points(
+    client: Client, event: Tournament
+) -> None:
+    # given a finished swiss (2 rounds, the top 8 on) then knockout of 16
+    rows = get(client, f"tournaments/{event.slug}/standings/").json()["rows"]
+    entries = {e.pk: e for e in Entry.objects.filter(tournament=event)}
+    # then every row names its player (no team in an individual event)
+    assert [r["player_id"] for r in rows] == [entries[r["entry_id"]].player_id for r in rows]
+    assert all(r["player_id"] is not None and r["team_id"] is None for r in rows)
+    # and says how it ended: never "registered" once the event is over
+    by_status = {s: [r for r in rows if r["status"] == s] for s in ("finished", "eliminated")}
+    assert len(by_status["finished"]) == len(by_status["eliminated"]) == 8
+    assert all(r["place"] <= 8 and r["stage"] == 2 for r in by_status["finished"])
+    assert all(r["place"] > 8 and r["stage"] == 1 for r in by_status["eliminated"])
+    # and its points in the stage it left: the swiss standings' for those it eliminated
+    swiss = get(client, f"tournaments/{event.slug}/stages/1/standings/").json()["rows"]
+    swiss_points = {r["entry_id"]: r["points"] for r in swiss}
+    for row in by_status["eliminated"]:
+        assert row["points"] == swiss_points[row["entry_id"]]
+    # and what their knockout tables scored for the others, as the stage's scoring counts
+    knockout = _expected_stage_points(client, event, 2)
+    for row in by_status["finished"]:
+        assert row["points"] == pytest.approx(knockout[row["entry_id"]])
+    assert all(isinstance(r["points"], float) for r in rows)
+
+
+def test_a_disqualified_entry_is_listed_as_such_last_and_unpaid(
+    client: Client, event: Tournament, django_capture_on_commit_callbacks: Any
+) -> None:
+    winner = Entry.objects.get(tournament=event, final_place=1)
+    with jobs_in_process(), django_capture_on_commit_callbacks(execute=True):
+        services.entry_disqualify(entry=winner, reason="a marked deck")
+    rows = get(client, f"tournaments/{event.slug}/standings/").json()["rows"]
+    row = next(r for r in rows if r["entry_id"] == winner.pk)
+    assert (row["status"], row["place"], row["payout"]) == ("disqualified", 16, None)
+    assert row["player_id"] == winner.player_id and row["stage"] == 2
+    assert sum(Decimal(r["payout"] or 0) for r in rows) == Decimal("1440.00")
+
+
+def test_a_team_events_final_rows_name_the_team(client: Client) -> None:
+    # given a finished one-round swiss of four pairs (two tables of two teams)
+    players = BotPlayerFactory.create_batch(8)
+    teams = [
+        services.team_create(name=f"Пара {i}", players=players[i : i + 2]) for i in range(0, 8, 2)
+    ]
+    with jobs_in_process():
+        event = services.tournament_create(
+            name="Парный кубок",
+            team_size=2,
+            move_clock_seconds=0,
+            entry_fee="100",
+            stages=[{"format": "swiss", "table_size": 4, "rounds": 1}],
+        )
+        services.tournament_open_registration(tournament=event)
+        for team in teams:
+            services.entry_register(tournament=event, team=team)
+        services.tournament_start(tournament=event)
+        for round_ in Round.objects.filter(stage__tournament=event, status=Round.Status.PENDING):
+            services.round_pair(round_id=round_.pk)
+        for table in Table.objects.filter(round__stage__tournament=event, is_bye=False):
+            sides = list(dict.fromkeys(s.entry_id for s in table.seats.order_by("position")))
+            services.table_record_result(
+                table=table, places=sides, fool=sides[-1], team_lost=[sides[-1]], source="bot"
+            )
+        for round_ in Round.objects.filter(stage__tournament=event, status=Round.Status.PLAYING):
+            services.round_complete(round_id=round_.pk)
+        services.prize_pool_compute(tournament_id=event.pk)
+    # then each row names its team, not a player, and the points its table gave it
+    rows = get(client, f"tournaments/{event.slug}/standings/").json()["rows"]
+    team_of = dict(Entry.objects.filter(tournament=event).values_list("pk", "team_id"))
+    assert len(rows) == 4
+    assert all(r["player_id"] is None and r["team_id"] == team_of[r["entry_id"]] for r in rows)
+    assert {r["status"] for r in rows} == {"finished"} and {r["stage"] for r in rows} == {1}
+    swiss = get(client, f"tournaments/{event.slug}/stages/1/standings/").json()["rows"]
+    assert {r["entry_id"]: r["points"] for r in rows} == {r["entry_id"]: r["points"] for r in swiss}
+    assert {r["points"] for r in rows} != {0.0}
+
+
+MONEY_2 = re.compile(r"^[0-9]+\.[0-9]{2}$")
+
+
+def test_money_is_written_to_the_currencys_minor_unit(client: Client, event: Tournament) -> None:
+    money = get(client, f"tournaments/{event.slug}/").json()["money"]
+    assert money["currency"] == "RUB"
+    assert (money["entry_fee"], money["reentry_fee"], money["guarantee"]) == (
+        "100.00",
+        "0.00",
+        "0.00",
+    )
+    pool = money["prize_pool"]
+    assert pool["currency"] == "RUB"
+    assert (pool["gross"], pool["rake"], pool["total"]) == ("1600.00", "160.00", "1440.00")
+    amounts = [p["amount"] for p in money["payouts"]]
+    rows = get(client, f"tournaments/{event.slug}/standings/").json()["rows"]
+    paid = [r["payout"] for r in rows if r["payout"] is not None]
+    assert amounts == paid and all(MONEY_2.match(a) for a in amounts)
+    assert all(r["currency"] == "RUB" for r in rows)
+    assert sum(Decimal(a) for a in amounts) == Decimal("1440.00")
+
+
+def test_a_currency_without_a_minor_unit_is_written_without_decimals(client: Client) -> None:
+    event = finished_event(8, name="Кубок в иенах", currency="JPY", entry_fee="1000")
+    money = get(client, f"tournaments/{event.slug}/").json()["money"]
+    assert money["currency"] == "JPY" and money["entry_fee"] == "1000"
+    assert money["prize_pool"]["total"] == "7200"
+    rows = get(client, f"tournaments/{event.slug}/standings/").json()["rows"]
+    paid = [r["payout"] for r in rows if r["payout"] is not None]
+    assert paid and all(re.fullmatch(r"[0-9]+", a) for a in paid)
+    assert sum(int(a) for a in paid) == 7200
+    # and the CSV gives a spreadsheet the payouts as numbers it sums
+    lines = list(
+        csv.reader(
+            io.StringIO(get(client, f"tournaments/{event.slug}/standings.csv").content.decode())
+        )
+    )
+    column = lines[0].index("payout")
+    assert sum(int(line[column] or 0) for line in lines[1:]) == 7200
+
+
+def test_the_payout_structure_is_the_one_the_pool_was_paid_by(
+    client: Client, event: Tournament
+) -> None:
+    # given no structure of the organiser's: the default scale for a field of 16 (3 places paid)
+    money = get(client, f"tournaments/{event.slug}/").json()["money"]
+    assert money["payout_structure_default"] is True
+    assert money["payout_structure"] == ["54.55", "27.27", "18.18"]
+    assert [p["place"] for p in money["payouts"]] == [1, 2, 3]
+    winner = Entry.objects.get(tournament=event, final_place=1)
+    assert money["payouts"][0]["entry"] == {"id": winner.pk, "name": winner.name}
+    # and an organiser's own structure is the one shown
+    own = finished_event(8, name="Кубок 60/40", payout_structure=["60", "40"])
+    money = get(client, f"tournaments/{own.slug}/").json()["money"]
+    assert money["payout_structure_default"] is False
+    assert money["payout_structure"] == ["60.00", "40.00"]
+    assert [p["amount"] for p in money["payouts"]] == ["432.00", "288.00"]
+
+
+def test_the_schema_types_money_statuses_points_and_ratings() -> None:
+    schema = SchemaGenerator().get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
+    components = schema["components"]["schemas"]
+    row = components["FinalStandingRow"]["properties"]
+    assert row["player_id"]["type"] == "integer" and row["player_id"]["nullable"]
+    assert row["points"]["type"] == "number" and not row["points"].get("nullable")
+    status = components["EventFinalStatusEnum"]
+    assert status["enum"] == ["finished", "eliminated", "withdrawn", "disqualified"]
+    for name, field in [
+        ("FinalStandingRow", "payout"),
+        ("TournamentMoney", "entry_fee"),
+        ("PrizePoolPublic", "total"),
+        ("TournamentPayout", "amount"),
+    ]:
+        money = components[name]["properties"][field]
+        assert money["type"] == "string" and money["pattern"] == MONEY_PATTERN, (name, field)
+        assert re.match(money["pattern"], "1261.34") and not re.match(money["pattern"], "1e3")
+        assert "currency" in components[name]["properties"], name
+    assert components["PlayerRating"]["properties"]["rating"]["type"] == "integer"
 
 
 def test_the_knockout_tree_links_tables_by_the_places_that_go_on(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -126,6 +127,13 @@ def test_standings_downloads_neutralise_every_name(
             if line.get("points"):
                 float(line["points"])
             int(line["pogony_given"])
+    # the final rows' new cells: the player's id, how it ended, the payout to the minor unit
+    final = download(client, f"tournaments/{event.slug}/standings.csv")
+    assert {int(line["player_id"]) for line in final} == {p.pk for p in players[:8]}
+    assert {line["status"] for line in final} <= {"finished", "eliminated"}
+    assert {line["currency"] for line in final} == {"RUB"}
+    payouts = [line["payout"] for line in final if line["payout"]]
+    assert payouts and all(re.fullmatch(r"[0-9]+\.[0-9]{2}", p) for p in payouts)
 
 
 def test_the_results_download_neutralises_names_and_reasons(

@@ -101,7 +101,18 @@ async def test_hello_then_a_recorded_result_with_the_next_version(eager_jobs: No
     assert message["type"] == "event" and message["event"] == "table_finished"
     assert message["version"] == version + 1
     assert message["tournament"] == slug
-    assert message["data"] == {"stage": 1, "round": 1, "table": first.number}
+    data = message["data"]
+    assert (data["stage"], data["round"], data["table"]) == (1, 1, first.number)
+    # with its facts: the table's result with its places, the standings rows that moved
+    assert data["table_id"] == first.pk
+    places = [p["entry"]["id"] for p in data["table_detail"]["result"]["places"]]
+    assert (
+        places
+        == await database_sync_to_async(
+            lambda: list(first.seats.order_by("position").values_list("entry_id", flat=True))
+        )()
+    )
+    assert {row["entry_id"] for row in data["standings"]["rows"]} >= set(places)
     assert await the_rest(comm) == []
     await comm.disconnect()
 
@@ -117,7 +128,22 @@ async def test_the_versions_a_socket_gets_only_grow(live_table: LiveTable) -> No
     messages = await the_rest(comm)
     versions = [m["version"] for m in messages]
     assert versions == sorted(set(versions)) and versions[0] > version
-    assert "tournament_finished" in {m["event"] for m in messages}
+    events = [m["event"] for m in messages]
+    assert "tournament_finished" in events
+    # the last round announces its end, the stage's and the event's, in that order; the awards
+    # follow, and the last event is the one that holds them all
+    finish = events.index("tournament_finished")
+    assert events[finish - 2 : finish] == ["round_finished", "stage_finished"]
+    assert events[-1] == "tournament_completed" and events.count("tournament_completed") == 1
+    assert sorted(m["data"]["what"] for m in messages if m["event"] == "awards_computed") == [
+        "prize_pool",
+        "ranks",
+        "ratings",
+    ]
+    completed = messages[-1]["data"]
+    (first, second) = completed["final_standings"]["rows"]
+    assert (first["place"], second["place"]) == (1, 2)
+    assert all(row["player_id"] for row in (first, second))
     await comm.disconnect()
 
 
@@ -188,10 +214,15 @@ def test_an_announcement_makes_deliveries_in_the_same_transaction_with_few_queri
     )
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
         version = tournament_changed(tournament_id=tournament.pk, event="entries_changed")
-    # the update, the version, the webhooks, one insert of the deliveries
-    assert len(queries) <= 4 + 2  # (savepoint and release)
+    # the update, the version, the log's row, the webhooks, one insert of the deliveries
+    assert len(queries) <= 5 + 2  # (savepoint and release)
     deliveries = WebhookDelivery.objects.filter(webhook__tournament=tournament)
     assert deliveries.count() == 3
-    assert set(deliveries.values_list("event_id", flat=True)) == {event_id(tournament.pk, version)}
+    # one opaque id per webhook for this change
+    assert set(deliveries.values_list("event_id", flat=True)) == {
+        event_id(hook_id, tournament.pk, version)
+        for hook_id in deliveries.values_list("webhook_id", flat=True)
+    }
+    assert len(set(deliveries.values_list("event_id", flat=True))) == 3
     payload: dict[str, Any] = deliveries.first().payload  # type: ignore[union-attr]
     assert payload["version"] == version and payload["tournament"] == tournament.slug

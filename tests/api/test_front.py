@@ -213,7 +213,7 @@ def test_without_if_none_match_or_for_a_write_django_answers(
     assert call(front, url, HEADERS).status == 200
     assert call(front, url, {**HEADERS, "If-None-Match": 'W/"other"'}).status == 200
     post = call(front, url, {**HEADERS, "If-None-Match": etag}, method="POST")
-    assert post.status == 403  # Django refused it: an anonymous write
+    assert post.status == 401  # Django refused it: an anonymous write (no credentials)
     assert len(django.calls) == 4
 
 
@@ -267,3 +267,19 @@ def test_the_fronts_304_does_not_repeat_the_recorded_rate_limit(
     # then it counts nothing, and says nothing of another answer's count
     assert again.status == 304 and django.calls == [url]
     assert not any(name.startswith("ratelimit-") for name in again.headers)
+
+
+def test_the_overlays_live_call_is_answered_by_the_front_and_a_table_never_stamped(
+    front: NotModifiedFront, django: Counted, event: Tournament
+) -> None:
+    # /live/ is a tournament read: its current ETag gets the front's 304
+    url = f"/api/v1/tournaments/{event.slug}/live/"
+    first = call(front, url, HEADERS)
+    assert first.status == 200 and "x-durak-stamp" not in first.headers
+    again = call(front, url, {**HEADERS, "If-None-Match": first.headers["etag"]})
+    assert again.status == 304 and django.calls == [url]
+    # a table is not under the tournament's path: Django answers it, and no stamp leaves
+    table = event.stages.get(order=1).rounds.get(number=1).tables.first()
+    assert table is not None
+    answer = call(front, f"/api/v1/tables/{table.pk}/", HEADERS)
+    assert answer.status == 200 and "x-durak-stamp" not in answer.headers

@@ -3,7 +3,8 @@
 Random games (random seeds, sizes and variants, random legal play from the deal for a random
 number of moves, then left in play, paused, adjudicated or voided, or played to the end) are
 stored as ``Game`` rows with their action logs at a public tournament's table; every game
-endpoint is then read as an anonymous caller, as the player seated at seat 0 and as a referee.
+endpoint (and the game's table, ``/tables/{id}/``, and its tournament's ``/live/``) is then read
+as an anonymous caller, as the player seated at seat 0 and as a referee.
 
 While a game is in play, no card of a hand, and no card of the stock but the face-up trump card,
 may appear anywhere in any body, unless it is in the public log tail the answer shows (each card
@@ -206,6 +207,22 @@ def test_no_game_answer_holds_a_card_its_reader_may_not_see(
             assert '"deal"' not in text or body.get("fairness") is None, (who, url)
             leaked = sorted(card for card in hidden if shows(card, text))
             assert not leaked, (who, url, leaked)
+        # The table's answer (its game in play as a spectator sees it) and the overlay's.
+        table = client.get(f"/api/v1/tables/{live_table.table.pk}/")
+        assert table.status_code == 200, (who, table.content)
+        shown = table.json()["spectator"]
+        if shown is not None:
+            current = Game.objects.get(pk=shown["id"])
+            assert shown["view"]["hand"] is None and "hands" not in shown["view"], who
+            text = json.dumps(table.json())
+            assert current.seed not in text, who
+            leaked = sorted(card for card in hidden_cards(current) if shows(card, text))
+            assert not leaked, (who, "table", leaked)
+        live = client.get(f"/api/v1/tournaments/{live_table.tournament.slug}/live/")
+        assert live.status_code == 200, (who, live.content)
+        text = live.content.decode()
+        assert game.is_over or game.seed not in text, who
+        assert game.is_over or not sorted(card for card in hidden if shows(card, text)), who
 
 
 def test_the_generator_makes_games_that_replay(live_table: LiveTable, seat_pool: list[int]) -> None:

@@ -13,6 +13,7 @@ from tests.api.test_games import own_throttle_history
 from tests.builders import make_tournament
 from tests.factories import BotPlayerFactory, PlayerFactory
 from tournaments import services
+from tournaments.console.csv_import import parse_players_csv
 from tournaments.models import (
     Entry,
     League,
@@ -22,6 +23,7 @@ from tournaments.models import (
     Team,
     Tournament,
 )
+from tournaments.services.imports import entries_import
 
 pytestmark = pytest.mark.django_db
 __all__ = ["own_throttle_history"]  # the autouse fixture, imported to apply here too
@@ -101,6 +103,30 @@ def test_a_profile_has_no_account_fields(client: Client, ann: Player) -> None:
         assert secret not in text
 
 
+def test_the_displayed_rating_of_an_imported_player_is_the_elo_it_was_imported_with(
+    client: Client, organiser: User
+) -> None:
+    # given: players imported from a club's list with Elo-like strengths, one without any
+    tournament = make_tournament([], name="Импорт", created_by=organiser)
+    parsed = parse_players_csv(
+        "Имя;Клуб;Рейтинг\nИванов;Ферзь;1900\nПетров;Ферзь;712,5\nСидоров;;\n".encode()
+    )
+    assert entries_import(actor=organiser, tournament=tournament, rows=parsed.rows, paid=True) == 3
+    shown = {}
+    for entry in Entry.objects.filter(tournament=tournament).select_related("player"):
+        assert entry.player is not None
+        body = client.get(player_url(entry.player)).json()
+        shown[body["display_name"]] = body["rating"]["rating"]
+        assert body["rating"]["rating"] == entry.player.rating_displayed
+    # then: each shows as imported before playing; a player with none, the scale's 1500
+    assert shown == {"Иванов": 1900, "Петров": 712, "Сидоров": 1500}
+    # and the list says the same
+    listed = {
+        p["display_name"]: p["rating"]["rating"] for p in client.get(PLAYERS).json()["results"]
+    }
+    assert listed["Иванов"] == 1900
+
+
 def test_a_profile_shows_only_the_tournaments_the_caller_may_read(
     client: Client, ann: Player, public_and_private: tuple[Tournament, Tournament]
 ) -> None:
@@ -114,6 +140,9 @@ def test_a_profile_shows_only_the_tournaments_the_caller_may_read(
     assert body["tournaments"][0]["final_place"] == 2
     assert [c["tournament"]["slug"] for c in body["rating_history"]] == [public.slug]
     assert body["rating_history"][0]["ordinal_after"] == pytest.approx(26.0 - 22.5)
+    # the displayed rating beside them: 1500 + 40 (mu - 3 sigma)
+    change = body["rating_history"][0]
+    assert (change["rating_before"], change["rating_after"]) == (1540, 1640)
     assert [r["tournament"]["slug"] for r in body["ranks"]] == [public.slug]
     assert body["ranks"][0]["history"] == [
         {"by": ann.pk, "by_name": "Анна Каренина", "before": "", "after": "сержант"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -27,11 +28,19 @@ from django.utils import timezone
 from pytest_django import Settings
 
 from durak_site.errors import Forbidden
-from tests.builders import make_tournament
+from tests.builders import TWO_SEATS, make_tournament
 from tests.factories import PlayerFactory
 from tournaments import services
 from tournaments.errors import ConfigurationError
-from tournaments.models import AuditEvent, Tournament, Webhook, WebhookDelivery
+from tournaments.models import (
+    AuditEvent,
+    FeedEvent,
+    Round,
+    Table,
+    Tournament,
+    Webhook,
+    WebhookDelivery,
+)
 from tournaments.services.webhooks import delivery as outbox
 from tournaments.services.webhooks import management, signing, transport
 from tournaments.services.webhooks.delivery import event_id
@@ -149,19 +158,24 @@ def test_a_delivery_is_signed_with_the_secret_and_carries_the_event(
     # then the receiver got one signed POST of the event, with a recent timestamp
     (got,) = receiver.requests
     headers = {name.lower(): value for name, value in got.headers.items()}
-    assert headers["webhook-id"] == event_id(tournament.pk, tournament.version)
+    assert headers["webhook-id"] == event_id(hook.pk, tournament.pk, tournament.version)
+    assert headers["webhook-id"] == delivery.event_id
+    # an opaque id: no internal id or version shows in it
+    assert re.fullmatch(r"msg_[0-9a-f]{32}", headers["webhook-id"])
     assert abs(int(headers["webhook-timestamp"]) - time.time()) < 30
     assert headers["webhook-signature"].startswith("v1,")
     assert headers["content-type"] == "application/json"
     assert signing.verify_signature(hook.secret, got.headers, got.body)
     body = json.loads(got.body)
+    logged = FeedEvent.objects.get(tournament=tournament, version=tournament.version)
     assert body == {
         "event": "entries_changed",
         "tournament": tournament.slug,
         "version": tournament.version,
-        "at": body["at"],
-        "data": body["data"],
+        "at": logged.at.isoformat().replace("+00:00", "Z"),
+        "data": logged.data,
     }
+    assert body["at"].endswith("Z")  # the REST answers' form of a time
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("delivered", 1, 200)
     assert delivery.delivered_at is not None and delivery.next_attempt_at is None
@@ -371,6 +385,46 @@ def test_a_webhook_gets_only_the_events_it_chose(
         management.webhook_create(
             tournament=tournament, url=receiver.url, events=["x"], actor=owner
         )
+
+
+def test_a_result_and_the_last_event_reach_a_webhook_with_their_facts(
+    owner: User, receiver: Receiver, private_allowed: None
+) -> None:
+    # given a webhook that wants the results and the last event of a two-player event
+    tournament = make_tournament(
+        PlayerFactory.create_batch(2), TWO_SEATS, name="Кубок фактов", created_by=owner
+    )
+    management.webhook_create(
+        tournament=tournament,
+        url=receiver.url,
+        events=["table_finished", "tournament_completed"],
+        actor=owner,
+    )
+    services.tournament_start(tournament=tournament)
+    round_ = Round.objects.get(stage__tournament=tournament)
+    services.round_pair(round_id=round_.pk)
+    table = Table.objects.get(round=round_)
+    seated = list(table.seats.order_by("position").values_list("entry_id", flat=True))
+    # when its only table finishes, the round completes and the awards are computed
+    services.table_record_result(table=table, places=seated, fool=seated[-1])
+    services.round_complete(round_id=round_.pk)
+    services.prize_pool_compute(tournament_id=tournament.pk)
+    services.tournament_ranks_compute(tournament_id=tournament.pk)
+    services.ratings_update(tournament_id=tournament.pk)
+    # then the receiver gets the result with its places and the moved standings, and the last
+    # event with the final standings and their payouts and ranks
+    deliveries = list(WebhookDelivery.objects.order_by("id"))
+    assert [d.event for d in deliveries] == ["table_finished", "tournament_completed"]
+    for delivery in deliveries:
+        assert outbox.webhook_deliver(delivery_id=delivery.pk) == "delivered"
+    result, completed = (json.loads(got.body)["data"] for got in receiver.requests)
+    places = [p["entry"]["id"] for p in result["table_detail"]["result"]["places"]]
+    assert places == seated
+    assert {row["entry_id"] for row in result["standings"]["rows"]} == set(seated)
+    rows = completed["final_standings"]["rows"]
+    assert [row["entry_id"] for row in rows] == seated
+    assert {"payout", "rank", "player_id", "points", "status"} <= set(rows[0])
+    assert "cards" not in json.dumps(completed) and "hand" not in json.dumps(result)
 
 
 def test_only_the_organiser_adds_a_webhook(

@@ -29,6 +29,9 @@ PRODUCTION = {
     "DURAK_API_RATE_ANON": "off",
     "DURAK_API_RATE_USER": "off",
     "DURAK_API_RATE_WRITE": "off",
+    # The NDJSON streams end after two seconds, so that a fuzzer reads each answer to its end.
+    "DURAK_STREAM_SECONDS": "2",
+    "DURAK_STREAM_KEEPALIVE_SECONDS": "1",
 }
 
 

@@ -57,7 +57,7 @@ async def test_a_socket_opened_while_the_database_is_down_is_told_to_try_again(
     live_table: LiveTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a bot's token cannot be checked, nor a table looked up
-    monkeypatch.setattr("games.auth.user_for_token", database_gone)
+    monkeypatch.setattr("games.auth.credentials_for_token", database_gone)
     comm = await open_socket(live_table.table.pk, token="x" * 40, expect=False)
     assert await refusal(comm) == ("unavailable", 1013)
     monkeypatch.setattr(selectors, "table_access", database_gone)

@@ -37,12 +37,13 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import TokenProxy
 
 from durak_site import asgi
-from games.models import Game
+from games.models import ApiToken, Game
 from tests.builders import ConsoleEvent, console_event
 from tests.factories import SuperuserFactory, console_user
 from tournaments import services
-from tournaments.models import Seat, Stage, Table, Team, Tournament, WebhookDelivery
+from tournaments.models import Seat, Stage, Table, Team, Tournament, Webhook, WebhookDelivery
 from tournaments.permissions import ORGANISER, REFEREE
+from tournaments.services.tokens import api_token_create
 from tournaments.services.webhooks.management import webhook_create
 
 ANON, PLAYER_A, PLAYER_B = "anonymous", "player_a", "player_b"
@@ -77,6 +78,7 @@ class Cast:
     table_in_play: Table
     team: Team
     admin_objects: dict[type[models.Model], models.Model]  # one object of X per console model
+    token_a: ApiToken  # player A's personal API token
     clients: dict[str, Client] = field(default_factory=dict)
 
     @property
@@ -167,6 +169,7 @@ def build_cast() -> Cast:
         table_in_play=in_play,
         team=team,
         admin_objects={type(obj): obj for obj in objects},
+        token_a=api_token_create(actor=users[PLAYER_A], name="matrix", scope="read").token,
     )
     for role, user in users.items():
         client = MatrixClient()
@@ -365,6 +368,7 @@ def api_parameters(cast: Cast, path: str) -> dict[str, Any]:
         "entries": entry.pk,
         "tables": cast.table_in_play.pk,
         "results": cast.x.result.pk,
+        "webhooks": cast.admin_objects[Webhook].pk,  # X's, of organiser_x
     }
     parts = path.strip("/").split("/")
     first = parts[2] if len(parts) > 2 else ""  # (the index, /api/v1/, has none)
@@ -437,6 +441,7 @@ def page_parameters(cast: Cast) -> dict[str, dict[str, Any]]:
         "league-latest": {"slug": x.league.slug},
         "league": {"slug": x.league.slug, "season": x.league.season},
         "referee-invitation": {"token": "no-such-invitation"},
+        "api-token-revoke": {"token_id": cast.token_a.pk},
     }
 
 
@@ -446,6 +451,8 @@ PAGE_POSTS: dict[str, tuple[dict[str, str], bool]] = {
     "entry-action": ({}, True),
     "set_language": ({"language": "en"}, False),
     "referee-invitation": ({}, False),
+    "api-tokens": ({}, True),
+    "api-token-revoke": ({}, True),
 }
 
 

@@ -74,6 +74,8 @@ MISSING = " ".join(["404"] * 9)
 # An API write on X: no credentials 401, X's players may not (403), Y's people do not see X.
 API_REFEREES_WRITE = "401 403 403 422 404 422 404 404 422"
 API_ORGANISER_WRITES = "401 403 403 403 404 422 404 404 422"
+API_ORGANISERS_WEBHOOKS = "401 403 403 403 403 {ok} {ok} 403 {ok}"  # organisers' and superusers'
+API_X_WEBHOOK = "401 404 404 403 404 {ok} 404 404 {ok}"  # X's webhook: X's organiser's
 
 
 def console_model(
@@ -218,6 +220,7 @@ DECLARED: dict[str, str] = {
     "GET /api/v1/": EVERYONE,  # the index
     "GET /api/v1/tournaments/": EVERYONE,  # each reader's visible ones
     "GET /api/v1/tournaments/{slug}/": X_READERS,
+    "GET /api/v1/tournaments/{slug}/live/": X_READERS,  # the overlay's one call
     "GET /api/v1/tournaments/{slug}/stages/{order}/rounds/": X_READERS,
     "GET /api/v1/tournaments/{slug}/stages/{order}/rounds/{number}/": X_READERS,
     "GET /api/v1/tournaments/{slug}/stages/{order}/standings/": X_READERS,
@@ -230,6 +233,9 @@ DECLARED: dict[str, str] = {
     "GET /api/v1/tournaments/{slug}/results/": X_READERS,
     "GET /api/v1/tournaments/{slug}/results.csv": X_READERS,
     "GET /api/v1/tournaments/{slug}/results.json": X_READERS,
+    "GET /api/v1/tournaments/{slug}/events/": X_READERS,  # the event log
+    "GET /api/v1/tournaments/{slug}/events/stream/": X_READERS,  # its NDJSON stream
+    "GET /api/v1/tables/{id}/stream/": X_READERS,  # the in-play table's spectator states
     "GET /api/v1/leagues/": EVERYONE,
     "GET /api/v1/leagues/{slug}/table/": X_READERS,  # X's league has only X in it
     "GET /api/v1/players/": EVERYONE,
@@ -238,6 +244,7 @@ DECLARED: dict[str, str] = {
     "GET /api/v1/teams/{team_id}/": EVERYONE,
     "GET /api/v1/games/{game_id}/": X_READERS,  # the spectator's view until it is over
     "GET /api/v1/games/{game_id}/actions/": X_READERS,
+    "GET /api/v1/tables/{id}/": X_READERS,  # X's table in play: the spectator's state
     "POST /api/v1/tournaments/{slug}/entries/": API_ORGANISER_WRITES,
     "POST /api/v1/entries/{id}/withdraw/": API_REFEREES_WRITE,
     "POST /api/v1/entries/{id}/check-in/": "401 403 403 200 404 200 404 404 200",  # no body
@@ -250,6 +257,16 @@ DECLARED: dict[str, str] = {
     # a plan is checked (and its tournament created) by any organiser: an empty body is a 422
     "POST /api/v1/plans/": "401 403 403 403 403 422 422 403 422",
     "POST /api/v1/socket-tickets/": "401 201 201 201 201 201 201 201 201",
+    # webhooks: organisers' own (and a superuser's); X's webhook is a 403 to X's referee, who
+    # sees it in the console, and missing to everyone else; an empty body to create: a 422
+    "GET /api/v1/webhooks/": API_ORGANISERS_WEBHOOKS.format(ok=200),
+    "POST /api/v1/webhooks/": API_ORGANISERS_WEBHOOKS.format(ok=422),
+    "GET /api/v1/webhooks/{id}/": API_X_WEBHOOK.format(ok=200),
+    "PATCH /api/v1/webhooks/{id}/": API_X_WEBHOOK.format(ok=200),  # nothing sent: unchanged
+    "DELETE /api/v1/webhooks/{id}/": API_X_WEBHOOK.format(ok=204),
+    "POST /api/v1/webhooks/{id}/rotate-secret/": API_X_WEBHOOK.format(ok=200),
+    "POST /api/v1/webhooks/{id}/ping/": API_X_WEBHOOK.format(ok=202),
+    "GET /api/v1/webhooks/{id}/deliveries/": API_X_WEBHOOK.format(ok=200),
     "GET api:schema": EVERYONE,
     "GET api:docs": EVERYONE,
     "GET api:redoc": EVERYONE,
@@ -280,6 +297,13 @@ DECLARED: dict[str, str] = {
     "GET password_reset_confirm": EVERYONE,  # the "invalid link" page
     "GET password_reset_complete": EVERYONE,
     "GET my-games": "login 200 200 200 200 200 200 200 200",
+    # one's own API tokens: the list and form; an empty form is its errors (nothing made)
+    "GET api-tokens": "login 200 200 200 200 200 200 200 200",
+    "POST api-tokens": "login 200 200 200 200 200 200 200 200",
+    # player A's token: its owner is asked to confirm (the POST revokes it, rolled back);
+    # to anyone else it does not exist
+    "GET api-token-revoke": "login 200 404 404 404 404 404 404 404",
+    "POST api-token-revoke": "login 302 404 404 404 404 404 404 404",
     # an invitation to referee, by its link's token (an unknown one here: the flow has its tests)
     "GET referee-invitation": MISSING,
     "POST referee-invitation": MISSING,

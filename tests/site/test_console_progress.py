@@ -347,9 +347,9 @@ def test_the_league_table_adds_up_the_finished_tournaments_by_the_points_scale(
     points = re.findall(r'class="num points">([^<]*)<', lines)
     assert points == ["16", "13", "9", "2"]
     # with Аня's rank in the league (сержант, in the console's English) and everyone's current
-    # rating (mu - 3 sigma)
+    # rating as displayed: 1500 + 40 (mu - 3 sigma) = 1500 + 40 * 24
     ann_row = part(lines, ">Аня<", "</tr>")
-    assert "sergeant" in ann_row and ">24.0<" in ann_row
+    assert "sergeant" in ann_row and ">2460<" in ann_row
     assert "sergeant" in part(page, 'id="league-ranks"')
     # and the league's tournaments, each linked to its progress
     listed = part(page, 'id="league-tournaments"')

@@ -67,6 +67,10 @@ def test_a_season_shows_its_table_tournaments_and_leaderboard() -> None:
     ordinals = {p.pk: p.rating_ordinal for p in Player.objects.filter(pk__in=listed)}
     assert listed == sorted(listed, key=lambda pk: -ordinals[pk])
     assert len(listed) == 8
+    # each with the displayed rating beside mu - 3 sigma
+    best = Player.objects.get(pk=listed[0])
+    first_row = board.split(f'href="/players/{best.pk}/"', 1)[1].split("</tr>", 1)[0]
+    assert f"<strong>{best.rating_displayed}</strong>" in first_row
 
 
 def test_the_leaderboard_folds_after_twenty_players() -> None:

@@ -88,6 +88,10 @@ def test_a_bots_profile_after_three_tournaments() -> None:
     # then: who it is, its rating now
     assert bot.display_name in html and ">bot<" in html
     assert f"{bot.rating_ordinal:.2f}" in html and f"{bot.rating_mu:.2f}" in html
+    # the displayed rating first, as the API gives it: 1500 + 40 (mu - 3 sigma)
+    shown = re.search(r'<dd title="1500 \+ 40 × \(μ − 3σ\)">(\d+)</dd>', html)
+    assert shown is not None
+    assert int(shown.group(1)) == bot.rating_displayed == round(1500 + 40 * bot.rating_ordinal)
     # the plot: one point per tournament and the start, accessible, with a table behind it
     ordinal, mu = polyline(html, "ordinal"), polyline(html, "mu")
     assert len(ordinal) == len(mu) == 4

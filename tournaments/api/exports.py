@@ -228,7 +228,8 @@ class FinalStandingsExportView(ExportView):
         tournament = self.get_tournament()
 
         def rows() -> Any:
-            listed = [final_place_row(line) for line in final_places(tournament).lines]
+            code = tournament.currency
+            listed = [final_place_row(line, code) for line in final_places(tournament).lines]
             return out.FinalStandingRowSerializer(listed, many=True).data
 
         return self.export(tournament, rows, FINAL_COLUMNS, final_cells)

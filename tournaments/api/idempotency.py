@@ -174,4 +174,6 @@ def idempotent(handler: Handler[V, P]) -> Handler[V, P]:
             claim.save(update_fields=["status_code", "response"])
             return response
 
+    # (the schema reads it: the header, the replayed answers and their codes, per operation)
+    wrapper.idempotent = True  # type: ignore[attr-defined]
     return wrapper

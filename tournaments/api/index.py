@@ -25,6 +25,7 @@ LINKS = {
     "teams": "team-list",
     "plans": "tournament-create",
     "socket_tickets": "socket-tickets",
+    "webhooks": "webhooks",
     "schema": "schema",
     "docs": "docs",
     "redoc": "redoc",
@@ -40,6 +41,7 @@ class ApiIndexLinksSerializer(serializers.Serializer[Any]):
     teams = serializers.URLField()
     plans = serializers.URLField(help_text="POST a plan to create a tournament.")
     socket_tickets = serializers.URLField(help_text="POST for a live table socket's ticket.")
+    webhooks = serializers.URLField(help_text="An organiser's webhooks (a token).")
     schema = serializers.URLField(help_text="The OpenAPI 3 schema.")
     docs = serializers.URLField(help_text="Swagger UI.")
     redoc = serializers.URLField(help_text="Redoc.")

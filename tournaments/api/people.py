@@ -90,6 +90,12 @@ class ApiTournamentRefSerializer(serializers.Serializer[Any]):
 
 
 class ApiRatingSerializer(serializers.Serializer[Any]):
+    rating = serializers.IntegerField(
+        help_text="The displayed rating: round(1500 + 40 × (μ − 3σ)), the conservative "
+        "ordinal on an Elo-like scale. A new player shows 1500; a player imported with an "
+        "Elo-like strength shows it until they play (the import sets μ = 25 + (Elo − 1500) / 40 "
+        "with the default σ); it rises as σ shrinks with the games played.",
+    )
     mu = serializers.FloatField(help_text="OpenSkill (Plackett–Luce) estimate of skill.")
     sigma = serializers.FloatField(help_text="The estimate's uncertainty.")
     ordinal = serializers.FloatField(help_text="μ − 3σ: the conservative figure seeding uses.")
@@ -168,6 +174,8 @@ class ApiRatingChangeSerializer(serializers.Serializer[Any]):
     sigma_after = serializers.FloatField()
     ordinal_before = serializers.FloatField()
     ordinal_after = serializers.FloatField()
+    rating_before = serializers.IntegerField(help_text="The displayed rating (see `rating`).")
+    rating_after = serializers.IntegerField(help_text="The displayed rating (see `rating`).")
     at = serializers.DateTimeField(help_text="When the change was applied.")
 
 
@@ -251,8 +259,9 @@ class PlayerDetailView(ContractView, generics.GenericAPIView[Player]):
         operation_id="players_retrieve",
         summary="A player",
         description=(
-            "The public profile (no account data), the rating (μ, σ, ordinal) and its "
-            "history, the ranks (звания) per tournament and per league with their history, "
+            "The public profile (no account data), the rating (the displayed `rating`, "
+            "1500 + 40 × (μ − 3σ) rounded; μ, σ and the ordinal μ − 3σ) and its history, "
+            "the ranks (звания) per tournament and per league with their history, "
             "and the tournaments played with the final place once finished. Tournaments you "
             "may not read (private ones) are left out of every part."
         ),

@@ -42,6 +42,12 @@ class ApiTournamentCreatedSerializer(serializers.ModelSerializer[Tournament]):
 
 
 class TournamentCreateView(WriteView):
+    error_codes = {
+        403: ("forbidden",),
+        409: ("wrong_status",),
+        422: ("invalid_configuration", "referee_plays"),
+    }
+
     @write_schema(
         operation_id="tournaments_create",
         summary="Create a tournament from its plan",

@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games.services.tickets import TICKET_SECONDS, socket_ticket_issue
+from games.tokens import WRITE, Credentials
 from tournaments.api.auth import BearerTokenAuthentication
 from tournaments.api.common import ApiUserThrottle, ApiWriteThrottle
 from tournaments.api.contract import ContractView, error_responses
@@ -34,6 +35,9 @@ class SocketTicketView(ContractView):
     authentication_classes = [BearerTokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
     throttle_classes = [ApiUserThrottle, ApiWriteThrottle]
+    # A read token gets a ticket too: the socket it opens only watches (the ticket keeps the
+    # token's scope), so an overlay in a browser needs no write token.
+    read_tokens_write = True
 
     @extend_schema(
         operation_id="socket_tickets_create",
@@ -43,7 +47,8 @@ class SocketTicketView(ContractView):
             f"pass it as `?ticket=` within {TICKET_SECONDS} seconds; the first handshake that "
             "shows it uses it up. For clients that cannot set a header on the handshake: any "
             "other client sends `Authorization: Token <key>` on the handshake itself. An API "
-            "token in the socket's URL (`?token=`) is refused (4401). No body."
+            "token in the socket's URL (`?token=`) is refused (4401). A `read` token's ticket "
+            "opens a socket that watches only (its moves are refused: `token_scope`). No body."
         ),
         tags=["sockets"],
         request=None,
@@ -53,6 +58,7 @@ class SocketTicketView(ContractView):
         },
     )
     def post(self, request: Request) -> Response:
-        ticket = socket_ticket_issue(user=request.user)
+        scope = request.auth.scope if isinstance(request.auth, Credentials) else WRITE
+        ticket = socket_ticket_issue(user=request.user, scope=scope)
         body = ApiSocketTicketSerializer({"ticket": ticket, "expires_in": TICKET_SECONDS}).data
         return Response(body, status=status.HTTP_201_CREATED)

@@ -42,10 +42,13 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(**DOCS_PAGE), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(**DOCS_PAGE), name="redoc"),
     path("", include("tournaments.api.events")),
+    path("", include("tournaments.api.feed")),
     path("", include("tournaments.api.people")),
     path("", include("tournaments.api.games")),
+    path("", include("tournaments.api.tables")),
     path("", include("tournaments.api.writes")),
     path("", include("tournaments.api.plans")),
+    path("", include("tournaments.api.webhooks")),
     path("socket-tickets/", SocketTicketView.as_view(), name="socket-tickets"),
     re_path(r"^(?P<rest>[\s\S]*)$", no_such_endpoint),  # any character, newlines too
 ]

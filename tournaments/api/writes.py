@@ -50,7 +50,7 @@ from tournaments.api.common import (
     ApiUserThrottle,
     ApiWriteThrottle,
 )
-from tournaments.api.contract import ContractView, error_responses
+from tournaments.api.contract import ContractView
 from tournaments.api.idempotency import HEADER, MAX_KEY_LENGTH, REPLAYED_HEADER, idempotent
 from tournaments.models import (
     Entry,
@@ -274,7 +274,8 @@ IDEMPOTENCY_KEY = OpenApiParameter(
         "kept (correct the request and send it again with the key)."
     ),
 )
-REFUSALS: dict[int, OpenApiResponse] = error_responses(400, 401, 403, 404, 409, 422, 429)
+#: What a correction of a result may refuse, entered or confirmed (``services.corrections``).
+CORRECTION_CONFLICTS = ("repair_needed", "round_started", "result_final")
 
 
 def write_schema(
@@ -286,7 +287,8 @@ def write_schema(
     success: tuple[int, type[serializers.BaseSerializer[Any]], str],
     example: dict[str, Any] | None = None,
 ) -> Callable[[F], F]:
-    """``extend_schema`` for a write: its idempotency header, its answer, every refusal."""
+    """``extend_schema`` for a write: its idempotency header and its answer (its refusals are
+    the schema's: derived, and its view's ``error_codes``, ``tournaments.api.contract``)."""
     code, output, answer = success
     decorate: Callable[[F], F] = extend_schema(
         operation_id=operation_id,
@@ -295,7 +297,7 @@ def write_schema(
         tags=["writes"],
         request=request,
         parameters=[IDEMPOTENCY_KEY],
-        responses={code: OpenApiResponse(output, description=answer), **REFUSALS},
+        responses={code: OpenApiResponse(output, description=answer)},
         examples=(
             [OpenApiExample(f"{summary}", value=example, request_only=True)] if example else []
         ),
@@ -304,6 +306,12 @@ def write_schema(
 
 
 class EntryRegisterView(WriteView):
+    error_codes = {
+        403: ("forbidden",),
+        409: ("registration_refused", "own_event"),
+        422: ("registration_refused",),
+    }
+
     @write_schema(
         operation_id="entries_register",
         summary="Register an entry",
@@ -338,6 +346,8 @@ class EntryRegisterView(WriteView):
 
 
 class EntryWithdrawView(WriteView):
+    error_codes = {403: ("forbidden",), 409: ("wrong_status",)}
+
     @write_schema(
         operation_id="entries_withdraw",
         summary="Withdraw an entry",
@@ -364,6 +374,8 @@ class EntryWithdrawView(WriteView):
 
 
 class EntryCheckInView(WriteView):
+    error_codes = {403: ("forbidden",), 409: ("wrong_status",)}
+
     @write_schema(
         operation_id="entries_check_in",
         summary="Check an entry in",
@@ -384,6 +396,12 @@ class EntryCheckInView(WriteView):
 
 
 class TableResultEnterView(WriteView):
+    error_codes = {
+        403: ("forbidden",),
+        409: ("invalid_result", "wrong_status", *CORRECTION_CONFLICTS),
+        422: ("invalid_result",),
+    }
+
     @write_schema(
         operation_id="tables_result_enter",
         summary="Enter or correct a table's result",
@@ -451,6 +469,12 @@ class ResultReviewView(WriteView):
 
 
 class ResultConfirmView(ResultReviewView):
+    error_codes = {
+        403: ("forbidden",),
+        409: ("invalid_result", "wrong_status", *CORRECTION_CONFLICTS),
+        422: ("invalid_result",),
+    }
+
     @write_schema(
         operation_id="results_confirm",
         summary="Confirm a pending result",
@@ -471,6 +495,8 @@ class ResultConfirmView(ResultReviewView):
 
 
 class ResultRejectView(ResultReviewView):
+    error_codes = {403: ("forbidden",), 409: ("wrong_status",), 422: ("invalid_result",)}
+
     @write_schema(
         operation_id="results_reject",
         summary="Reject a pending result",
@@ -496,6 +522,8 @@ class ResultRejectView(ResultReviewView):
 
 
 class RoundPairView(WriteView):
+    error_codes = {403: ("forbidden",), 409: ("wrong_status",), 422: ("invalid_tournament",)}
+
     @write_schema(
         operation_id="rounds_request_pairing",
         summary="Request the pairing of a round",

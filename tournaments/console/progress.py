@@ -477,7 +477,7 @@ class LeagueCells:
     places: list[int]  # its final place in each tournament, best first
     decided_by: str
     rank: str  # the player's rank (звание) in the league, "" for none
-    rating: float | None  # the player's current rating (mu - 3 sigma); None for a team
+    rating: int | None  # the displayed rating (1500 + 40 (mu - 3 sigma)); None for a team
     mu: float | None
     sigma: float | None
 
@@ -518,7 +518,7 @@ def league_table_page(league: League, *, user: Actor) -> LeagueStandings:
             places=line.places,
             decided_by=decided_by_label(line.decided_by),
             rank=rank_title(line.rank),
-            rating=line.rating.ordinal if line.rating else None,
+            rating=line.rating.displayed if line.rating else None,
             mu=line.rating.mu if line.rating else None,
             sigma=line.rating.sigma if line.rating else None,
         )

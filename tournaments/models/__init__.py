@@ -10,6 +10,7 @@ from tournaments.models.api import IdempotentRequest, Webhook, WebhookDelivery
 from tournaments.models.audit import AuditEvent
 from tournaments.models.awards import AwardsFailure, Payout, PrizePool, RankRecord, RatingChange
 from tournaments.models.events import Entry, League, Stage, StageEntry, Tournament
+from tournaments.models.feed import FeedEvent
 from tournaments.models.people import Player, Team, TeamMember
 from tournaments.models.staff import RefereeInvitation
 from tournaments.models.tables import Round, Seat, Table, TableResult
@@ -18,6 +19,7 @@ __all__ = [
     "AuditEvent",
     "AwardsFailure",
     "Entry",
+    "FeedEvent",
     "IdempotentRequest",
     "League",
     "Payout",

@@ -51,6 +51,8 @@ class AuditEvent(models.Model):
         REFEREE_INVITE_REVOKE = "referee.invite_revoke", _("Referee invitation revoked")
         REFEREE_INVITE_ACCEPT = "referee.invite_accept", _("Referee invitation accepted")
         REFEREE_CREATE = "referee.create", _("Referee account created")
+        TOKEN_CREATE = "token.create", _("API token created")
+        TOKEN_REVOKE = "token.revoke", _("API token revoked")
 
     tournament = models.ForeignKey(
         Tournament,

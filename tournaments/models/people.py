@@ -8,6 +8,8 @@ from django.db.models import Q
 from django.utils.translation import get_language_info, gettext
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.scoring.ratings import displayed_rating
+
 
 class Player(models.Model):
     """A public profile. Bots (for demos and simulations) have no user account."""
@@ -79,6 +81,12 @@ class Player(models.Model):
     @property
     def rating_ordinal(self) -> float:
         return self.rating_mu - 3 * self.rating_sigma
+
+    @property
+    def rating_displayed(self) -> int:
+        """The rating people read (``scoring.ratings.displayed_rating``): 1500 for a new
+        player, an imported Elo-like strength as given."""
+        return displayed_rating(self.rating_mu, self.rating_sigma)
 
 
 class Team(models.Model):

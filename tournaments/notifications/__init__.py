@@ -24,11 +24,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any, ClassVar
 
 from django.db import transaction
+from rest_framework.fields import DateTimeField
 
 log = logging.getLogger(__name__)
 
@@ -62,15 +63,24 @@ class Change:
         """The message about ``stamp``'s tournament, the same on every channel::
 
         {"event": "table_finished", "tournament": "kubok-kluba", "version": 42,
-         "at": "2026-05-01T12:00:00+00:00", "data": {"table": 7, "round": 2}}
+         "at": "2026-05-01T12:00:00.123456Z", "data": {"table": 7, "round": 2}}
         """
         return {
             "event": self.event,
             "tournament": stamp.slug,
             "version": stamp.version,
-            "at": self.at.isoformat(),
+            "at": time_text(self.at),
             "data": dict(self.data),
         }
+
+
+def time_text(at: datetime) -> str:
+    """``at`` as every answer of the API writes a time (DRF's ``DateTimeField``: ISO 8601 in
+    UTC, ``Z``), so that an event's ``at`` reads as the REST answers' times."""
+    return str(_TIMES.to_representation(at))
+
+
+_TIMES = DateTimeField(default_timezone=UTC)
 
 
 class Listener:

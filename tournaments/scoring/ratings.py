@@ -35,6 +35,8 @@ from tournaments.scoring.results import TableResult
 
 __all__ = [
     "DEFAULT_LEAGUE_SCALE",
+    "ELO_MIDDLE",
+    "ELO_PER_MU",
     "LEAGUE_TIE_BREAKS",
     "LeagueRow",
     "LeagueScale",
@@ -42,7 +44,9 @@ __all__ = [
     "Rating",
     "RatingConfig",
     "TournamentPlaces",
+    "displayed_rating",
     "league_table",
+    "mu_from_elo",
     "rate",
     "rated_table",
 ]
@@ -64,6 +68,11 @@ class Rating:
         """The conservative skill estimate mu − 3·sigma, for display and seeding."""
         return self.mu - 3 * self.sigma
 
+    @property
+    def displayed(self) -> int:
+        """The ordinal on the Elo-like scale people read (:func:`displayed_rating`)."""
+        return displayed_rating(self.mu, self.sigma)
+
 
 @dataclass(frozen=True)
 class RatingConfig:
@@ -78,6 +87,36 @@ class RatingConfig:
     def initial(self) -> Rating:
         """The rating of a player never rated before."""
         return Rating(self.mu, self.sigma)
+
+
+#: The Elo-like scale of the displayed rating and of the imported strengths: the default
+#: player (mu 25, sigma 25/3, so an ordinal of 0) is 1500, and one mu is 40 points.
+ELO_MIDDLE, ELO_PER_MU = 1500.0, 40.0
+
+
+def mu_from_elo(elo: float, config: RatingConfig | None = None) -> float:
+    """The ``mu`` of a player given an Elo-like strength (a club's list), with the default
+    sigma: the inverse of :func:`displayed_rating` for a player not yet rated.
+
+    >>> mu_from_elo(1900), mu_from_elo(700)
+    (35.0, 5.0)
+    """
+    sigma = (config or RatingConfig()).sigma
+    return 3 * sigma + (elo - ELO_MIDDLE) / ELO_PER_MU
+
+
+def displayed_rating(mu: float, sigma: float) -> int:
+    """The rating people read: the conservative ordinal ``mu - 3 sigma`` on the Elo-like scale,
+    ``round(1500 + 40 * (mu - 3 sigma))``. A new player shows 1500, one imported at 1900 Elo
+    shows 1900 until it plays (:func:`mu_from_elo`); it rises as ``sigma`` shrinks with the
+    games played, and orders players as the seeding does (by the ordinal).
+
+    >>> displayed_rating(25.0, 25 / 3), displayed_rating(mu_from_elo(1900), 25 / 3)
+    (1500, 1900)
+    >>> displayed_rating(30.0, 2.0)
+    2460
+    """
+    return round(ELO_MIDDLE + ELO_PER_MU * (mu - 3 * sigma))
 
 
 @dataclass(frozen=True)

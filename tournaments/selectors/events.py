@@ -16,6 +16,8 @@ or rejected one; people are named as the standings name them (no accounts, no em
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, overload
 
@@ -26,6 +28,7 @@ from games.engine.series import Series
 from tournaments import adapters, selectors
 from tournaments.models import (
     Entry,
+    Payout,
     PrizePool,
     Round,
     Seat,
@@ -36,7 +39,9 @@ from tournaments.models import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.selectors import standings
-from tournaments.selectors.play import last_game_id
+from tournaments.selectors.places import FinalPlace, field_entries
+from tournaments.selectors.play import last_game_id, with_current_games
+from tournaments.selectors.standings import StandingLine
 from tournaments.wording import compromise_lines, stage_name, stage_names
 
 Row = dict[str, Any]
@@ -58,6 +63,29 @@ EXPLANATION_KEYS = (
 def number(value: Fraction | float) -> float:
     """Points as a JSON number: exact when they are (9, 9.5, 9.75), else to four places."""
     return round(float(value), 4)
+
+
+def standing_row(line: StandingLine) -> Row:
+    """A stage's standings line (``selectors.standings.stage_standings``) in the API's shape
+    (``StageStandingRowSerializer``); the feed's events carry the same rows."""
+    return {
+        **asdict(line),
+        "points": number(line.points),
+        "buchholz": number(line.buchholz),
+        "head_to_head": None if line.head_to_head is None else number(line.head_to_head),
+    }
+
+
+def final_place_row(line: FinalPlace, currency: str) -> Row:
+    """A final place (``selectors.places.final_places``) in the API's shape
+    (``FinalStandingRowSerializer``); ``currency``: the tournament's, which its payout is in.
+    The feed's events carry the same rows."""
+    return {
+        **asdict(line),
+        "status": str(line.status),
+        "points": number(line.points),
+        "currency": currency,
+    }
 
 
 @overload
@@ -304,8 +332,10 @@ def table_rows(tables: QuerySet[Table]) -> list[Row]:
 
 
 def round_detail(round_: Round) -> Row:
-    """A round with its tables: seats, series score, the result in force."""
-    return {**_round_head(round_), "tables": table_rows(round_.tables.order_by("number"))}
+    """A round with its tables: seats, series score, the result in force, the game in play (or
+    the last one over)."""
+    tables = with_current_games(table_rows(round_.tables.order_by("number")))
+    return {**_round_head(round_), "tables": tables}
 
 
 # --- standings ----------------------------------------------------------------------------------
@@ -313,6 +343,54 @@ def round_detail(round_: Round) -> Row:
 
 def prize_pool(tournament: Tournament) -> PrizePool | None:
     return PrizePool.objects.filter(tournament=tournament).first()
+
+
+def payout_structure_used(tournament: Tournament) -> tuple[list[Decimal], bool]:
+    """The payout structure the pool is paid by, as percentages by place (rounded to 0.01),
+    and whether it is the default scale: the organiser's own, else the default for the field's
+    size (``field_entries``), as ``awards.prize_pool_compute`` chooses it. One query for the
+    default (the field's size), none for the organiser's. A stored structure the scoring
+    refuses is shown as stored."""
+    own = [Decimal(str(p)) for p in tournament.payout_structure or []]
+    if own:
+        try:
+            structure = adapters.payout_structure(tournament, 1)
+        except ScoringError:
+            return own, False
+        return list(structure.percentages), False
+    size = field_entries(tournament).count()
+    return list(adapters.payout_structure(tournament, max(1, size)).percentages), True
+
+
+def payout_rows(tournament: Tournament) -> list[Row]:
+    """The tournament's payouts by place (tied places each with its share): one query."""
+    rows = (
+        Payout.objects.filter(tournament=tournament)
+        .select_related("entry__player", "entry__team")
+        .order_by("place", "entry_id")
+    )
+    return [
+        {
+            "place": p.place,
+            "entry": {"id": p.entry_id, "name": p.entry.name},
+            "currency": tournament.currency,
+            "amount": p.amount,
+        }
+        for p in rows
+    ]
+
+
+def prize_pool_row(pool: PrizePool) -> Row:
+    """The prize pool as the tournament's money shows it (``PrizePoolPublicSerializer``); the
+    feed's ``awards_computed`` carries the same."""
+    return {
+        "currency": pool.currency,
+        "gross": pool.gross,
+        "rake": pool.rake,
+        "total": pool.total,
+        "paid_entries": pool.paid_entries,
+        "final": pool.final,
+    }
 
 
 def stage_row(stage: Stage, name: str | None = None) -> Row:
@@ -347,9 +425,11 @@ def stage_row(stage: Stage, name: str | None = None) -> Row:
 
 def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = None) -> Row:
     """A tournament's public facts: status and dates, rules, play settings, money (the prize
-    pool as last computed) and its stages (``stages``: already read, in order; else read
-    here). Three queries (two with ``stages``)."""
+    pool as last computed, the payout structure used, the payouts) and its stages (``stages``:
+    already read, in order; else read here). At most six queries (one fewer with
+    ``stages``)."""
     pool = prize_pool(tournament)
+    structure, default_structure = payout_structure_used(tournament)
     league = tournament.league
     plan = list(tournament.stages.order_by("order") if stages is None else stages)
     names = stage_names(plan)
@@ -386,16 +466,10 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
             "reentry_fee": tournament.reentry_fee,
             "rake_percent": tournament.rake_percent,
             "guarantee": tournament.guarantee,
-            "payout_structure": [str(p) for p in tournament.payout_structure or []],
-            "prize_pool": None
-            if pool is None
-            else {
-                "gross": pool.gross,
-                "rake": pool.rake,
-                "total": pool.total,
-                "paid_entries": pool.paid_entries,
-                "final": pool.final,
-            },
+            "payout_structure": structure,
+            "payout_structure_default": default_structure,
+            "payouts": payout_rows(tournament),
+            "prize_pool": None if pool is None else prize_pool_row(pool),
         },
         "stages": [stage_row(s, names[s.order]) for s in plan],
     }

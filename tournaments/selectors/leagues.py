@@ -27,11 +27,13 @@ from tournaments.scoring.ratings import (
 
 @dataclass(frozen=True)
 class Rating:
-    """A player's current rating (OpenSkill): ``ordinal`` = mu - 3 sigma."""
+    """A player's current rating (OpenSkill): ``ordinal`` = mu - 3 sigma; ``displayed``, the
+    ordinal on the Elo-like scale people read (``scoring.ratings.displayed_rating``)."""
 
     ordinal: float
     mu: float
     sigma: float
+    displayed: int
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,12 @@ def league_standings(league: League, *, among: QuerySet[Tournament]) -> LeagueTa
                 rank=rank_of.get(player.pk, "") if player else "",
                 rating=None
                 if player is None
-                else Rating(player.rating_ordinal, player.rating_mu, player.rating_sigma),
+                else Rating(
+                    player.rating_ordinal,
+                    player.rating_mu,
+                    player.rating_sigma,
+                    player.rating_displayed,
+                ),
             )
         )
     return LeagueTable(len(places), lines, "")

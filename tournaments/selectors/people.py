@@ -11,11 +11,13 @@ from django.db.models import Q, QuerySet
 
 from games.actors import Actor
 from tournaments.models import Entry, Player, RankRecord, RatingChange, Tournament
+from tournaments.scoring.ratings import displayed_rating
 from tournaments.selectors.visibility import tournaments_visible_to
 
 
 def rating_of(player: Player) -> dict[str, float]:
     return {
+        "rating": player.rating_displayed,
         "mu": player.rating_mu,
         "sigma": player.rating_sigma,
         "ordinal": player.rating_ordinal,
@@ -60,6 +62,22 @@ def _ordinal(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
+def rating_change_row(change: RatingChange) -> dict[str, Any]:
+    """One tournament's effect on a player's rating, as the profile's ``rating_history`` and the
+    feed's ``awards_computed`` (``selectors.facts``) show it (without the tournament)."""
+    return {
+        "mu_before": change.mu_before,
+        "sigma_before": change.sigma_before,
+        "mu_after": change.mu_after,
+        "sigma_after": change.sigma_after,
+        "ordinal_before": _ordinal(change.mu_before, change.sigma_before),
+        "ordinal_after": _ordinal(change.mu_after, change.sigma_after),
+        "rating_before": displayed_rating(change.mu_before, change.sigma_before),
+        "rating_after": displayed_rating(change.mu_after, change.sigma_after),
+        "at": change.created_at,
+    }
+
+
 def player_profile(player: Player, user: Actor | None) -> dict[str, Any]:
     """``player``'s profile as ``user`` may read it (the API's ``ApiPlayerDetailSerializer``): four
     queries, whatever the history's length."""
@@ -83,16 +101,7 @@ def player_profile(player: Player, user: Actor | None) -> dict[str, Any]:
     return {
         **player_data(player),
         "rating_history": [
-            {
-                "tournament": tournament_ref(change.tournament),
-                "mu_before": change.mu_before,
-                "sigma_before": change.sigma_before,
-                "mu_after": change.mu_after,
-                "sigma_after": change.sigma_after,
-                "ordinal_before": _ordinal(change.mu_before, change.sigma_before),
-                "ordinal_after": _ordinal(change.mu_after, change.sigma_after),
-                "at": change.created_at,
-            }
+            {"tournament": tournament_ref(change.tournament), **rating_change_row(change)}
             for change in changes
         ],
         "ranks": [_rank(rank, names) for rank in ranks],

@@ -3,21 +3,65 @@ exports) and the public pages read."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from tournaments.models import Entry, Payout, RankRecord, TeamMember, Tournament
-from tournaments.selectors.standings import stage_standings
+from django.db.models import F, QuerySet, TextChoices
+from django.utils.translation import pgettext_lazy
+
+from tournaments import adapters
+from tournaments.models import (
+    Entry,
+    Payout,
+    RankRecord,
+    Stage,
+    StageEntry,
+    TableResult,
+    TeamMember,
+    Tournament,
+)
+from tournaments.scoring.errors import ScoringError
+from tournaments.scoring.points import result_points
+from tournaments.scoring.results import effective_results
+from tournaments.selectors import to_pure_result
+
+
+class FinalStatus(TextChoices):
+    """How an entry ended the event (``docs/leaving.md``), from its ``Entry.status`` once the
+    event is over: an entry still registered or checked in then has played to the end."""
+
+    FINISHED = "finished", pgettext_lazy("final status", "Played to the end")
+    ELIMINATED = "eliminated", pgettext_lazy("final status", "Did not advance from a stage")
+    WITHDRAWN = "withdrawn", pgettext_lazy("final status", "Withdrawn after the start")
+    DISQUALIFIED = "disqualified", pgettext_lazy("final status", "Disqualified")
+
+
+def final_status(status: str) -> FinalStatus:
+    """An entry's ``Entry.status`` at the end as its :class:`FinalStatus`.
+
+    >>> final_status("checked_in"), final_status("withdrawn")
+    (FinalStatus.FINISHED, FinalStatus.WITHDRAWN)
+    """
+    if status in Entry.ACTIVE:
+        return FinalStatus.FINISHED
+    return FinalStatus(status)
 
 
 @dataclass(frozen=True)
 class FinalPlace:
     place: int  # competition ranking (1, 2, 2, 4)
     entry_id: int
+    player_id: int | None  # an individual event's player
+    team_id: int | None  # a team event's team
     name: str
-    status: str  # the entry's at the end (Entry.Status's value)
-    points: Fraction | None  # in the last stage, when it has standings
+    status: FinalStatus
+    # The points of its results in the stage it left (``stage``): the stage whose order placed
+    # it. A swiss or round-robin stage: its standings' points; a knockout: what its tables there
+    # scored by the stage's scoring (byes and walkovers their bye points). 0 without a result.
+    points: Fraction
+    stage: int | None  # the order of the stage it left (its last); None: it had none
     pogony_given: int
     pogony_received: int
     rank: str  # the rank (звание) earned here; "" for a team (its members each have theirs)
@@ -30,13 +74,59 @@ class FinalPlaces:
     paid_out: Decimal  # every payout of the tournament, added up
 
 
+def field_entries(tournament: Tournament) -> QuerySet[Entry]:
+    """The entries of ``tournament``'s field: every entry that started. Before the start, every
+    entry not withdrawn (the provisional field)."""
+    entries = Entry.objects.filter(tournament=tournament)
+    started = tournament.started_at is not None or tournament.status in (
+        Tournament.Status.RUNNING,
+        Tournament.Status.FINISHED,
+    )
+    if not started:
+        return entries.exclude(status=Entry.Status.WITHDRAWN)
+    return entries.filter(stage_entries__isnull=False).distinct()
+
+
+def stage_points(
+    stages: Iterable[Stage], results: Iterable[TableResult]
+) -> dict[int, dict[int, Fraction]]:
+    """Points by stage order, then by entry, from ``results`` (each annotated with its
+    ``stage_order``; confirmed ones, corrections with them): every stage's results in force,
+    scored by that stage's scoring. A stage whose stored scoring the scoring refuses scores
+    nothing."""
+    by_stage: dict[int, list[TableResult]] = {}
+    for result in results:
+        by_stage.setdefault(result.stage_order, []).append(result)  # type: ignore[attr-defined]
+    points: dict[int, dict[int, Fraction]] = {}
+    for stage in stages:
+        tally = points.setdefault(stage.order, {})
+        try:
+            config = adapters.scoring_config(stage)
+            pure = effective_results([to_pure_result(r) for r in by_stage.get(stage.order, [])])
+            for pure_result in pure:
+                for entry, value in result_points(pure_result, config).items():
+                    tally[int(entry)] = tally.get(int(entry), Fraction(0)) + value
+        except ScoringError:
+            continue
+    return points
+
+
 def final_places(tournament: Tournament) -> FinalPlaces:
-    """The final places with points (the last stage's, if it has standings), pogony, rank
-    (звание) and payout: at most seven queries, however many entries."""
-    last = tournament.stages.order_by("-order").first()
-    points = {
-        line.entry_id: line.points for line in (stage_standings(last) if last is not None else [])
-    }
+    """The final places with the entry's final status, its points in the stage it left,
+    pogony, rank (звание) and payout: at most eight queries, however many entries."""
+    stages = list(tournament.stages.all())
+    results = (
+        TableResult.objects.filter(table__round__stage__tournament=tournament)
+        .counted()
+        .annotate(stage_order=F("table__round__stage__order"))
+        .order_by("id")
+    )
+    points = stage_points(stages, results)
+    left: dict[int, int] = {}
+    for entry_id, order in StageEntry.objects.filter(stage__tournament=tournament).values_list(
+        "entry_id", "stage__order"
+    ):
+        left[entry_id] = max(order, left.get(entry_id, 0))
     placed = list(
         Entry.objects.filter(tournament=tournament, final_place__isnull=False)
         .select_related("player", "team")
@@ -67,9 +157,12 @@ def final_places(tournament: Tournament) -> FinalPlaces:
             FinalPlace(
                 place=entry.final_place or 0,
                 entry_id=entry.pk,
+                player_id=entry.player_id,
+                team_id=entry.team_id,
                 name=entry.name,
-                status=entry.status,
-                points=points.get(entry.pk),
+                status=final_status(entry.status),
+                points=points.get(left.get(entry.pk, 0), {}).get(entry.pk, Fraction(0)),
+                stage=left.get(entry.pk),
                 pogony_given=sum(r.pogony_given for r in own),
                 pogony_received=sum(r.pogony_received for r in own),
                 rank=own[0].rank if entry.player_id and own else "",

@@ -167,6 +167,33 @@ def last_game_id(series_state: Any) -> int | None:
     return last if isinstance(last, int) else None
 
 
+def current_game_ids(table_ids: Iterable[int]) -> dict[int, int]:
+    """The game in play (or paused) at each of the tables ``table_ids`` that has one, by table
+    id: one query (ids only, never a game's state)."""
+    ids = list(table_ids)
+    if not ids:
+        return {}
+    current: dict[int, int] = {}
+    for table_id, pk in (
+        Game.objects.filter(table_id__in=ids, status__in=(Game.Status.ACTIVE, Game.Status.PAUSED))
+        .order_by("number", "pk")
+        .values_list("table_id", "pk")
+    ):
+        current[table_id] = pk  # the latest wins
+    return current
+
+
+def with_current_games(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table rows (``events.table_rows``, ``brackets.bracket``'s nodes: an ``id`` and a
+    ``last_game``) with ``current_game``, the game in play or paused there, and ``game``, the
+    one a link from the table opens: the current one, else the last that is over. One query."""
+    current = current_game_ids(row["id"] for row in rows)
+    for row in rows:
+        row["current_game"] = current.get(row["id"])
+        row["game"] = row["current_game"] or row.get("last_game")
+    return rows
+
+
 @dataclass(frozen=True)
 class LiveTable:
     """A table being played now, for the home page's "Watch now"."""

@@ -39,6 +39,7 @@ class StandingLine:
     decided_by: str  # the criterion that put it below the line before ("draw"); "" on the first
     pogony_given: int
     pogony_received: int
+    player_id: int | None = None  # the entry's player; None for a team
 
 
 def stage_tie_breaks(stage: Stage) -> list[str]:
@@ -99,16 +100,43 @@ def stage_standings(stage: Stage) -> list[StandingLine]:
     a stage without standings (:func:`has_standings`)."""
     if not has_standings(stage):
         return []
-    stored = list(TableResult.objects.filter(table__round__stage=stage).counted().order_by("id"))
-    pure = effective_results([to_pure_result(r) for r in stored])
-    in_force = {int(r.id) for r in pure}
-    given, received = _pogony_counts(r for r in stored if r.pk in in_force)
-    entries = list(
+    stored = _stored(stage)
+    return _lines(stage, stored, _stage_entries(stage))
+
+
+def standings_change(stage: Stage, result_id: int) -> tuple[list[StandingLine], list[StandingLine]]:
+    """The stage's standings before and after the result ``result_id`` (a table's first result
+    or a correction, already stored and confirmed) took effect: the feed's moved rows. The
+    queries of :func:`stage_standings`, whatever the stage's size; two empty lists for a stage
+    without standings."""
+    if not has_standings(stage):
+        return [], []
+    stored = _stored(stage)
+    entries = _stage_entries(stage)
+    before = _lines(stage, [r for r in stored if r.pk != result_id], entries)
+    return before, _lines(stage, stored, entries)
+
+
+def _stored(stage: Stage) -> list[TableResult]:
+    return list(TableResult.objects.filter(table__round__stage=stage).counted().order_by("id"))
+
+
+def _stage_entries(stage: Stage) -> list[StageEntry]:
+    return list(
         StageEntry.objects.filter(stage=stage)
         .order_by("seed")
         .select_related("entry__player", "entry__team")
     )
+
+
+def _lines(
+    stage: Stage, stored: list[TableResult], entries: list[StageEntry]
+) -> list[StandingLine]:
+    pure = effective_results([to_pure_result(r) for r in stored])
+    in_force = {int(r.id) for r in pure}
+    given, received = _pogony_counts(r for r in stored if r.pk in in_force)
     names = {se.entry_id: se.entry.name for se in entries}
+    players = {se.entry_id: se.entry.player_id for se in entries}
     lines = []
     for row in _scored(stage, pure, (se.entry_id for se in entries)):
         entry = int(row.entry)
@@ -128,6 +156,7 @@ def stage_standings(stage: Stage) -> list[StandingLine]:
                 decided_by=row.decided_by or "",
                 pogony_given=given.get(entry, 0),
                 pogony_received=received.get(entry, 0),
+                player_id=players.get(entry),
             )
         )
     return lines

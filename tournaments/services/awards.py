@@ -79,8 +79,9 @@ from tournaments.scoring.ranks import DEFAULT_LADDER, RankGame, RankTable, compu
 from tournaments.scoring.ratings import Rating, rate, rated_table
 from tournaments.scoring.results import Pogony as ScoringPogony
 from tournaments.scoring.results import TableResult as PureResult
+from tournaments.selectors import facts
+from tournaments.selectors.places import field_entries
 from tournaments.services.feed import tournament_changed
-from tournaments.services.placing import field_entries
 
 
 def _lock_tournament(tournament_id: int) -> Tournament:
@@ -99,11 +100,12 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
     """Compute the pool and payouts: provisional before the end, final after it. Recomputing
     gives the same answer; payouts are replaced in one transaction.
 
-    The pool is the field's fees (``placing.field_entries``: every entry that started, withdrawn
-    and disqualified ones included; before the start, every entry not withdrawn). The structure
-    is chosen for the whole field; the payouts go by final place to the entries not disqualified
-    (they hold places 1 to n - k, the disqualified share the last place and are paid nothing),
-    and add up to the pool exactly (``docs/leaving.md``).
+    The pool is the field's fees (``selectors.places.field_entries``: every entry that started,
+    withdrawn and disqualified ones included; before the start, every entry not withdrawn). The
+    structure is chosen for the whole field (``selectors.events.payout_structure_used``); the
+    payouts go by final place to the entries not disqualified (they hold places 1 to n - k, the
+    disqualified share the last place and are paid nothing), and add up to the pool exactly
+    (``docs/leaving.md``).
 
     Locks the tournament row (step 1), then writes the pool and the payouts (step 3); no player.
     Announced on the feed last.
@@ -174,8 +176,9 @@ def prize_pool_compute(*, tournament_id: int) -> PrizePool:
     tournament_changed(
         tournament_id=tournament.pk,
         event="awards_computed",
-        data={"what": "prize_pool", "final": report.final},
+        data={"what": "prize_pool", "final": report.final, **facts.payouts(tournament)},
     )
+    _announce_completed(tournament)
     return pool
 
 
@@ -288,8 +291,9 @@ def tournament_ranks_compute(*, tournament_id: int) -> int:
     tournament_changed(
         tournament_id=tournament.pk,
         event="awards_computed",
-        data={"what": "ranks", "final": finished},
+        data={"what": "ranks", "final": finished, "ranks": facts.ranks(tournament)},
     )
+    _announce_completed(tournament)
     return count
 
 
@@ -380,9 +384,32 @@ def ratings_update(*, tournament_id: int) -> int:
     tournament.ratings_applied_at = timezone.now()
     tournament.save(update_fields=["ratings_applied_at"])
     tournament_changed(
-        tournament_id=tournament.pk, event="awards_computed", data={"what": "ratings"}
+        tournament_id=tournament.pk,
+        event="awards_computed",
+        data={"what": "ratings", "final": True, "ratings": facts.ratings(tournament)},
     )
+    _announce_completed(tournament)
     return len(players)
+
+
+def _announce_completed(tournament: Tournament) -> None:
+    """After an awards job's own announcement: once the tournament has finished and its final
+    prize pool, its ranks and its ratings are all computed (whichever job comes last),
+    announce ``tournament_completed`` with every award (``selectors.facts.completed_facts``):
+    the last event of a finished tournament (``docs/feed.md``). ``tournament``: the row the job
+    locked (step 1), its claims as the job left them; a job run again that changes nothing
+    announces nothing, a prize pool recomputed announces it again."""
+    if tournament.status != Tournament.Status.FINISHED:
+        return
+    if tournament.ranks_computed_at is None or tournament.ratings_applied_at is None:
+        return
+    if not PrizePool.objects.filter(tournament=tournament, final=True).exists():
+        return
+    tournament_changed(
+        tournament_id=tournament.pk,
+        event="tournament_completed",
+        data=facts.completed_facts(tournament),
+    )
 
 
 def _rename(result: PureResult, names: dict[str, str]) -> PureResult:

@@ -338,7 +338,7 @@ def table_result_enter(
         )
         if not pending:
             _take_effect(table, result, actor, reason or over_the_board(), dependants)
-            announce_result(table, "result_corrected" if current else "table_finished")
+            announce_result(table, "result_corrected" if current else "table_finished", result)
         return result
 
 
@@ -378,7 +378,9 @@ def table_result_confirm(*, result: TableResult, actor: Actor) -> TableResult:
             after={**(_described(result) or {}), "status": result.status},
         )
         _take_effect(table, result, actor, result.reason or over_the_board(), dependants)
-        announce_result(table, "result_corrected" if result.supersedes_id else "table_finished")
+        announce_result(
+            table, "result_corrected" if result.supersedes_id else "table_finished", result
+        )
         return result
 
 

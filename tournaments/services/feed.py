@@ -10,7 +10,15 @@ its new version, and each delivery its job. This module knows none of the channe
 The message, the same on the socket and in a webhook's body::
 
     {"event": "table_finished", "tournament": "kubok-kluba", "version": 42,
-     "at": "2026-05-01T12:00:00+00:00", "data": {"table": 7, "round": 2}}
+     "at": "2026-05-01T12:00:00.123456Z", "data": {"table": 7, "round": 2}}
+
+(``at`` in the API's one form of times, ``notifications.time_text``: UTC, ``Z``.)
+
+**The log.** Each change is also written, in its transaction, to the tournament's event log
+(``tournaments.models.FeedEvent``, one row per tournament and version), so every version a
+client can see has its event, and a client that missed some reads them again
+(``GET /api/v1/tournaments/<slug>/events/?since=<version>`` or its NDJSON stream); the row is
+the message (``selectors.feed``).
 
 A change made outside any one tournament that their answers show (a player's new name, a
 team's, a league's) is announced to each tournament that shows it at once
@@ -18,8 +26,14 @@ team's, a league's) is announced to each tournament that shows it at once
 :func:`tournaments_changed`): every ETag of the old answers, the front's and a game's included,
 stops matching.
 
-A client that sees a version skip (a message lost, two changes in one transaction announced
-once) reads the REST endpoints again; versions only grow.
+Each event's ``data`` carries the facts that changed, in the REST API's rows
+(``tournaments.selectors.facts``; ``docs/feed.md`` lists them): a table's result and the
+standings rows it moved, a round's seats, a stage's or the event's standings, the awards. The
+last event of a finished tournament is ``tournament_completed``, once its prize pool, ranks and
+ratings are all computed.
+
+A client that sees a version skip (a message lost) reads the missing events from the log; versions
+only grow, and each has its event.
 """
 
 from __future__ import annotations
@@ -32,7 +46,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tournaments import notifications, selectors
-from tournaments.models import Tournament
+from tournaments.models import FeedEvent, Tournament
 
 #: The events, with their names for the console (a webhook subscribes to some or all).
 EVENTS: Final[dict[str, Any]] = {
@@ -45,12 +59,14 @@ EVENTS: Final[dict[str, Any]] = {
     "round_paired": _("Round paired"),
     "seats_swapped": _("Seats swapped"),
     "table_finished": _("Table finished (standings changed)"),
+    "game_finished": _("A game of a table's series finished (its score changed, the next dealt)"),
     "result_corrected": _("Result corrected (standings changed)"),
     "round_finished": _("Round finished"),
     "stage_finished": _("Stage finished"),
     "tournament_finished": _("Tournament finished"),
     "awards_computed": _("Prize pool, ranks or ratings computed"),
     "awards_failed": _("Final places, prize pool, ranks or ratings failed"),
+    "tournament_completed": _("Tournament completed (final standings with prizes, ranks, ratings)"),
     "people_changed": _("A player's or team's name, club, city or members changed"),
 }
 
@@ -80,10 +96,11 @@ def tournament_changed(
     before its commit. A service that locked the tournament first (registration, the start, the
     awards jobs) already holds it, and this takes nothing new.
 
-    Queries: the ``UPDATE``, one ``SELECT`` of the new version and slug, then the channels'
-    (``tournaments.notifications``; the webhooks': one ``SELECT``, and one ``INSERT`` of the
-    deliveries when a webhook wants the event). ``UnknownEvent`` for an event not in
-    :data:`EVENTS`; ``notifications.OutsideTransaction`` outside a transaction.
+    Queries: the ``UPDATE``, one ``SELECT`` of the new version and slug, one ``INSERT`` of the
+    event log's row, then the channels' (``tournaments.notifications``; the webhooks': one
+    ``SELECT``, and one ``INSERT`` of the deliveries when a webhook wants the event).
+    ``UnknownEvent`` for an event not in :data:`EVENTS`; ``notifications.OutsideTransaction``
+    outside a transaction.
     """
     return tournaments_changed(tournament_ids=[tournament_id], event=event, data=data)[
         tournament_id
@@ -95,8 +112,9 @@ def tournaments_changed(
 ) -> dict[int, int]:
     """:func:`tournament_changed` for one change that several tournaments show (a player's new
     name, in every event it played): each gets its new version, its message and its webhooks'
-    deliveries, in a fixed number of queries however many they are. Returns the new versions
-    by tournament id (none for an empty ``tournament_ids``).
+    deliveries, in a fixed number of queries however many they are (one ``INSERT`` of all
+    their event log rows; one ``SELECT ... FOR UPDATE`` more when there are several). Returns
+    the new versions by tournament id (none for an empty ``tournament_ids``).
 
     Locks the tournament rows in primary-key order (a ``SELECT ... FOR NO KEY UPDATE`` first
     when there are several, so that two such announcements cannot deadlock each other), as the
@@ -117,7 +135,12 @@ def tournaments_changed(
         notifications.Stamp(pk=pk, slug=slug, version=version)
         for pk, slug, version in changed.order_by("pk").values_list("pk", "slug", "version")
     )
-    notifications.publish(notifications.Change(event=event, at=now, stamps=stamps, data=data or {}))
+    change = notifications.Change(event=event, at=now, stamps=stamps, data=data or {})
+    FeedEvent.objects.bulk_create(
+        FeedEvent(tournament_id=s.pk, version=s.version, event=event, at=now, data=change.data)
+        for s in stamps
+    )
+    notifications.publish(change)
     return {stamp.pk: stamp.version for stamp in stamps}
 
 

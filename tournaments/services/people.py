@@ -55,6 +55,7 @@ from tournaments.permissions import (
     is_organiser,
     is_superuser,
 )
+from tournaments.scoring.ratings import mu_from_elo
 from tournaments.selectors import visibility
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import player_changed, team_changed
@@ -70,8 +71,6 @@ TEAM_SIZES = (2, 3)
 
 #: The seeding strengths an organiser may give (Elo-like, as clubs publish them).
 SEED_RATING_MIN, SEED_RATING_MAX = 0.0, 3000.0
-#: An Elo-like 1500 is OpenSkill's default mu (25); 40 Elo points make one point of mu.
-SEED_RATING_MIDDLE, SEED_RATING_PER_MU = 1500.0, 40.0
 
 
 def _refuse(field: str, message: str) -> RegistrationError:
@@ -81,9 +80,11 @@ def _refuse(field: str, message: str) -> RegistrationError:
 
 def rating_mu_from_seed(rating: float) -> float:
     """The OpenSkill ``mu`` of a player given an Elo-like seeding strength (0-3000, e.g. from a
-    club's list): ``mu = 25 + (rating - 1500) / 40``, so 1500 is the default 25, 1900 is 35 and
-    700 is 5. Sigma keeps its default: the figure says who is stronger, not how surely, and
-    seeding (``mu - 3 sigma``) then follows the given order.
+    club's list; ``scoring.ratings.mu_from_elo``): ``mu = 25 + (rating - 1500) / 40``, so 1500
+    is the default 25, 1900 is 35 and 700 is 5. Sigma keeps its default: the figure says who is
+    stronger, not how surely, and seeding (``mu - 3 sigma``) then follows the given order. The
+    displayed rating (``scoring.ratings.displayed_rating``) maps it back: the player shows
+    ``rating`` until it plays.
 
     >>> rating_mu_from_seed(1900)
     35.0
@@ -93,7 +94,7 @@ def rating_mu_from_seed(rating: float) -> float:
             gettext("a rating is a number from %(low)g to %(high)g, not %(rating)g")
             % {"low": SEED_RATING_MIN, "high": SEED_RATING_MAX, "rating": rating}
         )
-    return 25.0 + (rating - SEED_RATING_MIDDLE) / SEED_RATING_PER_MU
+    return mu_from_elo(rating)
 
 
 def player_create(

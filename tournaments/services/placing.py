@@ -11,7 +11,7 @@ has already been given the next (it completed the one before). The pure rule is
 
 from __future__ import annotations
 
-from django.db.models import Max, QuerySet
+from django.db.models import Max
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext
 
@@ -22,19 +22,6 @@ from tournaments.errors import StateError
 from tournaments.models import Entry, Payout, PrizePool, Stage, StageEntry, Tournament
 from tournaments.scoring.places import Leaving, Outcome, final_places
 from tournaments.selectors.standings import standing_rows
-
-
-def field_entries(tournament: Tournament) -> QuerySet[Entry]:
-    """The entries of ``tournament``'s field: every entry that started. Before the start, every
-    entry not withdrawn (the provisional field)."""
-    entries = Entry.objects.filter(tournament=tournament)
-    started = tournament.started_at is not None or tournament.status in (
-        Tournament.Status.RUNNING,
-        Tournament.Status.FINISHED,
-    )
-    if not started:
-        return entries.exclude(status=Entry.Status.WITHDRAWN)
-    return entries.filter(stage_entries__isnull=False).distinct()
 
 
 def stage_final_order(stage: Stage) -> list[list[int]]:

@@ -32,6 +32,7 @@ from tournaments.pairing import (
 )
 from tournaments.permissions import require_manager
 from tournaments.scoring.errors import ScoringError
+from tournaments.selectors import facts
 from tournaments.selectors.standings import standing_rows
 from tournaments.services.audit import audit_record
 from tournaments.services.failures import failure_record
@@ -122,8 +123,8 @@ def round_complete(*, round_id: int) -> Round:
     """Finish a round whose tables have all finished, then pair the next round or move the
     tournament on (the round-completion job's body). Safe to run twice, and a no-op while any
     table still plays. Locks the round row (then, finishing the event, the tournament's), and
-    announces the change on the feed last (``round_finished``, ``stage_finished`` or
-    ``tournament_finished``)."""
+    announces the change on the feed last (``round_finished``, then ``stage_finished`` and
+    ``tournament_finished`` when it ended them: :func:`_announce_finish`)."""
     with transaction.atomic():
         round_ = (
             Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_id)
@@ -137,12 +138,35 @@ def round_complete(*, round_id: int) -> Round:
         round_.save(update_fields=["status", "finished_at"])
         stage = round_.stage
         event = _round_finish(round_, stage)
-        tournament_changed(
-            tournament_id=stage.tournament_id,
-            event=event,
-            data={"stage": stage.order, "round": round_.number},
-        )
+        _announce_finish(round_, stage, event)
         return round_
+
+
+def _announce_finish(round_: Round, stage: Stage, event: str) -> None:
+    """The feed's announcements of a finished round, each with its facts
+    (``selectors.facts``), in this order and in the round job's transaction: always
+    ``round_finished``; then, when the round ended its stage, ``stage_finished`` (a stage that
+    is not the last included, with who goes on); then, when it ended the event,
+    ``tournament_finished`` (the final places; the awards follow in ``awards_computed`` and the
+    last event, ``tournament_completed``: ``docs/feed.md``). Each bumps the version; the
+    tournament's row is locked from the first on (the last statements of the transaction)."""
+    tournament_id = stage.tournament_id
+    tournament_changed(
+        tournament_id=tournament_id, event="round_finished", data=facts.round_facts(round_)
+    )
+    if event == "round_finished":
+        return
+    tournament_changed(
+        tournament_id=tournament_id,
+        event="stage_finished",
+        data=facts.stage_facts(stage, round_.number),
+    )
+    if event == "tournament_finished":
+        tournament_changed(
+            tournament_id=tournament_id,
+            event="tournament_finished",
+            data=facts.finished_facts(stage.tournament, stage, round_.number),
+        )
 
 
 def _round_finish(round_: Round, stage: Stage) -> str:

@@ -30,6 +30,7 @@ from tournaments.models import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.results import TableResult as PureResult
+from tournaments.selectors import facts
 from tournaments.services.feed import tournament_changed
 from tournaments.services.seating import seat_alone, seat_bot, series_deal, table_seat
 
@@ -132,18 +133,20 @@ def table_record_result(
         if table.round.stage.format == Stage.Format.KNOCKOUT:
             feed_knockout(table)
         enqueue_on_commit("tournaments.round_complete", table.round_id)
-        announce_result(table, "table_finished")
+        announce_result(table, "table_finished", result)
         return result
 
 
-def announce_result(table: Table, event: str) -> None:
-    """Announce a result in force at ``table`` (its first, or a correction) on the feed: the
-    last statement of the result's transaction (lock order: ``tournaments.services.feed``)."""
+def announce_result(table: Table, event: str, result: TableResult) -> None:
+    """Announce ``result``, now in force at ``table`` (its first, or a correction), on the feed
+    with its facts (``selectors.facts.result_facts``: the table's result with its places, the
+    standings rows that moved): the last statement of the result's transaction (lock order:
+    ``tournaments.services.feed``)."""
     stage = table.round.stage
     tournament_changed(
         tournament_id=stage.tournament_id,
         event=event,
-        data={"stage": stage.order, "round": table.round.number, "table": table.number},
+        data=facts.result_facts(table, result.pk),
     )
 
 
@@ -254,6 +257,19 @@ def table_after_game(*, game_id: int) -> str:
             table.save(update_fields=["series_state"])
         if not series.finished:
             series_deal(table, series)
+            # The table's series score and its game in play changed: what its round, its
+            # bracket and the overlay (``/live/``) show, under the tournament's version.
+            stage = table.round.stage
+            tournament_changed(
+                tournament_id=stage.tournament_id,
+                event="game_finished",
+                data={
+                    "stage": stage.order,
+                    "round": table.round.number,
+                    "table": table.number,
+                    "game": game.pk,
+                },
+            )
             return "next game"
         _record_table_result(table, series, game_ids)
         return "table finished"

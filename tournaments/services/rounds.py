@@ -47,6 +47,7 @@ from tournaments.pairing import (
     table_compromises,
 )
 from tournaments.permissions import can_referee, require_referee
+from tournaments.selectors import facts
 from tournaments.selectors.standings import standing_rows
 from tournaments.services.audit import audit_record
 from tournaments.services.feed import tournament_changed
@@ -347,7 +348,7 @@ def round_pair(*, round_id: int) -> Round:
         tournament_changed(
             tournament_id=stage.tournament_id,
             event="round_paired",
-            data={"stage": stage.order, "round": round_.number},
+            data=facts.paired_facts(round_),
         )
         return round_
 
@@ -460,7 +461,7 @@ def seats_swap(*, first: Seat, second: Seat, actor: Actor, reason: str) -> list[
         tournament_changed(
             tournament_id=tournament.pk,
             event="seats_swapped",
-            data={"stage": round_.stage.order, "round": round_.number},
+            data=facts.paired_facts(round_),
         )
         return found
 

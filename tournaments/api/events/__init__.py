@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.urls import path
 
 from tournaments.api import exports
-from tournaments.api.events import views
+from tournaments.api.events import live, views
 
 T = "tournaments/<slug:slug>/"
 S = T + "stages/<int:order>/"
@@ -22,6 +22,7 @@ S = T + "stages/<int:order>/"
 urlpatterns = [
     path("tournaments/", views.TournamentListView.as_view(), name="tournament-list"),
     path(T, views.TournamentDetailView.as_view(), name="tournament-detail"),
+    path(T + "live/", live.LiveView.as_view(), name="tournament-live"),
     path(S + "rounds/", views.RoundListView.as_view(), name="round-list"),
     path(S + "rounds/<int:number>/", views.RoundDetailView.as_view(), name="round-detail"),
     path(S + "standings/", views.StageStandingsView.as_view(), name="stage-standings"),

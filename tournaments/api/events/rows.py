@@ -3,23 +3,15 @@ numbers (``selectors.events.number``), nothing computed here."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
-from tournaments.selectors.events import number
+from tournaments.api import links
+from tournaments.selectors.events import final_place_row, number, standing_row
 from tournaments.selectors.leagues import LeagueLine
-from tournaments.selectors.places import FinalPlace
-from tournaments.selectors.standings import StandingLine
 
-
-def standing_row(line: StandingLine) -> dict[str, Any]:
-    """A stage's standings line (``selectors.standings.stage_standings``)."""
-    return {
-        **asdict(line),
-        "points": number(line.points),
-        "buchholz": number(line.buchholz),
-        "head_to_head": None if line.head_to_head is None else number(line.head_to_head),
-    }
+#: The standings rows are built in the domain (``selectors.events``): the feed's events carry
+#: the same rows (``selectors.facts``).
+__all__ = ["final_place_row", "league_table_row", "standing_row"]
 
 
 def league_table_row(line: LeagueLine) -> dict[str, Any]:
@@ -40,6 +32,7 @@ def league_table_row(line: LeagueLine) -> dict[str, Any]:
         "rating": None
         if rating is None
         else {
+            "rating": rating.displayed,
             "ordinal": round(rating.ordinal, 3),
             "mu": round(rating.mu, 3),
             "sigma": round(rating.sigma, 3),
@@ -47,6 +40,9 @@ def league_table_row(line: LeagueLine) -> dict[str, Any]:
     }
 
 
-def final_place_row(line: FinalPlace) -> dict[str, Any]:
-    """A final place (``selectors.places.final_places``)."""
-    return {**asdict(line), "points": None if line.points is None else number(line.points)}
+def linked_table(row: dict[str, Any]) -> dict[str, Any]:
+    """A round's table (``events.round_detail``) or a bracket's node (``brackets.bracket``),
+    with ``with_current_games``' ``game``: its links, and its seats' players' links."""
+    for seat in row.get("seats", []):
+        seat["links"] = {"player": links.player(seat["player"]["id"])}
+    return {**row, "links": links.table_ref_links(row["id"], row.get("game"))}

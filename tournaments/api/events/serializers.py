@@ -16,7 +16,10 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework import serializers
 
+from tournaments.api import links as linked
+from tournaments.api.money import MoneyField
 from tournaments.models import Round, Stage, Table, TableResult, Tournament
+from tournaments.selectors.places import FinalStatus
 
 S = serializers.Serializer[Any]
 
@@ -122,24 +125,46 @@ class TournamentStageSerializer(S):
 
 
 class PrizePoolPublicSerializer(S):
-    gross = serializers.DecimalField(max_digits=14, decimal_places=3)
-    rake = serializers.DecimalField(max_digits=14, decimal_places=3)
-    total = serializers.DecimalField(max_digits=14, decimal_places=3)
+    currency = serializers.CharField(help_text="ISO 4217: the currency of the amounts here.")
+    gross = MoneyField(help_text="Every paid entry and re-entry fee.")
+    rake = MoneyField(help_text="The organiser's share.")
+    total = MoneyField(help_text="Paid out: the fees less the rake, raised to the guarantee.")
     paid_entries = serializers.IntegerField()
     final = serializers.BooleanField(help_text="Provisional until the tournament has finished.")
 
 
-class TournamentMoneySerializer(S):
+class TournamentPayoutSerializer(S):
+    """A payout: what one entry's final place pays."""
+
+    place = serializers.IntegerField()
+    entry = EventEntryRefSerializer()
     currency = serializers.CharField(help_text="ISO 4217.")
-    entry_fee = serializers.DecimalField(max_digits=12, decimal_places=3)
-    reentry_fee = serializers.DecimalField(max_digits=12, decimal_places=3)
+    amount = MoneyField()
+
+
+class TournamentMoneySerializer(S):
+    currency = serializers.CharField(help_text="ISO 4217: the currency of every amount here.")
+    entry_fee = MoneyField()
+    reentry_fee = MoneyField()
     rake_percent = serializers.DecimalField(max_digits=5, decimal_places=2)
-    guarantee = serializers.DecimalField(max_digits=14, decimal_places=3)
+    guarantee = MoneyField(help_text="The least the pool pays; 0: none.")
     payout_structure = serializers.ListField(
-        child=serializers.CharField(),
-        help_text="Percent of the pool by final place; empty: the default falling scale.",
+        child=serializers.DecimalField(max_digits=5, decimal_places=2),
+        help_text="The structure the pool is paid by: percent of the pool for place 1, 2, ... "
+        "(rounded to 0.01 for reading; the payouts are computed from the exact shares, and "
+        "add up to the pool). The organiser's own structure, or else (`payout_structure_default`) "
+        "the default falling scale for the field's size: ceil(15%) of the entries that started "
+        "(at least one) are paid, place i weighted 1/i.",
+    )
+    payout_structure_default = serializers.BooleanField(
+        help_text="True: the organiser set no structure; the default scale applies."
     )
     prize_pool = PrizePoolPublicSerializer(allow_null=True)
+    payouts = TournamentPayoutSerializer(
+        many=True,
+        help_text="The payouts by final place once the tournament has finished (empty before); "
+        "tied places share their amounts. The same amounts as the final standings' `payout`.",
+    )
 
 
 class TournamentPlaySerializer(S):
@@ -209,6 +234,7 @@ class RoundSummarySerializer(S):
     finished_at = serializers.DateTimeField(allow_null=True)
     explanation = PairingExplanationSerializer()
     tables = RoundTableCountsSerializer()
+    links = linked.RoundLinksSerializer()
 
 
 class EventPogonySerializer(S):
@@ -270,6 +296,7 @@ class TableSeatSerializer(S):
     entry = EventEntryRefSerializer()
     player = SeatPlayerSerializer(help_text="Who sits here (a team's member in a team event).")
     bot = serializers.BooleanField(help_text="A bot plays this seat.")
+    links = linked.SeatLinksSerializer()
 
 
 class RoundTableSerializer(S):
@@ -283,6 +310,12 @@ class RoundTableSerializer(S):
     seats = TableSeatSerializer(many=True)
     series = SeriesScoreSerializer(allow_null=True, help_text="The series score so far.")
     result = TableResultPublicSerializer(allow_null=True, help_text="The result in force.")
+    game = serializers.IntegerField(
+        allow_null=True,
+        help_text="The game in play (or paused) at the table, else its last game over; null "
+        "before the first game.",
+    )
+    links = linked.TableRefLinksSerializer()
 
 
 class RoundDetailSerializer(S):
@@ -292,6 +325,7 @@ class RoundDetailSerializer(S):
     finished_at = serializers.DateTimeField(allow_null=True)
     explanation = PairingExplanationSerializer()
     tables = RoundTableSerializer(many=True)
+    links = linked.RoundLinksSerializer()
 
 
 class ResultTableRefSerializer(S):
@@ -315,6 +349,9 @@ class StageStandingRowSerializer(S):
         help_text="Shared by entries tied on every tie-break (1, 2, 2, 4)."
     )
     entry_id = serializers.IntegerField()
+    player_id = serializers.IntegerField(
+        allow_null=True, help_text="The entry's player (`/players/{id}/`); null for a team."
+    )
     name = serializers.CharField()
     points = serializers.FloatField()
     played = serializers.IntegerField()
@@ -352,22 +389,37 @@ class FinalStandingRowSerializer(S):
         "before the start is not listed."
     )
     entry_id = serializers.IntegerField()
+    player_id = serializers.IntegerField(
+        allow_null=True, help_text="The player (`/players/{id}/`); null in a team event."
+    )
+    team_id = serializers.IntegerField(
+        allow_null=True, help_text="The team, in a team event; null in an individual one."
+    )
     name = serializers.CharField()
-    status = serializers.CharField(
-        help_text="The entry's status at the end: registered or checked_in (played to the end), "
-        "eliminated (did not advance from a stage), withdrawn (left after the start: its "
-        "results stand and its fee stays in the pool), disqualified (placed last, paid nothing, "
-        "no league points)."
+    status = EnumField(
+        FinalStatus,
+        "EventFinalStatus",
+        help_text="How the entry ended the event: `finished` (played to the end: it completed "
+        "the last stage), `eliminated` (did not advance from an earlier stage), `withdrawn` "
+        "(left after the start: its results stand and its fee stays in the pool), "
+        "`disqualified` (placed last, paid nothing, no league points).",
+    )
+    stage = serializers.IntegerField(
+        allow_null=True,
+        help_text="The order of the stage the entry left: the last stage it played, the one "
+        "whose final order placed it.",
     )
     points = serializers.FloatField(
-        allow_null=True, help_text="In the last stage, when it has standings."
+        help_text="The points of its confirmed results in force in that stage (`stage`), by "
+        "that stage's scoring: a swiss or round-robin stage's standings points; in a knockout, "
+        "what its tables there scored (a walkover its bye points). 0 with no result there. "
+        "Comparable between entries that left the same stage only."
     )
     pogony_given = serializers.IntegerField()
     pogony_received = serializers.IntegerField()
     rank = serializers.CharField(help_text="The rank (звание) earned in this tournament.")
-    payout = serializers.DecimalField(
-        max_digits=14,
-        decimal_places=3,
+    currency = serializers.CharField(help_text="ISO 4217: the payout's currency.")
+    payout = MoneyField(
         allow_null=True,
         help_text="The prize of this place in the tournament's currency; null when the place "
         "pays nothing (a disqualified entry is never paid: the places are paid over the others). "
@@ -399,6 +451,12 @@ class BracketNodeSerializer(S):
     byes = EventEntryRefSerializer(many=True, help_text="Entries that come here straight.")
     result = TableResultPublicSerializer(allow_null=True)
     advancing = EventEntryRefSerializer(many=True, help_text="Who goes on, from the result.")
+    game = serializers.IntegerField(
+        allow_null=True,
+        help_text="The game in play (or paused) at the table, else its last game over; null "
+        "before the first game.",
+    )
+    links = linked.TableRefLinksSerializer()
 
 
 class BracketEdgeSerializer(S):
@@ -429,6 +487,12 @@ class LeagueListItemSerializer(S):
 
 
 class PlayerRatingSerializer(S):
+    rating = serializers.IntegerField(
+        help_text="The displayed rating: round(1500 + 40 × (μ − 3σ)), the conservative "
+        "ordinal on an Elo-like scale. A new player shows 1500; a player imported with an "
+        "Elo-like strength shows it until they play (the import sets μ = 25 + (Elo − 1500) / 40 "
+        "with the default σ); it rises as σ shrinks with the games played.",
+    )
     ordinal = serializers.FloatField(help_text="mu - 3 sigma: the figure seeding uses.")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()

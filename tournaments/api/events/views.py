@@ -20,6 +20,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tournaments.api import links
 from tournaments.api.common import (
     ApiAnonThrottle,
     ApiCursorPagination,
@@ -28,12 +29,18 @@ from tournaments.api.common import (
 )
 from tournaments.api.contract import ContractView, error_responses
 from tournaments.api.events import serializers as out
-from tournaments.api.events.rows import final_place_row, league_table_row, standing_row
+from tournaments.api.events.rows import (
+    final_place_row,
+    league_table_row,
+    linked_table,
+    standing_row,
+)
 from tournaments.models import Entry, League, Round, Stage, Tournament
 from tournaments.selectors import events, standings, visibility
 from tournaments.selectors.brackets import bracket
 from tournaments.selectors.leagues import league_standings
 from tournaments.selectors.places import final_places
+from tournaments.selectors.play import with_current_games
 
 TAG = ["events"]
 ORDER = OpenApiParameter(
@@ -108,9 +115,11 @@ class TournamentListView(ContractView, generics.ListAPIView[Tournament]):
     tags=TAG,
     summary="A tournament",
     description=_describe(
-        "Its status and dates, its rules, its money (fees, rake, guarantee, payout structure, "
-        "the prize pool as last computed) and its stages in order: format, table size, rounds, "
-        "series, who advances, scoring and tie-breaks."
+        "Its status and dates, its rules, its money (fees, rake, guarantee, the payout "
+        "structure the pool is paid by, the prize pool as last computed, the payouts once "
+        "final) and its stages in order: format, table size, rounds, series, who advances, "
+        "scoring and tie-breaks. Amounts are strings with the currency's minor-unit digits "
+        '("1440.00" in RUB, "7200" in JPY), the currency\'s code beside them.'
     ),
     parameters=[SLUG],
     responses={200: out.TournamentDetailSerializer, **error_responses(404, 429)},
@@ -154,7 +163,11 @@ class RoundListView(StageReadView):
 
         def build() -> Any:
             stage = self.get_stage(tournament)
-            return out.RoundSummarySerializer(events.round_summaries(stage), many=True).data
+            rows = [
+                {**row, "links": links.round_links(tournament.slug, stage.order, row["number"])}
+                for row in events.round_summaries(stage)
+            ]
+            return out.RoundSummarySerializer(rows, many=True).data
 
         return self.respond(tournament, build)
 
@@ -183,7 +196,10 @@ class RoundDetailView(StageReadView):
             round_ = Round.objects.filter(stage=stage, number=number).first()
             if round_ is None:
                 raise NotFound
-            return out.RoundDetailSerializer(events.round_detail(round_)).data
+            body = events.round_detail(round_)
+            body["tables"] = [linked_table(row) for row in body["tables"]]
+            body["links"] = links.round_links(tournament.slug, stage.order, round_.number)
+            return out.RoundDetailSerializer(body).data
 
         return self.respond(tournament, build)
 
@@ -222,7 +238,7 @@ class StageStandingsView(StageReadView):
 
 
 def final_standings_body(tournament: Tournament) -> dict[str, Any]:
-    rows = [final_place_row(line) for line in final_places(tournament).lines]
+    rows = [final_place_row(line, tournament.currency) for line in final_places(tournament).lines]
     return {
         "finished": tournament.status == Tournament.Status.FINISHED,
         "currency": tournament.currency,
@@ -234,9 +250,10 @@ def final_standings_body(tournament: Tournament) -> dict[str, Any]:
     tags=TAG,
     summary="The final standings",
     description=_describe(
-        "The final places once the tournament has finished (empty before): name, points in the "
-        "last stage when it has standings, pogony given and received, the rank (звание) earned, "
-        "and the payout in the tournament's currency."
+        "The final places once the tournament has finished (empty before): the entry, its "
+        "player (or team), how it ended (`finished`, `eliminated`, `withdrawn`, "
+        "`disqualified`), the stage it left and its points there, pogony given and received, "
+        "the rank (звание) earned, and the payout (a string to the currency's minor unit)."
     ),
     parameters=[SLUG],
     responses={200: out.FinalStandingsSerializer, **error_responses(404, 429)},
@@ -270,7 +287,14 @@ class BracketView(StageReadView):
             stage = self.get_stage(tournament)
             if stage.format != Stage.Format.KNOCKOUT:
                 raise NotFound
-            body = {"stage": stage.order, "status": stage.status, **bracket(stage)}
+            tree = bracket(stage)
+            nodes = with_current_games(list(tree["nodes"]))  # type: ignore[arg-type]
+            body = {
+                "stage": stage.order,
+                "status": stage.status,
+                **tree,
+                "nodes": [linked_table(node) for node in nodes],
+            }
             return out.BracketSerializer(body).data
 
         return self.respond(tournament, build)
@@ -341,8 +365,9 @@ class LeagueListView(ContractView, generics.ListAPIView[League]):
     description="The league table over the league's finished tournaments that the caller may "
     "read (a private one counts only for its organiser, referees and players): league points "
     "from their final places by the league's scale, places, first places, each player's rank "
-    "(звание) in the league and current rating (OpenSkill: `mu`, `sigma`, and `ordinal` = "
-    "mu - 3 sigma). `season` picks the season (default: the latest).",
+    "(звание) in the league and current rating (OpenSkill: `mu`, `sigma`, `ordinal` = "
+    "mu - 3 sigma, and the displayed `rating` = round(1500 + 40 × ordinal)). `season` picks "
+    "the season (default: the latest).",
     parameters=[
         OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="League"),
         OpenApiParameter("season", OpenApiTypes.STR, description="Default: the latest season"),

@@ -1,8 +1,8 @@
 """Organisers' webhooks, delivered by the Standard Webhooks rules; one module per
 responsibility:
 
-- :mod:`~tournaments.services.webhooks.management`: an organiser's webhooks added and changed
-  (the actor checked, an audit row written);
+- :mod:`~tournaments.services.webhooks.management`: an organiser's webhooks added, changed,
+  deleted, their secret rotated, a test ``ping`` sent (the actor checked, an audit row written);
 - :mod:`~tournaments.services.webhooks.delivery`: the outbox rows a change makes
   (``tournaments.notifications.webhooks``), the delivery job's attempts, backoff and sweep;
 - :mod:`~tournaments.services.webhooks.signing`: the secrets and the ``webhook-signature``

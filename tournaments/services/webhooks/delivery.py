@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext
 
 from durak_site.jobs import enqueue_on_commit
@@ -46,10 +47,13 @@ USER_AGENT = "durak-tournaments-webhooks/1"
 MAX_ERROR = 300  # WebhookDelivery.last_error's length
 
 
-def event_id(tournament_id: int, version: int) -> str:
-    """The Standard Webhooks ``webhook-id`` of the change that made ``version``: the same for
-    every attempt and every webhook, so a receiver drops repeats by it."""
-    return f"msg_{tournament_id}_{version}"
+def event_id(webhook_id: int, tournament_id: int, version: int) -> str:
+    """The Standard Webhooks ``webhook-id`` of the delivery of the change that made ``version``
+    to the webhook ``webhook_id``: the same for every attempt (a receiver drops repeats by it;
+    the outbox's unique (webhook, id) refuses a second row of it), and opaque: a keyed hash
+    (``salted_hmac``, the site's secret key), so that it shows no internal id or count."""
+    value = f"{webhook_id}:{tournament_id}:{version}"
+    return "msg_" + salted_hmac("durak.webhook-id", value, algorithm="sha256").hexdigest()[:32]
 
 
 def wants(webhook_events: Iterable[str] | None, event: str) -> bool:
@@ -75,7 +79,7 @@ def deliveries_create(change: Change) -> list[WebhookDelivery]:
     deliveries = WebhookDelivery.objects.bulk_create(
         WebhookDelivery(
             webhook_id=hook_id,
-            event_id=event_id(tournament_id, stamps[tournament_id].version),
+            event_id=event_id(hook_id, tournament_id, stamps[tournament_id].version),
             event=change.event,
             payload=change.message(stamps[tournament_id]),
             next_attempt_at=change.at,

@@ -3,15 +3,17 @@ service's refusal lands on its field through ``form_error``)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from games.models import ApiToken
 from tournaments.models import Player
 from tournaments.services.people import NAME_MAX, USERNAME_MAX, same_text
 
@@ -186,3 +188,44 @@ class InvitationAccountForm(forms.Form):
         if data.get("password") and data.get("password") != data.get("password_again"):
             self.add_error("password_again", _("The two passwords differ."))
         return data
+
+
+#: The expiries a token may be given, in days ("" for none: until revoked).
+TOKEN_EXPIRIES = ("", "7", "30", "90", "365")
+
+
+class ApiTokenForm(forms.Form):
+    """A new personal API token: its name, scope and expiry (the rules: ``services.tokens``)."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=100,
+        help_text=_("What uses it, e.g. “TV overlay” or “my bot”."),
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    scope = forms.ChoiceField(
+        label=_("Access"),
+        choices=ApiToken.Scope.choices,
+        initial=ApiToken.Scope.READ,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "Read: fetch the API and watch tables. Read and write: also act as you do on the "
+            "site (register, enter results, play your moves)."
+        ),
+    )
+    expires = forms.ChoiceField(label=_("Expires"), required=False, choices=())
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", LABEL_SUFFIX)
+        super().__init__(*args, **kwargs)
+        self.fields["expires"].choices = [  # type: ignore[attr-defined]
+            ("", gettext("Never (until revoked)")),
+            *(
+                (days, ngettext("In %(days)s day", "In %(days)s days", int(days)) % {"days": days})
+                for days in TOKEN_EXPIRIES[1:]
+            ),
+        ]
+
+    def expires_at(self, now: dt.datetime) -> dt.datetime | None:
+        days = self.cleaned_data.get("expires") or ""
+        return now + dt.timedelta(days=int(days)) if days else None

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from tournaments.site.accounts import views
+from tournaments.site.accounts import tokens, views
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("accounts/login/", views.PlayerLoginView.as_view(), name="login"),
     path("accounts/logout/", views.PlayerLogoutView.as_view(), name="logout"),
     path("accounts/signup/", views.sign_up, name="signup"),
     path("accounts/profile/", views.profile, name="profile"),
+    path("accounts/tokens/", tokens.api_tokens, name="api-tokens"),
+    path(
+        "accounts/tokens/<int:token_id>/revoke/",
+        tokens.api_token_revoke_page,
+        name="api-token-revoke",
+    ),
     path("accounts/password/", views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password-reset/", views.PasswordResetView.as_view(), name="password_reset"),
     path(

@@ -500,7 +500,9 @@ class Final:
     podium: list[FinalLine]  # every line placed 1–3: a shared place shows each of its entries
     pool: list[Line]
     paid_out: str
-    has_points: bool  # the last stage has standings (a knockout's has none)
+    # Points are shown when they compare: every entry left the same stage (they are each
+    # entry's points in the stage it left, ``selectors.places.FinalPlace``).
+    has_points: bool
 
 
 def final(
@@ -520,7 +522,7 @@ def final(
             place=row.place,
             name=row.name,
             href=profile_url(players.get(row.entry_id)),
-            points="" if row.points is None else points_text(row.points),
+            points=points_text(row.points),
             pogony_given=row.pogony_given,
             pogony_received=row.pogony_received,
             rank=rank_title(row.rank),
@@ -539,7 +541,7 @@ def final(
         podium=[line for line in lines if line.place <= 3],
         pool=pool_lines(detail),
         paid_out=money(paid, code) if paid else "",
-        has_points=any(line.points for line in lines),
+        has_points=len({row.stage for row in places.lines}) == 1,
     )
 
 

@@ -146,7 +146,9 @@ def money_lines(money_row: Mapping[str, Any]) -> list[Line]:
         lines.append(Line(gettext("Rake, %"), points_text(money_row["rake_percent"])))
     if Decimal(money_row["guarantee"]):
         lines.append(Line(gettext("Guaranteed prize pool"), money(money_row["guarantee"], code)))
-    structure: Sequence[str] = money_row["payout_structure"]
+    # The default scale depends on the field's size, which moves until the start: in words.
+    default = money_row.get("payout_structure_default", False)
+    structure: Sequence[str] = [] if default else money_row["payout_structure"]
     if structure:
         lines.append(Line(gettext("Prizes by place"), payout_shares(structure)))
     elif fee:
