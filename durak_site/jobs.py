@@ -57,6 +57,7 @@ import redis.exceptions
 from billiard.einfo import ExceptionInfo
 from celery import Task, signals, states
 from django.core.cache import cache
+from django import db
 from django.db import transaction
 
 from durak_site.celery import app
@@ -143,7 +144,7 @@ def dispatch(task: Task[..., Any], *args: Any, countdown: float | None = None) -
     if not app.conf.task_always_eager:
         return _publish(task, args, countdown)
     if countdown:
-        timer = threading.Timer(countdown, lambda: dispatch(task, *args))
+        timer = threading.Timer(countdown, _run_later, (task, args))
         timer.daemon = True
         timer.start()
         return True
@@ -161,6 +162,16 @@ def dispatch(task: Task[..., Any], *args: Any, countdown: float | None = None) -
     finally:
         _local.queue = None
     return True
+
+
+def _run_later(task: Task[..., Any], args: tuple[Any, ...]) -> None:
+    """A delayed job, run in-process on its timer's thread; that thread's database connections
+    are closed after it (they would otherwise be left open when it ends: on PostgreSQL, held
+    out of the server's pool for good)."""
+    try:
+        dispatch(task, *args)
+    finally:
+        db.connections.close_all()
 
 
 def in_process() -> bool:

@@ -275,3 +275,45 @@ async def test_the_layer_wakes_a_stream_and_a_client_leaving_ends_it(settings: A
     gone.set()
     await asyncio.wait_for(served, 10)
     assert members is None or not members.get(group)
+
+
+def test_open_streams_hold_no_database_connection(live_table: LiveTable) -> None:
+    # given a server whose database pool has three connections (on PostgreSQL: SQLite has
+    # none), one of them kept by the thread of the sockets' and the streams' reads
+    env = server_env()
+    env.update(
+        DURAK_DB_POOL_SIZE="3",
+        DURAK_DB_THREADS="1",
+        DURAK_STREAM_POLL_MS="100",
+        DURAK_STREAM_KEEPALIVE_SECONDS="1",
+        DURAK_API_RATE_ANON="off",
+        DURAK_API_RATE_USER="off",
+    )
+    tournament = make_tournament(PlayerFactory.create_batch(2), TWO_SEATS, name="Кубок пула")
+    events = f"/api/v1/tournaments/{tournament.slug}/events/stream/?since={version_of(tournament)}"
+    table = f"/api/v1/tables/{live_table.table.pk}/stream/"
+    with asgi_server(env) as where:
+        # when three clients come and go, and six follow a stream (three of each kind)
+        for _ in range(3):
+            with streaming(where, events) as gone:
+                assert gone.response.status == 200
+        followers = [Stream(where, events if n % 2 else table) for n in range(6)]
+        try:
+            assert [f.response.status for f in followers] == [200] * 6
+            for watcher in followers[::2]:
+                assert watcher.next_object()["type"] == "state"
+            # then the API answers at once while they follow
+            host, port = where.split(":")
+            client = http.client.HTTPConnection(host, int(port), timeout=8)
+            started = time.monotonic()
+            client.request("GET", f"/api/v1/tournaments/{tournament.slug}/")
+            answer = client.getresponse()
+            assert answer.status == 200, answer.read()[:300]
+            assert time.monotonic() - started < 4
+            # and a change reaches every follower of the tournament's events
+            services.tournament_update(tournament=tournament, actor=None, name="Кубок пула II")
+            for follower in followers[1::2]:
+                assert follower.next_object()["version"] == version_of(tournament)
+        finally:
+            for follower in followers:
+                follower.close()

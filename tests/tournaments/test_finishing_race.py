@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 from decimal import Decimal
 
 import psycopg.errors
@@ -43,7 +44,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
-from tournaments.services import registration
+from tournaments.services import progression, registration
 
 TOURNAMENTS = 20
 SEATS = 4  # one swiss round at one four-seat table: a tournament is one table
@@ -355,3 +356,63 @@ def test_twenty_tournaments_finishing_at_once_all_get_their_awards(
     )
     league_ranks = RankRecord.objects.filter(league=league)
     assert set(league_ranks.values_list("player_id", flat=True)) == ranked
+
+
+@pytest.mark.skipif(not settings.USES_POSTGRES, reason="row locks that wait need PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_a_disqualification_waiting_on_the_end_of_the_event_places_the_field_again(
+    referee: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The end writes the places with the entries' rows locked; a disqualification that read
+    the event as running waits for its entry's row, and once the end commits it must see the
+    event finished and place the field again (CI's incidents run paid places with a gap)."""
+    # given a running event of one four-seat table, whose end holds the entries' rows a moment
+    tournament = make_tournament(PlayerFactory.create_batch(4), stages=ONE_TABLE)
+    tournament.referees.add(referee)
+    table = seated_table(tournament)
+    leaving = Entry.objects.get(pk=table.seats.order_by("position")[0].entry_id)
+    ending, disqualifying = threading.Event(), threading.Event()
+    store = progression.places_store
+
+    def places_held(ended: Tournament) -> list[tuple[int, int]]:
+        placed = store(ended)
+        ending.set()
+        disqualifying.wait(timeout=10)
+        time.sleep(0.5)  # the disqualification waits for its entry's row meanwhile
+        return placed
+
+    monkeypatch.setattr(progression, "places_store", places_held)
+    errors: list[BaseException] = []
+
+    def run(step: Any) -> None:
+        try:
+            with jobs_in_process():
+                step()
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    def disqualify() -> None:
+        assert ending.wait(timeout=10)
+        disqualifying.set()
+        services.entry_disqualify(entry=leaving, reason="сговор", actor=referee)
+
+    # when the table's result ends the event while the entry is disqualified
+    threads = [
+        threading.Thread(target=run, args=(lambda: record_result(table),)),
+        threading.Thread(target=run, args=(disqualify,)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    # then the disqualified entry holds the last place alone, the others 1 to 3
+    assert errors == []
+    places = dict(tournament.entries.values_list("pk", "final_place"))
+    assert places.pop(leaving.pk) == 4
+    assert sorted(places.values()) == [1, 2, 3]
+    # and the final prize pool pays those places, not the disqualified
+    assert PrizePool.objects.get(tournament=tournament).final
+    paid = set(Payout.objects.filter(tournament=tournament).values_list("entry_id", flat=True))
+    assert paid and leaving.pk not in paid

@@ -18,7 +18,9 @@ The streams are served by the ASGI server's event loop, not a thread per client:
 (DRF, in a thread for a moment: visibility, the strict parameters, the throttles) returns a
 ``StreamingHttpResponse`` over an async iterator. The iterator joins the channel layer group
 the sockets use (the feed's, the table's) as a wake-up only, and reads the log by version (or
-the table's current state) from the database on each wake-up and at least every
+the table's current state) on the sockets' database threads (``durak_site.dbthreads``: an open
+stream holds no connection of its own; the request's goes back to the pool as the stream
+starts) on each wake-up and at least every
 ``DURAK_STREAM_POLL_MS``: nothing is skipped or sent twice, with the in-memory layer of one
 process or Redis's, and even when a message of the layer is lost. An empty line is sent after
 ``DURAK_STREAM_KEEPALIVE_SECONDS`` of silence (lichess's keep-alive); a stream ends when its
@@ -35,8 +37,9 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from django import db
 from django.conf import settings
 from django.http import Http404, StreamingHttpResponse
 from django.urls import path
@@ -50,6 +53,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from durak_site.dbthreads import db_async
 from durak_site.errors import ServiceError
 from games import selectors as game_selectors
 from games.broadcast import game_message, table_group
@@ -253,6 +257,9 @@ async def _stream(
     poll = settings.STREAM_POLL_MS / 1000
     keepalive = float(settings.STREAM_KEEPALIVE_SECONDS)
     ends = time.monotonic() + settings.STREAM_SECONDS
+    # The request's thread is done with the database (the view and the middleware ran): its
+    # connection goes back to the pool now, not when the stream ends an hour later.
+    await sync_to_async(db.connections.close_all, thread_sensitive=True)()
     async with _Wakeups(group) as wakeups:
         lines, over = await read()
         for chunk in lines:
@@ -321,7 +328,7 @@ class EventStreamView(TournamentReadView):
 
         async def read() -> tuple[list[bytes], bool]:
             nonlocal last
-            events = await database_sync_to_async(events_after)(pk, slug_now, last, LIMIT_MAX)
+            events = await db_async(events_after)(pk, slug_now, last, LIMIT_MAX)
             if events:
                 last = events[-1]["version"]
             return [line(event) for event in events], False
@@ -401,7 +408,7 @@ class TableStreamView(ContractView):
         state: dict[str, Any] = {"seen": seen, "names": {}, "ranks": {}, "ranks_game": None}
 
         async def read() -> tuple[list[bytes], bool]:
-            snapshot, finished = await database_sync_to_async(_table_snapshot)(table_id)
+            snapshot, finished = await db_async(_table_snapshot)(table_id)
             if snapshot is None:
                 return [], finished
             order = (snapshot["game_id"], snapshot["version"])
@@ -410,9 +417,7 @@ class TableStreamView(ContractView):
             same_game = order[0] == state["seen"][0]
             log_since = state["seen"][1] if same_game else 0
             if state["ranks_game"] != order[0]:
-                names, ranks = await database_sync_to_async(_with_language(language))(
-                    snapshot["players"]
-                )
+                names, ranks = await db_async(_with_language(language))(snapshot["players"])
                 state.update(names=names, ranks=ranks, ranks_game=order[0])
             message = game_selectors.state_message(
                 snapshot,

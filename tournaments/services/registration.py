@@ -432,6 +432,11 @@ def entry_disqualify(*, entry: Entry, reason: str, actor: Actor | None = None) -
         tournament = finished.select_for_update(no_key=True).first()
         before = entry.status
         _entry_set_status(entry, allowed, Entry.Status.DISQUALIFIED, reason)
+        if tournament is None:
+            # The event may have ended while this waited for the entry's row (its places were
+            # written with the entries' rows locked, this one still counted as playing): read
+            # its status again, under the entry's lock, and place the field again if so.
+            tournament = finished.select_for_update(no_key=True).first()
         _audit_entry_status(actor, AuditEvent.Action.ENTRY_DISQUALIFY, entry, before, reason)
         if tournament is not None:
             places_store(tournament)
