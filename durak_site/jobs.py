@@ -56,8 +56,8 @@ import kombu.exceptions
 import redis.exceptions
 from billiard.einfo import ExceptionInfo
 from celery import Task, signals, states
-from django.core.cache import cache
 from django import db
+from django.core.cache import cache
 from django.db import transaction
 
 from durak_site.celery import app
