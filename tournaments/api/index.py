@@ -1,6 +1,7 @@
 """``GET /api/v1/``: where a client starts: the API's name and version, and a link to each
 top-level collection, the schema and its docs pages (GitHub's root endpoint, a HAL-like
-``links``)."""
+``links``). Like every ``links`` of the API, paths from the server's root
+(``docs/api-links.md``): the answer is the same whatever host or proxy served it."""
 
 from __future__ import annotations
 
@@ -33,18 +34,18 @@ LINKS = {
 
 
 class ApiIndexLinksSerializer(serializers.Serializer[Any]):
-    """Absolute URLs, one per collection and for the schema and its docs."""
+    """Paths from the server's root, one per collection and for the schema and its docs."""
 
-    tournaments = serializers.URLField()
-    leagues = serializers.URLField()
-    players = serializers.URLField()
-    teams = serializers.URLField()
-    plans = serializers.URLField(help_text="POST a plan to create a tournament.")
-    socket_tickets = serializers.URLField(help_text="POST for a live table socket's ticket.")
-    webhooks = serializers.URLField(help_text="An organiser's webhooks (a token).")
-    schema = serializers.URLField(help_text="The OpenAPI 3 schema.")
-    docs = serializers.URLField(help_text="Swagger UI.")
-    redoc = serializers.URLField(help_text="Redoc.")
+    tournaments = serializers.CharField()
+    leagues = serializers.CharField()
+    players = serializers.CharField()
+    teams = serializers.CharField()
+    plans = serializers.CharField(help_text="POST a plan to create a tournament.")
+    socket_tickets = serializers.CharField(help_text="POST for a live table socket's ticket.")
+    webhooks = serializers.CharField(help_text="An organiser's webhooks (a token).")
+    schema = serializers.CharField(help_text="The OpenAPI 3 schema.")
+    docs = serializers.CharField(help_text="Swagger UI.")
+    redoc = serializers.CharField(help_text="Redoc.")
 
 
 class ApiIndexSerializer(serializers.Serializer[Any]):
@@ -67,9 +68,6 @@ class ApiIndexView(ContractView):
     )
     def get(self, request: Request) -> Response:
         spectacular = settings.SPECTACULAR_SETTINGS
-        links = {
-            name: request.build_absolute_uri(reverse(f"api:{url_name}"))
-            for name, url_name in LINKS.items()
-        }
+        links = {name: reverse(f"api:{url_name}") for name, url_name in LINKS.items()}
         body = {"name": spectacular["TITLE"], "version": spectacular["VERSION"], "links": links}
         return Response(ApiIndexSerializer(body).data)
