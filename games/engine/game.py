@@ -416,8 +416,9 @@ def _throwers(s: GameState, defender: int) -> int:
         return 0
     stock = s.stock
     out = s.out
-    if stock and not out and not setup.neighbours:
-        return setup.all_seats & ~setup.same_team[defender]
+    every = setup.all_throwers
+    if stock and not out and every is not None:
+        return every[defender]
     n = setup.n
     hands = s.hands
     mask = 0
@@ -614,7 +615,7 @@ def _defend(s: GameState, a: Action) -> GameState:
     hands[seat] = hand
     n.hands = tuple(hands)
     t_def = s.t_def
-    n.t_def = (*t_def[:idx], card, *t_def[idx + 1 :])
+    n.t_def = (card,) if len(t_def) == 1 else (*t_def[:idx], card, *t_def[idx + 1 :])
     n.unbeaten = s.unbeaten - 1
     n.ranks = s.ranks | RANK_MASKS[card >> 2]
     n.passed = 0
@@ -869,11 +870,18 @@ def _end_bout(n: GameState) -> GameState:
     n.hands = tuple(hands)
     if stock and not n.out:
         # The stock lasts, so every seat is still in: no result, and the next pair is a lookup.
-        _clear_table(n)
+        n.taking = False
+        n.passed = 0
+        n.emptied = ()
+        n.t_att = n.t_def = n.t_by = ()
+        n.unbeaten = 0
+        n.ranks = 0
+        n.bouts += 1
         attacker = defender if success else (defender + 1) % size
         n.attacker = attacker
         n.defender = target = setup.next_opponent[attacker]
-        n.throwers = _throwers(n, target)
+        every = setup.all_throwers
+        n.throwers = every[target] if every is not None else _throwers(n, target)
         return n
     newly: list[int] = []
     if not stock:
@@ -889,7 +897,13 @@ def _end_bout(n: GameState) -> GameState:
     result = _result(n, newly)
     if result is None and newly and len(n.places) == len(newly):
         n.double_pogony = _double_pogony(n, newly[0])
-    _clear_table(n)
+    n.taking = False
+    n.passed = 0
+    n.emptied = ()
+    n.t_att = n.t_def = n.t_by = ()
+    n.unbeaten = 0
+    n.ranks = 0
+    n.bouts += 1
     if result is not None:
         n.result = result
         n.throwers = 0
@@ -899,16 +913,6 @@ def _end_bout(n: GameState) -> GameState:
     n.defender = _next_opponent(n, attacker)
     n.throwers = _throwers(n, n.defender)
     return n
-
-
-def _clear_table(n: GameState) -> None:
-    n.taking = False
-    n.passed = 0
-    n.emptied = ()
-    n.t_att = n.t_def = n.t_by = ()
-    n.unbeaten = 0
-    n.ranks = 0
-    n.bouts += 1
 
 
 def _result(n: GameState, newly: list[int]) -> Result | None:

@@ -166,7 +166,7 @@ class Setup:
 
     __slots__ = (
         "acts",
-        "all_seats",
+        "all_throwers",
         "beaters",
         "bout_caps",
         "deal_sizes",
@@ -211,7 +211,7 @@ class Setup:
     draw_orders: tuple[tuple[tuple[int, ...], ...], ...]
     hand_size: int
     acts: tuple[SeatActions, ...]
-    all_seats: int
+    all_throwers: tuple[int, ...] | None
     bout_caps: tuple[int, int]
     min_cap: int
     unlimited_after_stock: bool
@@ -245,7 +245,14 @@ class Setup:
         self.next_opponent = seats.next_opponent
         self.draw_orders = seats.draw_orders
         self.acts = seats.acts
-        self.all_seats = (1 << n) - 1
+        # Who may throw in against each defender while every seat is in (None: it depends on
+        # more than that, or nobody may).
+        every = (1 << n) - 1
+        self.all_throwers = (
+            tuple(every & ~partners for partners in self.same_team)
+            if self.throw_ins and not self.neighbours
+            else None
+        )
         self.has_teams = rules.teams is not None
         self.bout_caps = (rules.first_bout_limit, rules.bout_limit)
         self.unlimited_after_stock = rules.unlimited_after_stock
