@@ -204,7 +204,11 @@ def _shuffle_and_deal(
     n = rules.players
     removed = setup_kwargs["removed"]
     sizes: tuple[int, ...] = setup_kwargs["deal_sizes"]
-    cards = [c for c in deck(rules.deck_size) if not removed >> c & 1]
+    cards = (
+        [c for c in deck(rules.deck_size) if not removed >> c & 1]
+        if removed
+        else list(deck(rules.deck_size))
+    )
     if sum(sizes) > len(cards):
         raise DealError("not enough cards for the deal")
     rng.shuffle(cards)
