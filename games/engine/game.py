@@ -1029,7 +1029,8 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
             out.append(acts.redeal)
         return out
     if seat == state.defender:
-        if state.taking:
+        unbeaten = state.unbeaten
+        if state.taking or not unbeaten:  # nothing to beat, transfer or take
             return out
         beaters = setup.beaters
         defend = acts.defend
@@ -1043,11 +1044,9 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
                         low = cover & -cover
                         out.append(row[low.bit_length() - 1])
                         cover ^= low
-        unbeaten = state.unbeaten
         if setup.transfers and unbeaten == len(t_att):
             _legal_transfers(state, seat, hand, out)
-        if unbeaten:
-            out.append(acts.take)
+        out.append(acts.take)
         return out
     bit = 1 << seat
     if not state.throwers & bit or not hand:
