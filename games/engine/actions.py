@@ -28,6 +28,8 @@ __all__ = [
     "THROW",
     "TRANSFER",
     "Action",
+    "SeatActions",
+    "seat_actions",
 ]
 
 ATTACK = "attack"
@@ -148,3 +150,65 @@ class Action(NamedTuple):
                 raise BadRequest(f"defend needs a card and a target: {text!r}")
             return cls.make(seat, kind, cards[:1], cards[1])
         return cls.make(seat, kind, cards)
+
+
+_new_action = tuple.__new__
+
+
+class SeatActions:
+    """The single-card actions of one seat, each built once and shared by every game.
+
+    ``legal_actions`` lists one action per card and target on every call; handing out these
+    ready-made (immutable) tuples instead of building a fresh one costs an eighth as much.
+    The ``defend`` row of an attack card is built on first use (52 rows of 52 per seat would
+    be most of the engine's memory); two threads building the same row build equal rows.
+
+    >>> acts = seat_actions(1)
+    >>> str(acts.attack[16]), str(acts.take), acts.take is seat_actions(1).take
+    ('1 attack 6S', '1 take', True)
+    >>> acts.defend_row(16)[20] == Action(1, DEFEND, (20,), 16)
+    True
+    """
+
+    __slots__ = (
+        "attack",
+        "defend",
+        "pass_",
+        "redeal",
+        "seat",
+        "show_trump",
+        "take",
+        "throw",
+        "transfer",
+    )
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.attack = self._row(ATTACK)
+        self.throw = self._row(THROW)
+        self.transfer = self._row(TRANSFER)
+        self.show_trump = self._row(SHOW_TRUMP)
+        self.defend: list[tuple[Action, ...] | None] = [None] * 52
+        self.take: Action = _new_action(Action, (seat, TAKE, (), None))
+        self.pass_: Action = _new_action(Action, (seat, PASS, (), None))
+        self.redeal: Action = _new_action(Action, (seat, REDEAL, (), None))
+
+    def _row(self, kind: str, target: int | None = None) -> tuple[Action, ...]:
+        seat = self.seat
+        return tuple(_new_action(Action, (seat, kind, (card,), target)) for card in range(52))
+
+    def defend_row(self, target: int) -> tuple[Action, ...]:
+        """The ``defend`` actions covering ``target``, indexed by the covering card."""
+        row = self.defend[target]
+        if row is None:
+            row = self.defend[target] = self._row(DEFEND, target)
+        return row
+
+
+_SEAT_ACTIONS = tuple(SeatActions(seat) for seat in range(8))
+"""Built at import for every seat of the largest table (8 players), so no thread ever grows it."""
+
+
+def seat_actions(seat: int) -> SeatActions:
+    """The shared :class:`SeatActions` of ``seat`` (a seat index, 0 up)."""
+    return _SEAT_ACTIONS[seat] if seat < 8 else SeatActions(seat)

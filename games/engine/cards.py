@@ -149,7 +149,7 @@ def deck(deck_size: int) -> tuple[int, ...]:
     >>> [card_name(c) for c in deck(24)[:5]]
     ['9S', '9C', '9D', '9H', 'TS']
     """
-    return tuple(range(4 * _LOWEST_RANK[deck_size], 52))
+    return _DECKS[deck_size]
 
 
 def deck_mask(deck_size: int) -> int:
@@ -158,7 +158,7 @@ def deck_mask(deck_size: int) -> int:
     >>> bin(deck_mask(24)).count("1")
     24
     """
-    return mask_of(deck(deck_size))
+    return _DECK_MASKS[deck_size]
 
 
 def mask_of(cards: Iterable[int]) -> int:
@@ -171,6 +171,10 @@ def mask_of(cards: Iterable[int]) -> int:
     for card in cards:
         mask |= 1 << card
     return mask
+
+
+_DECKS = {size: tuple(range(4 * low, 52)) for size, low in _LOWEST_RANK.items()}
+_DECK_MASKS = {size: mask_of(cards) for size, cards in _DECKS.items()}
 
 
 def cards_of(mask: int) -> list[int]:

@@ -75,8 +75,6 @@ __all__ = [
     "view",
 ]
 
-_tuple_new = tuple.__new__
-
 # --- seeds ----------------------------------------------------------------------------------
 
 
@@ -206,7 +204,11 @@ def _shuffle_and_deal(
     n = rules.players
     removed = setup_kwargs["removed"]
     sizes: tuple[int, ...] = setup_kwargs["deal_sizes"]
-    cards = [c for c in deck(rules.deck_size) if not removed >> c & 1]
+    cards = (
+        [c for c in deck(rules.deck_size) if not removed >> c & 1]
+        if removed
+        else list(deck(rules.deck_size))
+    )
     if sum(sizes) > len(cards):
         raise DealError("not enough cards for the deal")
     rng.shuffle(cards)
@@ -386,11 +388,13 @@ def _start(
 def _next_opponent(s: GameState, seat: int) -> int:
     """Next seat clockwise still in (holding or drawing cards), not a partner; or -1."""
     setup = s.setup
+    stock = s.stock
+    out = s.out
+    if stock and not out:
+        return setup.next_opponent[seat]
     n = setup.n
     partners = setup.same_team[seat]
     hands = s.hands
-    stock = s.stock
-    out = s.out
     for step in range(1, n):
         other = (seat + step) % n
         if not (partners >> other & 1 or out >> other & 1) and (hands[other] or stock):
@@ -399,6 +403,8 @@ def _next_opponent(s: GameState, seat: int) -> int:
 
 
 def _first_in_from(s: GameState, seat: int) -> int:
+    if s.stock and not s.out:
+        return seat
     n = s.setup.n
     for step in range(n):
         other = (seat + step) % n
@@ -412,10 +418,13 @@ def _throwers(s: GameState, defender: int) -> int:
     setup = s.setup
     if not setup.throw_ins:
         return 0
-    n = setup.n
-    hands = s.hands
     stock = s.stock
     out = s.out
+    every = setup.all_throwers
+    if stock and not out and every is not None:
+        return every[defender]
+    n = setup.n
+    hands = s.hands
     mask = 0
     if setup.neighbours:
         for direction in (1, -1):
@@ -434,18 +443,19 @@ def _throwers(s: GameState, defender: int) -> int:
 def _cap(s: GameState, defender: int) -> int:
     """Most attack cards allowed in this bout against ``defender`` (not counting its hand)."""
     setup = s.setup
-    rules = setup.rules
-    if rules.unlimited_after_stock and not s.stock:
+    if setup.unlimited_after_stock and not s.stock:
         cap = NO_CAP
-    elif s.first_defence:
-        cap = rules.bout_limit
     else:
-        cap = rules.first_bout_limit
+        cap = setup.bout_caps[s.first_defence]
     limit = setup.throw_caps[defender]
     return cap if cap < limit else limit
 
 
 def _cards_mask(cards: tuple[int, ...]) -> int:
+    if len(cards) == 1:
+        card = cards[0]
+        if type(card) is int and 0 <= card < 52:
+            return 1 << card
     mask = 0
     for card in cards:
         if type(card) is not int or not 0 <= card < 52:
@@ -514,12 +524,11 @@ def _attack(s: GameState, a: Action) -> GameState:
     if mask & hand != mask:
         raise CardNotInHand(f"seat {seat} does not hold {_names(mask & ~hand)}")
     rank = cards[0] >> 2
-    for card in cards:
-        if card >> 2 != rank:
-            raise IllegalAction("an attack is one card or several cards of one rank")
+    if mask & ~RANK_MASKS[rank]:
+        raise IllegalAction("an attack is one card or several cards of one rank")
     k = len(cards)
     defender = s.defender
-    if k > _cap(s, defender) or k > s.hands[defender].bit_count():
+    if (k > s.setup.min_cap and k > _cap(s, defender)) or k > s.hands[defender].bit_count():
         raise LimitExceeded(f"{k} attack cards exceed this bout's limit")
     n = s.copy()
     hands = list(s.hands)
@@ -557,7 +566,8 @@ def _throw(s: GameState, a: Action) -> GameState:
     if mask & ~s.ranks:
         raise RankNotOnTable(f"the rank of {_names(mask & ~s.ranks)} is not on the table")
     k = len(cards)
-    if len(s.t_att) + k > _cap(s, defender):
+    total = len(s.t_att) + k
+    if total > s.setup.min_cap and total > _cap(s, defender):
         raise LimitExceeded(f"at most {_cap(s, defender)} attack cards in this bout")
     if s.unbeaten + k > s.hands[defender].bit_count():
         raise LimitExceeded("unbeaten cards may not exceed the defender's hand")
@@ -609,7 +619,7 @@ def _defend(s: GameState, a: Action) -> GameState:
     hands[seat] = hand
     n.hands = tuple(hands)
     t_def = s.t_def
-    n.t_def = (*t_def[:idx], card, *t_def[idx + 1 :])
+    n.t_def = (card,) if len(t_def) == 1 else (*t_def[:idx], card, *t_def[idx + 1 :])
     n.unbeaten = s.unbeaten - 1
     n.ranks = s.ranks | RANK_MASKS[card >> 2]
     n.passed = 0
@@ -862,6 +872,21 @@ def _end_bout(n: GameState) -> GameState:
         stock = stock[pos:]
         n.stock = stock
     n.hands = tuple(hands)
+    if stock and not n.out:
+        # The stock lasts, so every seat is still in: no result, and the next pair is a lookup.
+        n.taking = False
+        n.passed = 0
+        n.emptied = ()
+        n.t_att = n.t_def = n.t_by = ()
+        n.unbeaten = 0
+        n.ranks = 0
+        n.bouts += 1
+        attacker = defender if success else (defender + 1) % size
+        n.attacker = attacker
+        n.defender = target = setup.next_opponent[attacker]
+        every = setup.all_throwers
+        n.throwers = every[target] if every is not None else _throwers(n, target)
+        return n
     newly: list[int] = []
     if not stock:
         out = n.out
@@ -896,12 +921,12 @@ def _end_bout(n: GameState) -> GameState:
 
 def _result(n: GameState, newly: list[int]) -> Result | None:
     """The result if the game ends after this bout (the table is still in ``n``)."""
+    if n.stock:
+        return None
     setup = n.setup
     rules = setup.rules
     hands = n.hands
     holders = [seat for seat in range(setup.n) if hands[seat]]
-    if n.stock:
-        return None
     if not holders:
         if rules.draw:
             double = () if n.double_pogony is None else (n.double_pogony,)
@@ -991,46 +1016,55 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
         return []
     hand = state.hands[seat]
     t_att = state.t_att
+    acts = setup.acts[seat]
     out: list[Action] = []
     if not t_att:
         if seat == state.attacker:
+            row = acts.attack
             while hand:
                 low = hand & -hand
-                out.append(_tuple_new(Action, (seat, ATTACK, (low.bit_length() - 1,), None)))
+                out.append(row[low.bit_length() - 1])
                 hand ^= low
-        rules = setup.rules
-        if state.bouts == 0 and rules.redeal_five_of_suit and not _redeal_problem(state, seat):
-            out.append(_tuple_new(Action, (seat, REDEAL, (), None)))
+        if setup.redeal and state.bouts == 0 and not _redeal_problem(state, seat):
+            out.append(acts.redeal)
         return out
     if seat == state.defender:
-        if state.taking:
+        unbeaten = state.unbeaten
+        if state.taking or not unbeaten:  # nothing to beat, transfer or take
             return out
         beaters = setup.beaters
+        defend = acts.defend
         t_def = state.t_def
         for i, target in enumerate(t_att):
             if t_def[i] < 0:
                 cover = hand & beaters[target]
-                while cover:
-                    low = cover & -cover
-                    out.append(_tuple_new(Action, (seat, DEFEND, (low.bit_length() - 1,), target)))
-                    cover ^= low
-        if setup.transfers and state.unbeaten == len(t_att):
+                if cover:
+                    row = defend[target] or acts.defend_row(target)
+                    while cover:
+                        low = cover & -cover
+                        out.append(row[low.bit_length() - 1])
+                        cover ^= low
+        if setup.transfers and unbeaten == len(t_att):
             _legal_transfers(state, seat, hand, out)
-        if state.unbeaten:
-            out.append(_tuple_new(Action, (seat, TAKE, (), None)))
+        out.append(acts.take)
         return out
     bit = 1 << seat
     if not state.throwers & bit or not hand:
         return out
-    defender = state.defender
-    if len(t_att) < _cap(state, defender) and state.unbeaten < state.hands[defender].bit_count():
-        throwable = hand & state.ranks
-        while throwable:
-            low = throwable & -throwable
-            out.append(_tuple_new(Action, (seat, THROW, (low.bit_length() - 1,), None)))
-            throwable ^= low
+    throwable = hand & state.ranks
+    if throwable:
+        defender = state.defender
+        on_table = len(t_att)
+        if (
+            on_table < setup.min_cap or on_table < _cap(state, defender)
+        ) and state.unbeaten < state.hands[defender].bit_count():
+            row = acts.throw
+            while throwable:
+                low = throwable & -throwable
+                out.append(row[low.bit_length() - 1])
+                throwable ^= low
     if not state.passed & bit and (state.taking or not state.unbeaten):
-        out.append(_tuple_new(Action, (seat, PASS, (), None)))
+        out.append(acts.pass_)
     return out
 
 
@@ -1057,21 +1091,22 @@ def _legal_transfers(state: GameState, seat: int, hand: int, out: list[Action]) 
     same_rank = hand & RANK_MASKS[state.t_att[0] >> 2]
     if not same_rank:
         return
+    setup = state.setup
+    acts = setup.acts[seat]
     _target, err, _why = _transfer_problem(state, seat, 1, hand.bit_count() == 1)
     if err is None:
+        row = acts.transfer
         cards = same_rank
         while cards:
             low = cards & -cards
-            out.append(_tuple_new(Action, (seat, TRANSFER, (low.bit_length() - 1,), None)))
+            out.append(row[low.bit_length() - 1])
             cards ^= low
-    setup = state.setup
     if setup.rules.trump_show and not state.shown >> seat & 1:
         trump_card = same_rank & SUIT_MASKS[setup.trump]
         if trump_card:
             _target, err, _why = _transfer_problem(state, seat, 0, False)
             if err is None:
-                card = trump_card.bit_length() - 1
-                out.append(_tuple_new(Action, (seat, SHOW_TRUMP, (card,), None)))
+                out.append(acts.show_trump[trump_card.bit_length() - 1])
 
 
 # --- views and series helpers ---------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .actions import SeatActions, seat_actions
 from .cards import (
     BEATERS,
     CARD_NAMES,
@@ -164,15 +165,21 @@ class Setup:
     """
 
     __slots__ = (
+        "acts",
+        "all_throwers",
         "beaters",
+        "bout_caps",
         "deal_sizes",
         "draw_orders",
         "forced_attacker",
         "hand_size",
         "has_teams",
+        "min_cap",
         "n",
         "neighbours",
+        "next_opponent",
         "pogony_rank",
+        "redeal",
         "removed",
         "rules",
         "same_team",
@@ -182,6 +189,7 @@ class Setup:
         "transfers",
         "trump",
         "trump_card",
+        "unlimited_after_stock",
     )
 
     rules: Rules
@@ -202,6 +210,13 @@ class Setup:
     forced_attacker: int | None
     draw_orders: tuple[tuple[tuple[int, ...], ...], ...]
     hand_size: int
+    acts: tuple[SeatActions, ...]
+    all_throwers: tuple[int, ...] | None
+    bout_caps: tuple[int, int]
+    min_cap: int
+    unlimited_after_stock: bool
+    redeal: bool
+    next_opponent: tuple[int, ...]
 
     def __init__(
         self,
@@ -225,11 +240,26 @@ class Setup:
         self.transfers = rules.transfers
         self.neighbours = rules.throw_in_by == "neighbours"
         self.team = rules.team_of()
-        self.same_team = tuple(
-            sum(1 << j for j in range(n) if self.team[j] == self.team[i]) for i in range(n)
+        seats = _seat_tables(self.team)
+        self.same_team = seats.same_team
+        self.next_opponent = seats.next_opponent
+        self.draw_orders = seats.draw_orders
+        self.acts = seats.acts
+        # Who may throw in against each defender while every seat is in (None: it depends on
+        # more than that, or nobody may).
+        every = (1 << n) - 1
+        self.all_throwers = (
+            tuple(every & ~partners for partners in self.same_team)
+            if self.throw_ins and not self.neighbours
+            else None
         )
         self.has_teams = rules.teams is not None
+        self.bout_caps = (rules.first_bout_limit, rules.bout_limit)
+        self.unlimited_after_stock = rules.unlimited_after_stock
+        self.redeal = rules.redeal_five_of_suit
         self.throw_caps = throw_caps if throw_caps is not None else (NO_CAP,) * n
+        # No bout ever caps attack cards below this: a count up to it needs no ``_cap`` call.
+        self.min_cap = min(*self.bout_caps, *self.throw_caps)
         low = lowest_rank(rules.deck_size)
         self.pogony_rank = low if pogony_rank is None else pogony_rank
         if not low <= self.pogony_rank <= 12:
@@ -238,9 +268,6 @@ class Setup:
         self.removed = removed
         self.forced_attacker = forced_attacker
         self.hand_size = rules.hand_size
-        self.draw_orders = tuple(
-            tuple(_draw_order(n, opener, defender) for defender in range(n)) for opener in range(n)
-        )
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON form (without the rules) for :meth:`GameState.to_dict`."""
@@ -271,6 +298,38 @@ class Setup:
             removed=removed,
             forced_attacker=obj["forced_attacker"],
         )
+
+
+class _SeatTables:
+    """What the seats of a table look like (its team of every seat): the same for every game at
+    tables of that shape, so built once per shape rather than once per deal."""
+
+    __slots__ = ("acts", "draw_orders", "next_opponent", "same_team")
+
+    def __init__(self, team: tuple[int, ...]) -> None:
+        n = len(team)
+        self.same_team = tuple(
+            sum(1 << j for j in range(n) if team[j] == team[i]) for i in range(n)
+        )
+        # The next opponent clockwise while every seat is still in (the stock is not empty).
+        self.next_opponent = tuple(
+            next(((seat + k) % n for k in range(1, n) if team[(seat + k) % n] != team[seat]), -1)
+            for seat in range(n)
+        )
+        self.draw_orders = tuple(
+            tuple(_draw_order(n, opener, defender) for defender in range(n)) for opener in range(n)
+        )
+        self.acts = tuple(seat_actions(seat) for seat in range(n))
+
+
+_SEAT_TABLES: dict[tuple[int, ...], _SeatTables] = {}
+
+
+def _seat_tables(team: tuple[int, ...]) -> _SeatTables:
+    found = _SEAT_TABLES.get(team)
+    if found is None:
+        found = _SEAT_TABLES.setdefault(team, _SeatTables(team))
+    return found
 
 
 def _draw_order(n: int, opener: int, defender: int) -> tuple[int, ...]:
