@@ -28,7 +28,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, islice, repeat, starmap
 from operator import add, attrgetter, neg
 
 from .errors import ConfigError, PairingError
@@ -85,36 +85,36 @@ def rank_entries(entries: Sequence[Entry], rng: random.Random) -> list[Entry]:
     >>> [e.id for e in rank_entries([Entry(1, 0.0), Entry(2, 3.0)], random.Random(1))]
     [2, 1]
     """
-    return [entries[x] for x in _rank_order(entries, _draws(entries, rng))]
+    by_id = sorted(entries, key=attrgetter("id"))
+    return [by_id[x] for x in _rank_order(by_id, _draw(rng, len(by_id)))]
 
 
-def _draws(entries: Sequence[Entry], rng: random.Random) -> list[float]:
-    # One draw per entry, taken in id order, returned in the order of ``entries``.
-    ids = [e.id for e in entries]
-    draws = [0.0] * len(ids)
-    rand = rng.random
-    for x in sorted(range(len(ids)), key=ids.__getitem__):
-        draws[x] = rand()
-    return draws
+def _draw(rng: random.Random, n: int) -> list[float]:
+    return list(starmap(rng.random, repeat((), n)))
 
 
 def _rank_order(entries: Sequence[Entry], draws: list[float]) -> list[int]:
-    # Positions in ``entries``, best first. The keys are built once as plain tuples: a key
-    # function with a dict lookup per entry was most of the cost of ranking a large field.
-    seeds = list(map(attrgetter("seed"), entries))
-    if 0 in seeds:
-        seeds = [s or 1 << 30 for s in seeds]
-    keys = list(
+    # Positions in ``entries`` (in id order), best first. Two sorts on plain keys, as a
+    # stable sort allows: by rating, seed and draw, then by points and first places (as the
+    # rank of their pair among the few pairs there are). Tuples of all five were slow to
+    # compare, most pairs of entries having the same points and first places.
+    n = len(entries)
+    ratings = list(map(neg, map(attrgetter("rating"), entries)))
+    tail: list[float] | list[tuple[float, int, float]] = ratings
+    if len(set(ratings)) < n:  # a rating shared: seed and draw decide between them
+        seeds = [s or 1 << 30 for s in map(attrgetter("seed"), entries)]
+        tail = list(zip(ratings, seeds, draws, strict=True))
+    order = sorted(range(n), key=tail.__getitem__)
+    heads = list(
         zip(
             map(neg, map(attrgetter("points"), entries)),
             map(neg, map(attrgetter("first_places"), entries)),
-            map(neg, map(attrgetter("rating"), entries)),
-            seeds,
-            draws,
             strict=True,
         )
     )
-    return sorted(range(len(keys)), key=keys.__getitem__)
+    level = {head: x for x, head in enumerate(sorted(set(heads)))}
+    order.sort(key=list(map(level.__getitem__, heads)).__getitem__)
+    return order
 
 
 def repeat_cost(tables: Sequence[Sequence[int]], history: History) -> int:
@@ -137,22 +137,24 @@ class _Past:
     (``first``) and where it sat on average (``mean_seat``: seat position scaled to 0..1 so
     tables of different sizes compare; 0.5 for who never sat at a table).
 
-    The history is read a round at a time with whole-list operations: a Python step per seat
-    of every earlier round was most of the cost of pairing a large field. ``seats[i]`` holds,
-    for each round, the number of the table where i sat (numbered across rounds; ``-1 - i``
-    where i did not play), so two entries met once for every number they share and a set of
-    those numbers tells at once whether a candidate met anyone at a table. The opponents of an
-    entry as a dict (rank -> times met) are built only when asked for (`met`): a round whose
-    greedy pass meets no conflict needs none. A history that seats someone twice in one round
-    is read seat by seat instead (``seats`` is then None).
+    The history is read a round at a time with whole-list operations (one dict of the round's
+    seats, then lists looked up in rank order): a Python step per seat of every earlier round
+    was most of the cost of pairing a large field. ``seats[i]`` holds, for each round, the
+    number of the table where i sat (numbered across rounds; -1 where i did not play), so two
+    entries met once for every number >= 0 they share, and a set of those numbers tells at
+    once whether a candidate met anyone at a table. The opponents of an entry as a dict (rank
+    -> times met) are built only when asked for (`met`): a round whose greedy pass meets no
+    conflict needs none. A history that seats someone twice in one round is read seat by seat
+    instead (``seats`` is then None).
     """
 
     def __init__(self, history: History, ranked: Sequence[Entry]) -> None:
         n = self.n = len(ranked)
-        rank = dict(zip(map(attrgetter("id"), ranked), range(n), strict=True))
+        ids = self._ids = list(map(attrgetter("id"), ranked))
+        self._rank: dict[int, int] | None = None
         self.first = [0] * n
         self.seats: list[tuple[int, ...]] | None = None
-        self._flat: list[int | None] = []  # the ranks at every earlier table, in seat order
+        self._flat: list[int] = []  # the ids at every earlier table, in seat order
         self._starts = [0]  # where each earlier table begins in _flat
         self._met: list[dict[int, int] | None] = [None] * n
         self._all: list[dict[int, int]] | None = None
@@ -162,32 +164,43 @@ class _Past:
         for rnd in history.rounds:
             tables = [t for t in rnd.tables if len(t) > 1]
             sizes = list(map(len, tables))
-            ranks = list(map(rank.get, chain.from_iterable(tables)))
+            flat = list(chain.from_iterable(tables))
+            place = dict(zip(flat, range(len(flat)), strict=True))
+            if len(place) != len(flat):
+                self._read_by_seat(history)
+                return
+            # Where each ranked entry sat in ``flat`` (one past its end: did not play), and
+            # by seat of ``flat``: the table's number, the seat's position scaled to 0..1,
+            # whether it is seat 0 (each with a last value for who did not play).
+            seat = list(map(place.get, ids, repeat(len(flat))))
             number = len(self._starts) - 1
             numbers = range(number, number + len(tables))
-            where = dict(zip(ranks, chain.from_iterable(map(repeat, numbers, sizes)), strict=True))
-            where.pop(None, None)
-            if len(where) != len(ranks) - ranks.count(None):
-                self._read_by_seat(history, rank)
-                return
-            by_round.append(list(map(where.get, range(n), range(-1, -n - 1, -1))))
-            fractions = {size: tuple(p / (size - 1) for p in range(size)) for size in set(sizes)}
-            seat_at = chain.from_iterable(map(fractions.__getitem__, sizes))
-            at = dict(zip(ranks, seat_at, strict=True))
+            table_at = list(chain.from_iterable(map(repeat, numbers, sizes)))
+            table_at.append(-1)
+            scaled = {size: tuple(p / (size - 1) for p in range(size)) for size in set(sizes)}
+            scaled_at = list(chain.from_iterable(map(scaled.__getitem__, sizes)))
+            scaled_at.append(0.0)
+            heads = {size: (1,) + (0,) * (size - 1) for size in set(sizes)}
+            head_at = list(chain.from_iterable(map(heads.__getitem__, sizes)))
+            head_at.append(0)
+            tables_of = list(map(table_at.__getitem__, seat))
+            by_round.append(tables_of)
             # The same sums, in the same order, as adding seat by seat (x + 0.0 is x).
-            seat_sum = list(map(add, seat_sum, map(at.get, range(n), repeat(0.0))))
-            played = list(map(add, played, map(where.__contains__, range(n))))
-            starts = list(accumulate(sizes, initial=self._starts[-1]))
-            self._flat.extend(ranks)
-            for r in map(self._flat.__getitem__, starts[:-1]):
-                if r is not None:
-                    self.first[r] += 1
-            self._starts.extend(starts[1:])
+            seat_sum = list(map(add, seat_sum, map(scaled_at.__getitem__, seat)))
+            played = list(map(add, played, map((-1).__lt__, tables_of)))
+            self.first = list(map(add, self.first, map(head_at.__getitem__, seat)))
+            self._flat.extend(flat)
+            self._starts.extend(islice(accumulate(sizes, initial=self._starts[-1]), 1, None))
         self.seats = list(zip(*by_round, strict=True)) if by_round else [()] * n
         self.mean_seat = [s / c if c else 0.5 for s, c in zip(seat_sum, played, strict=True)]
 
-    def _read_by_seat(self, history: History, rank: dict[int, int]) -> None:
-        n = self.n
+    def _ranks(self) -> dict[int, int]:
+        if self._rank is None:
+            self._rank = dict(zip(self._ids, range(self.n), strict=True))
+        return self._rank
+
+    def _read_by_seat(self, history: History) -> None:
+        n, rank = self.n, self._ranks()
         met: list[dict[int, int]] = [{} for _ in range(n)]
         first = [0] * n
         seat_sum = [0.0] * n
@@ -219,12 +232,13 @@ class _Past:
         found = self._met[i]
         if found is None:
             found = {}
-            flat, starts = self._flat, self._starts
+            flat, starts, rank, me = self._flat, self._starts, self._ranks(), self._ids[i]
             assert self.seats is not None
             for t in self.seats[i]:
                 if t >= 0:
-                    for o in flat[starts[t] : starts[t + 1]]:
-                        if o is not None and o != i:
+                    for e in flat[starts[t] : starts[t + 1]]:
+                        o = rank.get(e)
+                        if o is not None and e != me:
                             found[o] = found.get(o, 0) + 1
             self._met[i] = found
         return found
@@ -320,7 +334,7 @@ def _greedy(f: _Field, sizes: list[int], window: int) -> tuple[list[list[int]], 
     nxt = list(range(1, n + 1))
     prv = list(range(-1, n - 1))
     head = 0
-    # A candidate who shares no earlier table (and no club or team) with anyone here costs
+    # A candidate who shares no earlier table (-1 is none) nor club or team with anyone here costs
     # nothing, and set tests say so; costs are summed seat by seat only when nobody in the
     # window is free (to find the cheapest), or for a history read seat by seat.
     seats = f.past.seats
@@ -332,6 +346,7 @@ def _greedy(f: _Field, sizes: list[int], window: int) -> tuple[list[list[int]], 
     for size in sizes:
         members = [head]
         taken = set(seats[head]) if quick else set()
+        taken.discard(-1)
         teams = {team[head]} - {-1}
         clubs = {club[head]} - {-1}
         head = nxt[head]
@@ -370,6 +385,7 @@ def _greedy(f: _Field, sizes: list[int], window: int) -> tuple[list[list[int]], 
             members.append(best)
             if quick:
                 taken.update(seats[best])
+                taken.discard(-1)
                 if labelled:
                     teams.add(team[best])
                     clubs.add(club[best])
@@ -1003,10 +1019,11 @@ def pair_swiss(
         dup = sorted({i for i in ids if ids.count(i) > 1})
         raise PairingError(f"entries listed more than once: {dup}")
     # The ranking's draws, then the seat draws, both in id order (as rank_entries takes them).
-    draws = _draws(entries, rng)
-    seat_draws = _draws(entries, rng)
-    order = _rank_order(entries, draws)
-    ranked = [entries[x] for x in order]
+    by_id = sorted(entries, key=attrgetter("id"))
+    draws = _draw(rng, len(by_id))
+    seat_draws = _draw(rng, len(by_id))
+    order = _rank_order(by_id, draws)
+    ranked = [by_id[x] for x in order]
     seat_draw = [seat_draws[x] for x in order]  # by rank
 
     byes: list[Entry] = []
