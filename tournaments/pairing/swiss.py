@@ -29,6 +29,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, islice, repeat, starmap
+from math import isnan
 from operator import add, attrgetter, neg
 
 from .errors import ConfigError, PairingError
@@ -1064,34 +1065,26 @@ def pair_swiss(
         # In that order, seat 0 is the first of those who attacked first least often (the
         # sort is stable, so ties stay in table order as a min() over the table would have it).
         seat = sorted(members, key=later.__getitem__)
+        firsts = list(map(first.__getitem__, seat))
+        fewest = min(firsts)
+        if firsts[0] != fewest:
+            seat.insert(0, seat.pop(firsts.index(fewest)))
         head = seat[0]
-        fewest = min(map(first.__getitem__, seat))
-        if first[head] != fewest:
-            head = next(m for m in seat if first[m] == fewest)
-            seat.remove(head)
-            seat.insert(0, head)
-        # A table that costs nothing has no repeat and no shared club or team to report.
-        found = (
-            _table_compromises([ranked[m] for m in seat], seat, [met(m) for m in seat], options)
-            if cost
-            else []
-        )
-        if first[head] > fair_first:
-            found.append(
-                Compromise(CompromiseKind.SEAT_IMBALANCE, (rank_ids[head],), times=first[head])
+        found: tuple[Compromise, ...] = ()
+        if cost:  # a table that costs nothing has no repeat, no shared club or team to report
+            found = tuple(
+                _table_compromises([ranked[m] for m in seat], seat, [met(m) for m in seat], options)
             )
+        if fewest > fair_first:
+            imbalance = Compromise(CompromiseKind.SEAT_IMBALANCE, (rank_ids[head],), times=fewest)
+            found = (*found, imbalance)
         scores = list(map(points.__getitem__, seat))
         group = max(scores)
         seated = tuple(map(rank_ids.__getitem__, seat))
-        out.append(
-            Table(
-                number=number,
-                entries=seated,
-                score_group=group,
-                compromises=tuple(found),
-                floats=tuple([e for e, p in zip(seated, scores, strict=True) if p != group]),
-            )
-        )
+        floats: tuple[int, ...] = ()
+        if scores.count(group) < len(scores) or isnan(group):  # (count() matches NaN by identity)
+            floats = tuple([e for e, p in zip(seated, scores, strict=True) if p != group])
+        out.append(Table(number, seated, group, found, floats))
     bye_notes = tuple(
         Compromise(CompromiseKind.BYE, (e.id,), times=history.byes().get(e.id, 0)) for e in byes
     )
