@@ -28,6 +28,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, chain, islice, repeat, starmap
+from math import isnan
+from operator import add, attrgetter, neg
 
 from .errors import ConfigError, PairingError
 from .models import (
@@ -83,11 +86,36 @@ def rank_entries(entries: Sequence[Entry], rng: random.Random) -> list[Entry]:
     >>> [e.id for e in rank_entries([Entry(1, 0.0), Entry(2, 3.0)], random.Random(1))]
     [2, 1]
     """
-    draw = {e.id: rng.random() for e in sorted(entries, key=lambda e: e.id)}
-    return sorted(
-        entries,
-        key=lambda e: (-e.points, -e.first_places, -e.rating, e.seed or 1 << 30, draw[e.id]),
+    by_id = sorted(entries, key=attrgetter("id"))
+    return [by_id[x] for x in _rank_order(by_id, _draw(rng, len(by_id)))]
+
+
+def _draw(rng: random.Random, n: int) -> list[float]:
+    return list(starmap(rng.random, repeat((), n)))
+
+
+def _rank_order(entries: Sequence[Entry], draws: list[float]) -> list[int]:
+    # Positions in ``entries`` (in id order), best first. Two sorts on plain keys, as a
+    # stable sort allows: by rating, seed and draw, then by points and first places (as the
+    # rank of their pair among the few pairs there are). Tuples of all five were slow to
+    # compare, most pairs of entries having the same points and first places.
+    n = len(entries)
+    ratings = list(map(neg, map(attrgetter("rating"), entries)))
+    tail: list[float] | list[tuple[float, int, float]] = ratings
+    if len(set(ratings)) < n:  # a rating shared: seed and draw decide between them
+        seeds = [s or 1 << 30 for s in map(attrgetter("seed"), entries)]
+        tail = list(zip(ratings, seeds, draws, strict=True))
+    order = sorted(range(n), key=tail.__getitem__)
+    heads = list(
+        zip(
+            map(neg, map(attrgetter("points"), entries)),
+            map(neg, map(attrgetter("first_places"), entries)),
+            strict=True,
+        )
     )
+    level = {head: x for x, head in enumerate(sorted(set(heads)))}
+    order.sort(key=list(map(level.__getitem__, heads)).__getitem__)
+    return order
 
 
 def repeat_cost(tables: Sequence[Sequence[int]], history: History) -> int:
@@ -105,31 +133,156 @@ def repeat_cost(tables: Sequence[Sequence[int]], history: History) -> int:
     return total
 
 
+class _Past:
+    """What the history says about each ranked entry: whom it met, how often it attacked first
+    (``first``) and where it sat on average (``mean_seat``: seat position scaled to 0..1 so
+    tables of different sizes compare; 0.5 for who never sat at a table).
+
+    The history is read a round at a time with whole-list operations (one dict of the round's
+    seats, then lists looked up in rank order): a Python step per seat of every earlier round
+    was most of the cost of pairing a large field. ``seats[i]`` holds, for each round, the
+    number of the table where i sat (numbered across rounds; -1 where i did not play), so two
+    entries met once for every number >= 0 they share, and a set of those numbers tells at
+    once whether a candidate met anyone at a table. The opponents of an entry as a dict (rank
+    -> times met) are built only when asked for (`met`): a round whose greedy pass meets no
+    conflict needs none. A history that seats someone twice in one round is read seat by seat
+    instead (``seats`` is then None).
+    """
+
+    def __init__(self, history: History, ranked: Sequence[Entry]) -> None:
+        n = self.n = len(ranked)
+        ids = self._ids = list(map(attrgetter("id"), ranked))
+        self._rank: dict[int, int] | None = None
+        self.first = [0] * n
+        self.seats: list[tuple[int, ...]] | None = None
+        self._flat: list[int] = []  # the ids at every earlier table, in seat order
+        self._starts = [0]  # where each earlier table begins in _flat
+        self._met: list[dict[int, int] | None] = [None] * n
+        self._all: list[dict[int, int]] | None = None
+        seat_sum = [0.0] * n
+        played = [0] * n
+        by_round: list[list[int]] = []
+        for rnd in history.rounds:
+            tables = [t for t in rnd.tables if len(t) > 1]
+            sizes = list(map(len, tables))
+            flat = list(chain.from_iterable(tables))
+            place = dict(zip(flat, range(len(flat)), strict=True))
+            if len(place) != len(flat):
+                self._read_by_seat(history)
+                return
+            # Where each ranked entry sat in ``flat`` (one past its end: did not play), and
+            # by seat of ``flat``: the table's number, the seat's position scaled to 0..1,
+            # whether it is seat 0 (each with a last value for who did not play).
+            seat = list(map(place.get, ids, repeat(len(flat))))
+            number = len(self._starts) - 1
+            numbers = range(number, number + len(tables))
+            table_at = list(chain.from_iterable(map(repeat, numbers, sizes)))
+            table_at.append(-1)
+            scaled = {size: tuple(p / (size - 1) for p in range(size)) for size in set(sizes)}
+            scaled_at = list(chain.from_iterable(map(scaled.__getitem__, sizes)))
+            scaled_at.append(0.0)
+            heads = {size: (1,) + (0,) * (size - 1) for size in set(sizes)}
+            head_at = list(chain.from_iterable(map(heads.__getitem__, sizes)))
+            head_at.append(0)
+            tables_of = list(map(table_at.__getitem__, seat))
+            by_round.append(tables_of)
+            # The same sums, in the same order, as adding seat by seat (x + 0.0 is x).
+            seat_sum = list(map(add, seat_sum, map(scaled_at.__getitem__, seat)))
+            played = list(map(add, played, map((-1).__lt__, tables_of)))
+            self.first = list(map(add, self.first, map(head_at.__getitem__, seat)))
+            self._flat.extend(flat)
+            self._starts.extend(islice(accumulate(sizes, initial=self._starts[-1]), 1, None))
+        self.seats = list(zip(*by_round, strict=True)) if by_round else [()] * n
+        self.mean_seat = [s / c if c else 0.5 for s, c in zip(seat_sum, played, strict=True)]
+
+    def _ranks(self) -> dict[int, int]:
+        if self._rank is None:
+            self._rank = dict(zip(self._ids, range(self.n), strict=True))
+        return self._rank
+
+    def _read_by_seat(self, history: History) -> None:
+        n, rank = self.n, self._ranks()
+        met: list[dict[int, int]] = [{} for _ in range(n)]
+        first = [0] * n
+        seat_sum = [0.0] * n
+        played = [0] * n
+        for rnd in history.rounds:
+            for table in rnd.tables:
+                if len(table) < 2:
+                    continue
+                ranks = [rank.get(e, -1) for e in table]
+                if ranks[0] >= 0:
+                    first[ranks[0]] += 1
+                for pos, r in enumerate(ranks):
+                    if r < 0:
+                        continue
+                    seat_sum[r] += pos / (len(table) - 1)
+                    played[r] += 1
+                    mine = met[r]
+                    for pos_o, o in enumerate(ranks):
+                        if o >= 0 and table[pos_o] != table[pos]:
+                            mine[o] = mine.get(o, 0) + 1
+        self.first = first
+        self.seats = None
+        self._all = met
+        self._met = list(met)
+        self.mean_seat = [s / c if c else 0.5 for s, c in zip(seat_sum, played, strict=True)]
+
+    def met(self, i: int) -> dict[int, int]:
+        """The entries i met (ranks) and how often."""
+        found = self._met[i]
+        if found is None:
+            found = {}
+            flat, starts, rank, me = self._flat, self._starts, self._ranks(), self._ids[i]
+            assert self.seats is not None
+            for t in self.seats[i]:
+                if t >= 0:
+                    for e in flat[starts[t] : starts[t + 1]]:
+                        o = rank.get(e)
+                        if o is not None and e != me:
+                            found[o] = found.get(o, 0) + 1
+            self._met[i] = found
+        return found
+
+    def every_met(self) -> list[dict[int, int]]:
+        """`met` of every entry, by rank (for the whole-field searches)."""
+        if self._all is None:
+            self._all = [self.met(i) for i in range(self.n)]
+        return self._all
+
+
 class _Field:
     """The round's entries as rank-indexed arrays, with the pair cost."""
 
-    def __init__(self, ranked: list[Entry], history: History, options: SwissOptions) -> None:
+    def __init__(self, ranked: list[Entry], past: _Past, options: SwissOptions) -> None:
         self.ranked = ranked
         self.n = len(ranked)
-        index = {e.id: i for i, e in enumerate(ranked)}
-        opponents = history.opponents()
-        # Only active entries matter; opponents who left the stage are dropped here.
-        self.opp: list[dict[int, int]] = [
-            {index[o]: t for o, t in opponents.get(e.id, {}).items() if o in index} for e in ranked
-        ]
-        self.points = [e.points for e in ranked]
+        self.past = past
+        self.met = past.met
+        self.points = list(map(attrgetter("points"), ranked))
         # Clubs and teams as small ints (-1 = none or not avoided): compared on every seat.
         labels: dict[str, int] = {}
 
-        def label(name: str | None, wanted: bool) -> int:
-            return labels.setdefault(name, len(labels)) if wanted and name is not None else -1
+        def label(name: str | None) -> int:
+            return -1 if name is None else labels.setdefault(name, len(labels))
 
-        self.club = [label(e.club and "c:" + e.club, options.avoid_club) for e in ranked]
-        self.team = [label(e.team and "t:" + e.team, options.avoid_team) for e in ranked]
+        def any_but_none(names: list[str | None]) -> bool:
+            return names.count(None) < len(names)
+
+        none = [-1] * self.n
+        clubs = list(map(attrgetter("club"), ranked)) if options.avoid_club else []
+        teams = list(map(attrgetter("team"), ranked)) if options.avoid_team else []
+        self.club = [label(c and "c:" + c) for c in clubs] if any_but_none(clubs) else none
+        self.team = [label(t and "t:" + t) for t in teams] if any_but_none(teams) else none
         self.labelled = bool(labels)
 
+    @property
+    def opp(self) -> list[dict[int, int]]:
+        """Everyone's earlier opponents (`_Past.met`), for the searches over the whole field."""
+        return self.past.every_met()
+
     def pair(self, i: int, j: int) -> int:
-        cost = self.opp[i].get(j, 0) * REPEAT_WEIGHT
+        cost = self.met(i).get(j, 0) * REPEAT_WEIGHT
         if self.team[i] >= 0 and self.team[i] == self.team[j]:
             cost += TEAM_WEIGHT
         if self.club[i] >= 0 and self.club[i] == self.club[j]:
@@ -137,54 +290,119 @@ class _Field:
         return cost
 
     def against(self, i: int, members: Sequence[int], skip: int = -1) -> int:
-        return sum(self.pair(i, m) for m in members if m not in (skip, i))
+        """Cost of seating ``i`` with ``members`` (leaving out ``skip`` and i itself)."""
+        mine = self.met(i)
+        cost = 0
+        if mine and not mine.keys().isdisjoint(members):
+            cost = REPEAT_WEIGHT * sum(mine.get(m, 0) for m in members if m != skip)
+        if self.labelled:
+            team, club = self.team, self.club
+            ti, ci = team[i], club[i]
+            for m in members:
+                if m not in (skip, i):
+                    if ti >= 0 and team[m] == ti:
+                        cost += TEAM_WEIGHT
+                    if ci >= 0 and club[m] == ci:
+                        cost += CLUB_WEIGHT
+        return cost
 
     def table(self, members: Sequence[int]) -> int:
-        return sum(self.pair(a, b) for x, a in enumerate(members) for b in members[x + 1 :])
+        """Cost of a table: the sum of its pairs' costs."""
+        met = self.met
+        repeats = 0
+        for x, a in enumerate(members):
+            mine = met(a)
+            if mine and not mine.keys().isdisjoint(members):
+                repeats += sum(mine.get(b, 0) for b in members[x + 1 :])
+        cost = repeats * REPEAT_WEIGHT
+        if self.labelled:
+            team, club = self.team, self.club
+            for x, a in enumerate(members):
+                ta, ca = team[a], club[a]
+                for b in members[x + 1 :]:
+                    if ta >= 0 and team[b] == ta:
+                        cost += TEAM_WEIGHT
+                    if ca >= 0 and club[b] == ca:
+                        cost += CLUB_WEIGHT
+        return cost
 
 
-def _greedy(f: _Field, sizes: list[int], window: int) -> list[list[int]]:
+def _greedy(f: _Field, sizes: list[int], window: int) -> tuple[list[list[int]], list[int]]:
+    """The tables filled from the top, and the cost of each (the sum of its seats' costs)."""
     # A doubly linked list of unseated ranks: removal is O(1) and the scan starts at the best
     # unseated entry, so a full round is O(n * window) at worst and O(n) when nobody clashes.
     n = f.n
     nxt = list(range(1, n + 1))
     prv = list(range(-1, n - 1))
     head = 0
-
-    def remove(i: int) -> None:
-        nonlocal head
-        if prv[i] >= 0:
-            nxt[prv[i]] = nxt[i]
-        else:
-            head = nxt[i]
-        if nxt[i] < n:
-            prv[nxt[i]] = prv[i]
-
+    # A candidate who shares no earlier table (-1 is none) nor club or team with anyone here costs
+    # nothing, and set tests say so; costs are summed seat by seat only when nobody in the
+    # window is free (to find the cheapest), or for a history read seat by seat.
+    seats = f.past.seats
+    quick = seats is not None
+    seats = seats or []
+    labelled, team, club = f.labelled, f.team, f.club
     tables: list[list[int]] = []
+    costs: list[int] = []
     for size in sizes:
         members = [head]
-        remove(head)
+        taken = set(seats[head]) if quick else set()
+        taken.discard(-1)
+        teams = {team[head]} - {-1}
+        clubs = {club[head]} - {-1}
+        head = nxt[head]
+        if head < n:
+            prv[head] = -1
+        total = 0
         while len(members) < size:
             best, best_cost, cand, seen = -1, -1, head, 0
-            while cand < n and seen < window:
-                cost = f.against(cand, members)
-                if cost == 0:
-                    best = cand
-                    break
-                if best < 0 or cost < best_cost:
-                    best, best_cost = cand, cost
-                cand, seen = nxt[cand], seen + 1
+            if quick:
+                while cand < n and seen < window:
+                    if taken.isdisjoint(seats[cand]) and (
+                        not labelled or (team[cand] not in teams and club[cand] not in clubs)
+                    ):
+                        best, best_cost = cand, 0
+                        break
+                    cand, seen = nxt[cand], seen + 1
+                else:
+                    cand, seen = head, 0
+            if best < 0:
+                while cand < n and seen < window:
+                    cost = f.against(cand, members)
+                    if cost == 0:
+                        best, best_cost = cand, 0
+                        break
+                    if best < 0 or cost < best_cost:
+                        best, best_cost = cand, cost
+                    cand, seen = nxt[cand], seen + 1
             assert best >= 0, "fewer unseated entries than open seats"
-            remove(best)
+            before, after = prv[best], nxt[best]
+            if before >= 0:
+                nxt[before] = after
+            else:
+                head = after
+            if after < n:
+                prv[after] = before
             members.append(best)
+            if quick:
+                taken.update(seats[best])
+                taken.discard(-1)
+                if labelled:
+                    teams.add(team[best])
+                    clubs.add(club[best])
+                    teams.discard(-1)
+                    clubs.discard(-1)
+            total += best_cost
         tables.append(members)
-    return tables
+        costs.append(total)
+    return tables, costs
 
 
-def _repair(f: _Field, tables: list[list[int]], radius_hard: int, radius_soft: int) -> bool:
+def _repair(
+    f: _Field, tables: list[list[int]], costs: list[int], radius_hard: int, radius_soft: int
+) -> bool:
     """Swap players between nearby tables while that lowers the cost; True if a repeat is
-    left."""
-    costs = [f.table(members) for members in tables]
+    left. ``costs`` (each table's cost) is kept up to date."""
     work = [t for t, c in enumerate(costs) if c > 0]
     budget = 50 * len(work) + 1000  # every accepted swap lowers the cost; this only caps time
     while work and budget > 0:
@@ -323,10 +541,11 @@ def _search(
     return best, nodes <= budget
 
 
-def _exact_pass(f: _Field, tables: list[list[int]], options: SwissOptions) -> bool:
+def _exact_pass(
+    f: _Field, tables: list[list[int]], costs: list[int], options: SwissOptions
+) -> bool:
     """Search exhaustively around each repeat; True if the whole field was searched to the
-    end, which proves the seating optimal."""
-    costs = [f.table(t) for t in tables]
+    end, which proves the seating optimal. ``costs`` (each table's cost) is kept up to date."""
     if f.n <= options.exact_players:
         if sum(costs) == 0:
             return True
@@ -339,6 +558,7 @@ def _exact_pass(f: _Field, tables: list[list[int]], options: SwissOptions) -> bo
         )
         if found is not None:
             tables[:] = found
+            costs[:] = [f.table(t) for t in tables]
         return complete
     for t in range(len(tables)):
         if costs[t] < REPEAT_WEIGHT:
@@ -371,7 +591,7 @@ def _exact_pass(f: _Field, tables: list[list[int]], options: SwissOptions) -> bo
             # Keep table order by best member so score groups stay in order.
             for r, members in zip(sorted(region), sorted(found, key=min), strict=True):
                 tables[r] = members
-            costs = [f.table(x) for x in tables]
+                costs[r] = f.table(members)
     return False
 
 
@@ -727,42 +947,21 @@ def _remove_repeats(
     tables.sort(key=min)
 
 
-def _seat(
-    members: list[Entry], first: dict[int, int], mean_seat: dict[int, float], draw: dict[int, float]
-) -> list[Entry]:
-    # Seat 0 attacks first: it goes to whoever did so least often; ties to whoever sat furthest
-    # from the first seat on average. The others follow in that same order, which rotates seat
-    # order over the rounds instead of repeating it.
-    def key(e: Entry) -> tuple[int, float, float]:
-        return (first.get(e.id, 0), -mean_seat.get(e.id, 0.5), draw[e.id])
-
-    head = min(members, key=key)
-    rest = sorted((e for e in members if e is not head), key=lambda e: key(e)[1:])
-    return [head, *rest]
-
-
-def _mean_seats(history: History) -> dict[int, float]:
-    # Seat position scaled to 0..1 so tables of different sizes compare.
-    total: dict[int, float] = {}
-    count: dict[int, int] = {}
-    for rnd in history.rounds:
-        for table in rnd.tables:
-            if len(table) < 2:
-                continue
-            for pos, e in enumerate(table):
-                total[e] = total.get(e, 0.0) + pos / (len(table) - 1)
-                count[e] = count.get(e, 0) + 1
-    return {e: total[e] / count[e] for e in total}
-
-
 def _table_compromises(
-    seated: list[Entry], opp: dict[int, dict[int, int]], options: SwissOptions
+    seated: Sequence[Entry],
+    keys: Sequence[int],
+    met: Sequence[dict[int, int]],
+    options: SwissOptions,
 ) -> list[Compromise]:
+    # met[x]: the earlier opponents of seated[x], keyed the way keys[y] names seated[y] (by id
+    # for a referee's check, by rank inside pair_swiss).
     found: list[Compromise] = []
     for x, a in enumerate(seated):
-        for b in seated[x + 1 :]:
+        mine = met[x]
+        for y in range(x + 1, len(seated)):
+            b = seated[y]
             pair = (min(a.id, b.id), max(a.id, b.id))
-            times = opp.get(a.id, {}).get(b.id, 0)
+            times = mine.get(keys[y], 0)
             if times:
                 found.append(Compromise(CompromiseKind.REPEAT, pair, times=times))
             if options.avoid_team and a.team is not None and a.team == b.team:
@@ -781,7 +980,13 @@ def table_compromises(
     >>> table_compromises([Entry(1, club="A"), Entry(2, club="A")], History())[0].describe()
     "entries 1 and 2 share the club 'A'"
     """
-    return _table_compromises(list(seated), history.opponents(), options or SwissOptions())
+    opp = history.opponents()
+    return _table_compromises(
+        seated,
+        [e.id for e in seated],
+        [opp.get(e.id, {}) for e in seated],
+        options or SwissOptions(),
+    )
 
 
 def pair_swiss(
@@ -814,56 +1019,72 @@ def pair_swiss(
     if len(set(ids)) != len(ids):
         dup = sorted({i for i in ids if ids.count(i) > 1})
         raise PairingError(f"entries listed more than once: {dup}")
-    ranked = rank_entries(entries, rng)
-    seat_draw = {e.id: rng.random() for e in sorted(entries, key=lambda e: e.id)}
+    # The ranking's draws, then the seat draws, both in id order (as rank_entries takes them).
+    by_id = sorted(entries, key=attrgetter("id"))
+    draws = _draw(rng, len(by_id))
+    seat_draws = _draw(rng, len(by_id))
+    order = _rank_order(by_id, draws)
+    ranked = [by_id[x] for x in order]
+    seat_draw = [seat_draws[x] for x in order]  # by rank
 
     byes: list[Entry] = []
     if len(ranked) == 1 or (table_size == 2 and len(ranked) % 2 == 1):
         had = history.byes()
         # Lowest-ranked among those with the fewest byes: the standard swiss choice.
         fewest = min(had.get(e.id, 0) for e in ranked)
-        bye = next(e for e in reversed(ranked) if had.get(e.id, 0) == fewest)
-        byes.append(bye)
-        ranked = [e for e in ranked if e is not bye]
+        out_at = max(x for x, e in enumerate(ranked) if had.get(e.id, 0) == fewest)
+        byes.append(ranked.pop(out_at))
+        del seat_draw[out_at]
 
     sizes = balanced_table_sizes(len(ranked), table_size)
-    f = _Field(ranked, history, options)
-    tables = _greedy(f, sizes, options.window) if ranked else []
+    past = _Past(history, ranked)
+    f = _Field(ranked, past, options)
+    tables, costs = _greedy(f, sizes, options.window) if ranked else ([], [])
     n_tables = len(tables)
     small = f.n <= 4 * options.exact_players
-    _repair(f, tables, n_tables if small else min(n_tables, 50), n_tables if small else 2)
-    proven = _exact_pass(f, tables, options)
-    repeats_left = _repair(
-        f, tables, n_tables if small else min(n_tables, 50), n_tables if small else 2
-    )
+    hard_radius = n_tables if small else min(n_tables, 50)
+    soft_radius = n_tables if small else 2
+    _repair(f, tables, costs, hard_radius, soft_radius)
+    proven = _exact_pass(f, tables, costs, options)
+    repeats_left = _repair(f, tables, costs, hard_radius, soft_radius)
     if repeats_left and not proven:
         # A repeat survived the local passes: search the whole field, with an rng of its own
         # (one draw from ``rng``, so the result stays a function of the seed).
         _remove_repeats(f, tables, random.Random(rng.getrandbits(64)), options)
+        costs = [f.table(t) for t in tables]
 
-    first = history.first_seats()
-    mean_seat = _mean_seats(history)
-    opp = history.opponents()
+    # Seat 0 attacks first: it goes to whoever did so least often; ties to whoever sat furthest
+    # from the first seat on average. The others follow in that same order, which rotates seat
+    # order over the rounds instead of repeating it.
+    first, met, points = past.first, past.met, f.points
+    later = [(-m, d) for m, d in zip(past.mean_seat, seat_draw, strict=True)]
+    rank_ids = list(map(attrgetter("id"), ranked))
     fair_first = len(history.rounds) // table_size
     out: list[Table] = []
-    for number, members in enumerate(tables, start=1):
-        seated = _seat([ranked[m] for m in members], first, mean_seat, seat_draw)
-        found = _table_compromises(seated, opp, options)
-        head_first = first.get(seated[0].id, 0)
-        if head_first > fair_first:
-            found.append(
-                Compromise(CompromiseKind.SEAT_IMBALANCE, (seated[0].id,), times=head_first)
+    for number, (members, cost) in enumerate(zip(tables, costs, strict=True), start=1):
+        # In that order, seat 0 is the first of those who attacked first least often (the
+        # sort is stable, so ties stay in table order as a min() over the table would have it).
+        seat = sorted(members, key=later.__getitem__)
+        firsts = list(map(first.__getitem__, seat))
+        fewest = min(firsts)
+        if firsts[0] != fewest:
+            seat.insert(0, seat.pop(firsts.index(fewest)))
+        head = seat[0]
+        found: tuple[Compromise, ...] = ()
+        if cost:  # a table that costs nothing has no repeat, no shared club or team to report
+            found = tuple(
+                _table_compromises([ranked[m] for m in seat], seat, [met(m) for m in seat], options)
             )
-        group = max(e.points for e in seated)
-        out.append(
-            Table(
-                number=number,
-                entries=tuple(e.id for e in seated),
-                score_group=group,
-                compromises=tuple(found),
-                floats=tuple(e.id for e in seated if e.points != group),
-            )
-        )
+        if fewest > fair_first:
+            imbalance = Compromise(CompromiseKind.SEAT_IMBALANCE, (rank_ids[head],), times=fewest)
+            found = (*found, imbalance)
+        scores = list(map(points.__getitem__, seat))
+        group = max(scores)
+        seated = tuple(map(rank_ids.__getitem__, seat))
+        floats: tuple[int, ...] = ()
+        if scores.count(group) < len(scores) or isnan(group):  # (count() matches NaN by identity)
+            floats = tuple([e for e, p in zip(seated, scores, strict=True) if p != group])
+        out.append(Table(number, seated, group, found, floats))
     bye_notes = tuple(
         Compromise(CompromiseKind.BYE, (e.id,), times=history.byes().get(e.id, 0)) for e in byes
     )
