@@ -835,6 +835,17 @@ def _maybe_end(n: GameState) -> GameState:
     return _end_bout(n)
 
 
+def _clear_bout(n: GameState) -> None:
+    """The table cleared for the next bout (``n`` is the new state being written)."""
+    n.taking = False
+    n.passed = 0
+    n.emptied = ()
+    n.t_att = n.t_def = n.t_by = ()
+    n.unbeaten = 0
+    n.ranks = 0
+    n.bouts += 1
+
+
 def _end_bout(n: GameState) -> GameState:
     setup = n.setup
     size = setup.n
@@ -874,13 +885,7 @@ def _end_bout(n: GameState) -> GameState:
     n.hands = tuple(hands)
     if stock and not n.out:
         # The stock lasts, so every seat is still in: no result, and the next pair is a lookup.
-        n.taking = False
-        n.passed = 0
-        n.emptied = ()
-        n.t_att = n.t_def = n.t_by = ()
-        n.unbeaten = 0
-        n.ranks = 0
-        n.bouts += 1
+        _clear_bout(n)
         attacker = defender if success else (defender + 1) % size
         n.attacker = attacker
         n.defender = target = setup.next_opponent[attacker]
@@ -901,13 +906,7 @@ def _end_bout(n: GameState) -> GameState:
     result = _result(n, newly)
     if result is None and newly and len(n.places) == len(newly):
         n.double_pogony = _double_pogony(n, newly[0])
-    n.taking = False
-    n.passed = 0
-    n.emptied = ()
-    n.t_att = n.t_def = n.t_by = ()
-    n.unbeaten = 0
-    n.ranks = 0
-    n.bouts += 1
+    _clear_bout(n)
     if result is not None:
         n.result = result
         n.throwers = 0
