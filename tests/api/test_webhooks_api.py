@@ -95,7 +95,7 @@ def test_an_organiser_runs_a_webhook_through_its_whole_life(
     settings.WEBHOOKS_ALLOW_PRIVATE = True  # the receiver listens on 127.0.0.1
     # the client finds the collection at the API's index
     links = call(None, "get", "/api/v1/").json()["links"]
-    assert links["webhooks"] == f"http://testserver{HOOKS}"
+    assert links["webhooks"] == HOOKS  # a path from the root, as every link
     # the organiser adds a webhook: its secret is in this answer
     body = {"tournament": tournament.slug, "url": receiver.url, "events": ["entries_changed"]}
     created = call(organiser, "post", HOOKS, body, key="add-1")

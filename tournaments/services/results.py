@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from durak_site.dbretry import atomic_retry
 from durak_site.jobs import enqueue_on_commit
 from games import engine
 from games.actors import Actor, person
@@ -225,10 +226,13 @@ def knockout_table_seat(table: Table, entry_ids: Sequence[int]) -> None:
     # ``tournaments.services.feed``): the feeder's result, the round paired or the correction.
 
 
+@atomic_retry
 def table_after_game(*, game_id: int) -> str:
     """A game of a table ended: record it in the series, then deal the next game or record the
     table's result. Safe to run twice (the table remembers which games it has recorded); a voided
-    game is replaced by a new deal. Locks the table row."""
+    game is replaced by a new deal. Locks the table row (its round's and stage's with the result),
+    then the tournament's to announce: run again after a deadlock with a job that takes them in
+    another order (CI's real-worker incidents run met one with a round's completion)."""
     with transaction.atomic():
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
