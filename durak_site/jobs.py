@@ -121,6 +121,13 @@ def enqueue_on_commit(name: str, *args: Any, countdown: float | None = None) -> 
     transaction.on_commit(lambda: dispatch(task, *args, countdown=countdown))
 
 
+def dispatch_all(jobs: Iterable[tuple[str, tuple[Any, ...], float | None]]) -> None:
+    """Send ``(task name, args, countdown)`` jobs now, for a change committed outside a Django
+    transaction (one statement on the event loop: ``games.services.live``)."""
+    for name, args, countdown in jobs:
+        dispatch(registered(name), *args, countdown=countdown)
+
+
 def registered(name: str) -> Task[..., Any]:
     """The task called ``name``; ``KeyError`` if no app's ``tasks`` module defines it."""
     if name not in app.tasks:

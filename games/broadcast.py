@@ -39,8 +39,11 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from channels_redis.pubsub import RedisPubSubChannelLayer
+from django.conf import settings
 from django.db import transaction
 
+from durak_site.redisloop import LoopRedis
 from games import timing
 
 log = logging.getLogger(__name__)
@@ -75,10 +78,34 @@ def collected() -> Iterator[Pending]:
         _collector.pending = previous
 
 
-async def _group_send(group: str, message: dict[str, Any]) -> None:
+async def _group_send(group: str, message: dict[str, Any], *, direct: bool = False) -> None:
+    """The channel layer's ``group_send``; ``direct`` (from a server's own event loop, which
+    lives as long as the process): :func:`_publish` instead, on the Redis pub/sub layer."""
     layer = get_channel_layer()
-    if layer is not None:
+    if layer is None:
+        return
+    if direct and isinstance(layer, RedisPubSubChannelLayer):
+        await asyncio.wait_for(_publish(layer, group, message), SEND_TIMEOUT)
+    else:
         await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT)
+
+
+_publisher: LoopRedis | None = None
+
+
+async def _publish(layer: RedisPubSubChannelLayer, group: str, message: dict[str, Any]) -> None:
+    """The Redis pub/sub layer's ``group_send``, without its lock: the layer sends one PUBLISH
+    of a process at a time (one lock per Redis host around every publish and subscription), so
+    under load a change waited behind all the others (``docs/performance.md``). The same bytes
+    go to the same Redis channel (``<prefix>__group__<group>``, the layer's serializer) from a
+    pooled client of the loop, so that the publishes of different tables overlap; the layer's
+    subscriptions deliver them as before. One Redis host (the layer's sharding is not used)."""
+    global _publisher  # noqa: PLW0603 (one publisher per process, made on first use)
+    config = settings.CHANNEL_LAYERS["default"]["CONFIG"]
+    if _publisher is None:
+        _publisher = LoopRedis(config["hosts"][0]["address"], timeout=SEND_TIMEOUT)
+    channel = f"{config.get('prefix', 'asgi')}__group__{group}"
+    await _publisher.client().publish(channel, layer.serialize(message))
 
 
 async def send_collected(pending: Pending) -> Pending:
@@ -89,7 +116,7 @@ async def send_collected(pending: Pending) -> Pending:
         if timing.ENABLED:
             message["sent_at"] = time.time()
         try:
-            await _group_send(group, message)
+            await _group_send(group, message, direct=True)
         except Exception as exc:
             _failed(group, message, exc, asyncio.get_running_loop())
             failed.append((group, message))

@@ -21,17 +21,21 @@ that fails is logged, never the socket's problem.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ParamSpec, cast
 
+import psycopg
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils import translation
 from django.utils.translation import gettext
 
+from durak_site import jobs
 from durak_site.dbthreads import db_async
 from durak_site.errors import DATABASE_DOWN, ServiceError, Unavailable
 from games import broadcast, presence, selectors, services, timing
@@ -40,6 +44,7 @@ from games.auth import refused_credentials
 from games.broadcast import game_message, table_group
 from games.errors import Forbidden, NotFound
 from games.hooks import PLAYER, REFEREE
+from games.services import live
 from games.sockets import (
     CLOSE_NOT_FOUND,
     CLOSE_TRY_AGAIN,
@@ -157,6 +162,49 @@ def _table_act(**kwargs: Any) -> tuple[Any, Exception | None, broadcast.Pending]
     return outcome, error, pending
 
 
+#: Watchers' frames kept per process (:func:`watcher_frame`).
+WATCHER_FRAMES = 256
+_watcher_frames: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+
+
+def watcher_frame(
+    snapshot: dict[str, Any],
+    *,
+    role: str,
+    names: dict[int, str],
+    ranks: dict[int, str],
+    log_since: int,
+    language: str,
+) -> str:
+    """The JSON text of a state for a socket without a seat in the game (a spectator, a player of
+    another table), which holds no hand: made once per process for all such sockets that are
+    at the same point of the log, and kept for the next (a final table's thousands of
+    spectators cost one redaction and one encoding per state, not one each)."""
+    players = snapshot["players"]
+    key = (
+        snapshot["game_id"],
+        snapshot["version"],
+        snapshot["status"],
+        snapshot.get("event"),
+        snapshot["deadline"],
+        role,
+        log_since,
+        language,
+        tuple(names.get(p) for p in players),
+        tuple(ranks.get(p) for p in players),
+    )
+    text = _watcher_frames.get(key)
+    if text is None:
+        message = selectors.state_message(
+            snapshot, role=role, seat=None, names=names, log_since=log_since, ranks=ranks
+        )
+        text = json.dumps(message)
+        _watcher_frames[key] = text
+        if len(_watcher_frames) > WATCHER_FRAMES:
+            _watcher_frames.popitem(last=False)
+    return text
+
+
 def _current_snapshot(table_id: int) -> dict[str, Any] | None:
     game = selectors.table_current_game(table_id)
     return None if game is None else game_message(game, "sync")
@@ -220,6 +268,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.ranks_game: int | None = None
         self.game_id: int | None = None
         self.version = -1
+        # The last state delivered, the full truth: a seated player's action at its version is
+        # applied on the event loop (``services.live``).
+        self.latest: dict[str, Any] | None = None
         self.group = table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
@@ -291,6 +342,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         # game, else those after the last state sent (the page skips any it already shows).
         log_since = self.version if not force and game_id == self.game_id else 0
         self.game_id, self.version = game_id, version
+        self.latest = snapshot
         missing = [p for p in snapshot["players"] if p not in self.names]
         if missing:
             self.names.update(await db_async(selectors.player_names)(missing))
@@ -305,17 +357,30 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             absent = await db_async(selectors.absent_players)(self.table_id)
         seat = selectors.seat_of(snapshot["players"], self.access.player_id)
         started = time.perf_counter()
-        message = selectors.state_message(
-            snapshot,
-            role=self.access.role,
-            seat=seat,
-            names=self.names,
-            log_since=log_since,
-            ranks=self.ranks,
-            absent=absent,
-        )
-        redacted = time.perf_counter()
-        await self.send_json(message)
+        if seat is None and self.access.role != REFEREE:
+            # A watcher's frame: the same for every watcher of the state, made once per process.
+            text = watcher_frame(
+                snapshot,
+                role=self.access.role,
+                names=self.names,
+                ranks=self.ranks,
+                log_since=log_since,
+                language=self.language,
+            )
+            redacted = time.perf_counter()
+            await self.send(text_data=text)
+        else:
+            message = selectors.state_message(
+                snapshot,
+                role=self.access.role,
+                seat=seat,
+                names=self.names,
+                log_since=log_since,
+                ranks=self.ranks,
+                absent=absent,
+            )
+            redacted = time.perf_counter()
+            await self.send_json(message)
         if timing.ENABLED:
             timing.record("redact", redacted - started)
             timing.record("send", time.perf_counter() - redacted)
@@ -430,6 +495,31 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             )
             return
         started = time.perf_counter()
+        ambiguous = False
+        try:
+            applied = await live.table_act_on_loop(
+                self.latest,
+                player_id=self.access.player_id,
+                user_id=getattr(self.user, "pk", None),
+                action=action,
+                version=version,
+                client_id=client_id,
+                game_id=game_id,
+            )
+        except (psycopg.Error, OSError, TimeoutError) as exc:
+            # Sent, perhaps committed: the locked path finds it by its client id if it was.
+            log.info(
+                "table %s: the action on the loop failed (%s); taking the locked path",
+                self.table_id,
+                exc,
+            )
+            applied, ambiguous = None, True
+        if applied is not None:
+            await self.publish([(table_group(self.table_id), applied.message)], started)
+            await self.send_ack(client_id, applied.game_id, applied.version, duplicate=False)
+            if applied.jobs:
+                await db_async(jobs.dispatch_all)(applied.jobs)
+            return
         outcome, error, pending = await db_async(_table_act)(
             table_id=self.table_id,
             user=self.user,
@@ -439,8 +529,20 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             client_id=client_id,
             game_id=game_id,
         )
+        if ambiguous and outcome is not None and outcome.duplicate:
+            # Written on the loop after all, and never broadcast: the table gets it now.
+            pending.append((table_group(self.table_id), game_message(outcome.game)))
+        await self.publish(pending, started)
+        if error is not None:
+            raise error
+        await self.send_ack(
+            client_id, outcome.game.pk, outcome.game.version, duplicate=outcome.duplicate
+        )
+
+    async def publish(self, pending: broadcast.Pending, started: float) -> None:
+        """Send an action's broadcasts before its ack, as if on commit."""
         called = time.perf_counter()
-        failed = await broadcast.send_collected(pending)  # before the answer, as if on commit
+        failed = await broadcast.send_collected(pending)
         for group, change in failed:
             # The channel layer is down: this socket still gets the state it brought about (the
             # others get it from the resender: ``games.broadcast``).
@@ -449,15 +551,17 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if timing.ENABLED:
             timing.record("act.total", called - started)
             timing.record("act.broadcast", time.perf_counter() - called)
-        if error is not None:
-            raise error
+
+    async def send_ack(
+        self, client_id: str, game_id: int, version: int, *, duplicate: bool
+    ) -> None:
         await self.send_json(
             {
                 "type": "ack",
                 "id": client_id,
-                "game": outcome.game.pk,
-                "version": outcome.game.version,
-                "duplicate": outcome.duplicate,
+                "game": game_id,
+                "version": version,
+                "duplicate": duplicate,
             }
         )
 

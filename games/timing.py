@@ -9,6 +9,8 @@ Phases (per accepted action unless said otherwise):
 
 ``act.total``     the consumer's await of the service call (waiting for a database thread
                   included)
+``act.loop``      the one-statement write of an action on the event loop
+                  (``games.services.live``)
 ``act.db``        ``table_act`` on a database thread: row lock, engine apply, insert, update,
                   commit (its broadcast is collected, not sent, there)
 ``act.broadcast`` the consumer's ``group_send`` of the collected broadcast (a Redis publish)

@@ -38,7 +38,7 @@ from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 from pytest_django import DjangoDbBlocker, Settings
 
-from durak_site import dbthreads
+from durak_site import dbloop, dbthreads
 from durak_site.celery import app
 from durak_site.processes import worker_command
 from games import services as game_services
@@ -140,12 +140,13 @@ def celery_worker(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> 
 @pytest.fixture(autouse=True)
 def _close_async_connections() -> Iterator[None]:
     """Database connections opened in an async test live in asgiref's one sync thread
-    (``database_sync_to_async``) and in the consumers' database threads
-    (``durak_site.dbthreads``); close them there so that the test database can be flushed and
-    dropped (PostgreSQL refuses to drop a database that still has a session)."""
+    (``database_sync_to_async``), in the consumers' database threads (``durak_site.dbthreads``)
+    and on the event loops (``durak_site.dbloop``); close them there so that the test database
+    can be flushed and dropped (PostgreSQL refuses to drop a database that still has a session)."""
     yield
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
     dbthreads.close_all()
+    dbloop.close_all()
 
 
 @pytest.fixture(autouse=True)

@@ -160,26 +160,48 @@ def arm_clock(game: Game) -> None:
 
 
 def after_change(game: Game, *, event: str = "state") -> None:
-    """Common tail of every change (saved with its deadline by then): the clock job, the
-    broadcast and the follow-up jobs."""
-    if game.status == Game.Status.ACTIVE and game.clock_seconds:
-        enqueue_on_commit(
-            "games.game_clock_expire", game.pk, game.version, countdown=game.clock_seconds
-        )
+    """Common tail of every change (saved with its deadline by then): the broadcast, then the
+    follow-up jobs (:func:`follow_ups`)."""
     broadcast_on_commit(game, event)
-    if game.status == Game.Status.ACTIVE and game.bot_seats:
-        enqueue_on_commit("games.game_play_bots", game.pk, game.version)
-    if (
-        game.status == Game.Status.ACTIVE
-        and game.absent_after is not None
-        and len(game.bot_seats) < len(game.players)
+    for name, args, countdown in follow_ups(
+        game_id=game.pk,
+        version=game.version,
+        status=game.status,
+        clock_seconds=game.clock_seconds,
+        bot_seats=game.bot_seats,
+        absent_after=game.absent_after,
+        seats=len(game.players),
     ):
-        # Is a person's seat left empty? (``services.stand_ins``)
-        enqueue_on_commit(
-            "games.game_absent_check", game.pk, game.version, countdown=game.absent_after or None
-        )
-    if game.is_over:
-        enqueue_on_commit("games.game_finished", game.pk)
+        enqueue_on_commit(name, *args, countdown=countdown)
+
+
+FollowUp = tuple[str, tuple[Any, ...], float | None]
+
+
+def follow_ups(
+    *,
+    game_id: int,
+    version: int,
+    status: str,
+    clock_seconds: int,
+    bot_seats: Any,
+    absent_after: int | None,
+    seats: int,
+) -> list[FollowUp]:
+    """The jobs a game's change calls for, as ``(task name, args, countdown)``: its clock, its
+    bots, the check for a person's empty seat (``services.stand_ins``), the end of the game."""
+    jobs: list[FollowUp] = []
+    if status == Game.Status.ACTIVE:
+        if clock_seconds:
+            jobs.append(("games.game_clock_expire", (game_id, version), clock_seconds))
+        if bot_seats:
+            jobs.append(("games.game_play_bots", (game_id, version), None))
+        if absent_after is not None and len(bot_seats) < seats:
+            # Is a person's seat left empty?
+            jobs.append(("games.game_absent_check", (game_id, version), absent_after or None))
+    if status in Game.OVER:
+        jobs.append(("games.game_finished", (game_id,), None))
+    return jobs
 
 
 def game_apply_action(
