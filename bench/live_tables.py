@@ -1,6 +1,7 @@
 """Load benchmark of the live tables: N two-player tables of bot clients over real WebSockets.
 
     python -m bench.live_tables --tables 50,200,500 [--servers 1] [--think-ms 0] [--seconds 20]
+        [--spectators 0]
 
 For each N it registers 2N human players (user accounts with DRF tokens) in a fresh tournament
 whose one swiss round seats them at N two-seat tables (a long ``best_of`` series per table, so
@@ -18,6 +19,19 @@ then where the time goes: the servers' own timing of each phase (``games.timing`
 in the servers with ``DURAK_TIMING``), the client's share and the CPU seconds of every process
 (servers, worker, PostgreSQL, Redis, clients) during the window.
 
+With ``--spectators N`` the first table is a final table watched by N spectator sockets while
+every table plays: anonymous visitors of the (public) tournament, no credentials, so genuinely
+not seated, spread evenly over the servers and over ``--spectator-procs`` client processes of
+their own (so that decoding their frames does not delay the players' clients). They open after
+the players, before play starts; the servers' resident memory before and after, divided by N,
+is the memory per idle socket. Printed for that table: the states it reached in the window (its
+``GameAction`` rows and new games, from the database) against the states each spectator got,
+the time from each state's commit to its first and last spectator, and the players' round trip
+there and at every table. "Commit" is the row's ``created_at``: stamped as the row is inserted,
+a few statements before the commit, so the figure errs long; the server's ``sent_at`` stamp
+(``games.broadcast``) stays inside the server (a client frame does not carry it). Also printed,
+from the other side: the acting player's ack (sent after the publish) to the last spectator.
+
 It needs PostgreSQL and Redis: ``DATABASE_URL`` (default
 ``postgres://postgres@127.0.0.1:5432/durak_loadbench``, created if missing and migrated) and
 ``REDIS_URL`` (default ``redis://127.0.0.1:6379/5``).
@@ -30,9 +44,11 @@ import asyncio
 import contextlib
 import glob
 import json
+import math
 import multiprocessing
 import os
 import random
+import resource
 import secrets
 import statistics
 import subprocess
@@ -42,6 +58,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -63,6 +80,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/durak_loadbench"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/5"
 CONNECT_AT_ONCE = 32  # handshakes in flight per client process
+SPECTATORS_PER_PROC = 1250  # spectator sockets per client process unless --spectator-procs
+SPECTATOR_GRACE = 10.0  # seconds spectators listen after the window for its last states
 SERIES = {"format": "best_of", "target": 99}  # far more games than a run can play
 
 
@@ -118,6 +137,7 @@ def create_tables(n: int, label: str) -> list[SocketSpec]:
             stages=[{"format": "swiss", "table_size": 2, "rounds": 1, "series": SERIES}],
             rules={"deck_size": 36},
             move_clock_seconds=0,
+            is_public=True,  # anyone may watch: the spectators are anonymous visitors
         )
         services.tournament_open_registration(tournament=tournament)
         for player in players:
@@ -227,9 +247,22 @@ def choose(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
     return legal[0]
 
 
+@dataclass(frozen=True)
+class Target:
+    """A socket to open: its URL and Origin, the token of its player (None: an anonymous
+    spectator), whether it is at the final table."""
+
+    url: str
+    origin: str
+    token: str | None = None
+    final: bool = False
+
+
 @dataclass
 class ClientStats:
     rtts: list[float] = field(default_factory=list)  # seconds, of actions sent in the window
+    final_rtts: list[float] = field(default_factory=list)  # those of the final table's players
+    acks: dict[tuple[int, int], float] = field(default_factory=dict)  # final table: wall time
     errors: Counter[str] = field(default_factory=Counter)
     sent: int = 0
     games_over: int = 0
@@ -237,7 +270,7 @@ class ClientStats:
 
 
 def client_process(
-    urls: list[tuple[str, str, str]], timing: tuple[float, float, float], to_parent: Any, go: Any
+    urls: list[Target], timing: tuple[float, float, float], to_parent: Any, go: Any
 ) -> None:
     """Connect this share of the sockets, report ready, play from ``go`` to the window's end.
 
@@ -248,20 +281,22 @@ def client_process(
     async def main() -> None:
         stats = ClientStats()
         gate = asyncio.Semaphore(CONNECT_AT_ONCE)
-        sockets = await asyncio.gather(*(opener(*url, gate) for url in urls))
-        opened = [s for s in sockets if s is not None]
+        sockets = await asyncio.gather(*(opener(url, gate) for url in urls))
+        opened = [(s, url.final) for s, url in zip(sockets, urls, strict=True) if s is not None]
         to_parent.put(("ready", len(opened)))
         while not go.is_set():
             await asyncio.sleep(0.02)
         t0 = time.monotonic()
         window = (t0 + warmup, t0 + warmup + seconds)
         cpu0 = time.process_time()
-        await asyncio.gather(*(player(s, window, think, stats) for s in opened))
+        await asyncio.gather(*(player(s, window, think, stats, final) for s, final in opened))
         to_parent.put(
             (
                 "done",
                 {
                     "rtts": stats.rtts,
+                    "final_rtts": stats.final_rtts,
+                    "acks": stats.acks,
                     "errors": dict(stats.errors),
                     "sent": stats.sent,
                     "games_over": stats.games_over,
@@ -275,14 +310,15 @@ def client_process(
     asyncio.run(main())
 
 
-async def opener(url: str, origin: str, token: str, gate: asyncio.Semaphore) -> Any:
+async def opener(target: Target, gate: asyncio.Semaphore) -> Any:
+    headers = {"Authorization": f"Token {target.token}"} if target.token else None
     async with gate:
         for _attempt in range(3):
             try:
                 return await connect(
-                    url,
-                    origin=Origin(origin),
-                    additional_headers={"Authorization": f"Token {token}"},
+                    target.url,
+                    origin=Origin(target.origin),
+                    additional_headers=headers,
                     open_timeout=60,
                     max_queue=None,
                 )
@@ -291,10 +327,12 @@ async def opener(url: str, origin: str, token: str, gate: asyncio.Semaphore) -> 
     return None
 
 
-async def player(sock: Any, window: tuple[float, float], think: float, stats: ClientStats) -> None:
+async def player(
+    sock: Any, window: tuple[float, float], think: float, stats: ClientStats, final: bool
+) -> None:
     """One client: act on each new state with legal moves, time each action's round trip."""
     try:
-        await _play(sock, window, think, stats)
+        await _play(sock, window, think, stats, final)
     except ConnectionClosed as exc:
         stats.errors[f"closed {exc.rcvd.code if exc.rcvd else '?'}"] += 1
     finally:
@@ -302,7 +340,9 @@ async def player(sock: Any, window: tuple[float, float], think: float, stats: Cl
             await sock.close()
 
 
-async def _play(sock: Any, window: tuple[float, float], think: float, stats: ClientStats) -> None:
+async def _play(
+    sock: Any, window: tuple[float, float], think: float, stats: ClientStats, final: bool
+) -> None:
     latest: tuple[int, int] = (-1, -1)
     legal: list[dict[str, Any]] = []
     pending: tuple[tuple[int, int], float] | None = None
@@ -336,7 +376,7 @@ async def _play(sock: Any, window: tuple[float, float], think: float, stats: Cli
             raw = await asyncio.wait_for(sock.recv(), max(0.01, window[1] - now))
         except TimeoutError:
             continue
-        arrived = time.monotonic()
+        arrived, arrived_wall = time.monotonic(), time.time()
         msg = json.loads(raw)
         kind = msg.get("type")
         if kind == "state" and msg.get("game") is not None:
@@ -351,12 +391,225 @@ async def _play(sock: Any, window: tuple[float, float], think: float, stats: Cli
             if pending is not None and key > pending[0]:
                 if window[0] <= pending[1] < window[1]:
                     stats.rtts.append(arrived - pending[1])
+                    if final:
+                        stats.final_rtts.append(arrived - pending[1])
                 pending = None
             stats.handle += time.monotonic() - arrived
+        elif kind == "ack" and final:
+            stats.acks[(msg["game"], msg["version"])] = arrived_wall
         elif kind == "error":
             if window[0] <= arrived < window[1]:
                 stats.errors[msg.get("code", "?")] += 1
             pending = None  # wait for the next state (a stale version brings one)
+
+
+# --- the spectators -----------------------------------------------------------------------------
+
+Key = tuple[int, int]  # one state of a table: (game id, version)
+
+
+def spectator_process(
+    urls: list[Target], timing: tuple[float, float], to_parent: Any, go: Any
+) -> None:
+    """Open this share of the spectator sockets, report ready; from ``go`` note when each state
+    first reaches each socket (wall clock, as the database stamps its rows) until the window's
+    end and :data:`SPECTATOR_GRACE`, then report what every socket saw.
+
+    ``timing``: (warm-up, window) in seconds.
+    """
+    warmup, seconds = timing
+
+    async def main() -> None:
+        gate = asyncio.Semaphore(CONNECT_AT_ONCE)
+        started = time.monotonic()
+        sockets = await asyncio.gather(*(opener(url, gate) for url in urls))
+        opened = [s for s in sockets if s is not None]
+        to_parent.put(("ready", len(opened), time.monotonic() - started))
+        while not go.is_set():
+            await asyncio.sleep(0.02)
+        until = time.time() + warmup + seconds + SPECTATOR_GRACE
+        cpu0 = time.process_time()
+        seen: list[dict[Key, float]] = [{} for _ in opened]
+        errors: Counter[str] = Counter()
+        await asyncio.gather(
+            *(watch(sock, until, got, errors) for sock, got in zip(opened, seen, strict=True))
+        )
+        to_parent.put(
+            (
+                "done",
+                {
+                    "seen": seen,
+                    "errors": dict(errors),
+                    "cpu": time.process_time() - cpu0,
+                    "connect_failures": len(urls) - len(opened),
+                },
+            )
+        )
+
+    asyncio.run(main())
+
+
+async def watch(sock: Any, until: float, seen: dict[Key, float], errors: Counter[str]) -> None:
+    """One spectator until ``until`` (wall clock): when each state first reached it."""
+    try:
+        async with asyncio.timeout(max(0.0, until - time.time())):
+            async for raw in sock:
+                arrived = time.time()
+                msg = json.loads(raw)
+                if msg.get("type") == "state" and msg.get("game") is not None:
+                    seen.setdefault((msg["game"], msg["version"]), arrived)
+            errors["closed by the server"] += 1
+    except TimeoutError:
+        pass
+    except ConnectionClosed as exc:
+        errors[f"closed {exc.rcvd.code if exc.rcvd else '?'}"] += 1
+    finally:
+        with contextlib.suppress(Exception):
+            await sock.close()
+
+
+@dataclass
+class Watched:
+    """How a table's states reached its spectators (milliseconds, sorted)."""
+
+    states: int  # the states the table reached in the window
+    spectators: int
+    missed: int  # (state, spectator) pairs never received
+    spectators_missing: int  # spectators that missed at least one state
+    to_first: list[float]  # per state: commit -> the first spectator that got it
+    to_last: list[float]  # per state: commit -> the last spectator that got it
+    to_each: list[float]  # per delivery: commit -> that spectator
+    ack_to_last: list[float]  # per action: the acting player's ack -> the last spectator
+
+
+def spectator_figures(
+    reached: dict[Key, float], seen: list[dict[Key, float]], acks: dict[Key, float]
+) -> Watched:
+    """Compare what each spectator saw (``seen``: arrival by state) with the states the table
+    reached (``reached``: commit time by state) and the acting players' acks (arrival by the
+    state the action made), all in seconds of the wall clock."""
+    to_first: list[float] = []
+    to_last: list[float] = []
+    to_each: list[float] = []
+    ack_to_last: list[float] = []
+    missed = 0
+    for key, committed in reached.items():
+        arrivals = [got[key] for got in seen if key in got]
+        missed += len(seen) - len(arrivals)
+        if not arrivals:
+            continue
+        to_each.extend(1000 * (a - committed) for a in arrivals)
+        to_first.append(1000 * (min(arrivals) - committed))
+        to_last.append(1000 * (max(arrivals) - committed))
+        if key in acks:
+            ack_to_last.append(1000 * (max(arrivals) - acks[key]))
+    return Watched(
+        states=len(reached),
+        spectators=len(seen),
+        missed=missed,
+        spectators_missing=sum(1 for got in seen if not reached.keys() <= got.keys()),
+        to_first=sorted(to_first),
+        to_last=sorted(to_last),
+        to_each=sorted(to_each),
+        ack_to_last=sorted(ack_to_last),
+    )
+
+
+def table_states(table_id: int, window: tuple[float, float]) -> dict[Key, float]:
+    """The states a table reached in the window (wall clock), with the time each was stamped in
+    the database: every logged action (``GameAction.created_at``, its version) and every new
+    game (``Game.created_at``, version 0)."""
+    from games.models import Game, GameAction  # noqa: PLC0415 (after django.setup())
+
+    since, until = (datetime.fromtimestamp(t, tz=UTC) for t in window)
+    actions = GameAction.objects.filter(
+        game__table_id=table_id, created_at__gte=since, created_at__lt=until
+    ).values_list("game_id", "seq", "created_at")
+    games = Game.objects.filter(
+        table_id=table_id, created_at__gte=since, created_at__lt=until
+    ).values_list("pk", "created_at")
+    states = {(game, seq): at.timestamp() for game, seq, at in actions}
+    states.update({(game, 0): at.timestamp() for game, at in games})
+    return states
+
+
+def rss_bytes(pids: list[int]) -> int:
+    """The resident memory of processes (0 for one that is gone)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+    return total
+
+
+def raise_open_files(needed: int) -> int:
+    """Raise this process's soft limit of open files towards ``needed`` (as far as the hard
+    limit allows; the servers and the clients inherit it); the limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        soft = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return soft
+
+
+@dataclass
+class SpectatorRun:
+    table_id: int
+    wanted: int
+    opened: int
+    procs: int
+    connect_seconds: float
+    rss_before: int  # bytes, the servers, the players' sockets open
+    rss_after: int  # and the spectators' too
+    figures: Watched
+    errors: dict[str, int]
+    cpu_per_frame_ms: float = float("nan")  # the servers' CPU in the window per frame sent
+
+
+@dataclass
+class SpectatorClients:
+    """The spectators' client processes, their sockets open (before ``go``)."""
+
+    procs: list[Any]
+    queue: Any
+    opened: int
+    connect_seconds: float  # the slowest process's
+    rss_before: int
+    rss_after: int
+
+
+def open_spectators(
+    ctx: Any,
+    *,
+    targets: list[Target],
+    procs: int,
+    timing: tuple[float, float],
+    go: Any,
+    servers: list[int],
+) -> SpectatorClients:
+    """Start the spectators' client processes (each a share of ``targets``) and wait until
+    their sockets are open; the servers' (``servers``: their pids) memory before and after."""
+    rss_before = rss_bytes(servers)
+    queue = ctx.Queue()
+    clients = [
+        ctx.Process(target=spectator_process, args=(targets[i::procs], timing, queue, go))
+        for i in range(procs)
+    ]
+    for client in clients:
+        client.daemon = True
+        client.start()
+    ready = [queue.get(timeout=1800) for _ in clients]
+    time.sleep(1.0)  # the last states sent, the sockets idle
+    return SpectatorClients(
+        procs=clients,
+        queue=queue,
+        opened=sum(r[1] for r in ready),
+        connect_seconds=max(r[2] for r in ready),
+        rss_before=rss_before,
+        rss_after=rss_bytes(servers),
+    )
 
 
 # --- one run ------------------------------------------------------------------------------------
@@ -385,6 +638,8 @@ class RunResult:
     phases: dict[str, list[float]]  # ms samples of the server's phases in the window
     cpu: dict[str, float]  # share of one core during the window
     client_handle_ms: float  # per received state: decode + choose
+    final_rtts: list[float] = field(default_factory=list)  # ms, sorted: the final table's
+    spectators: SpectatorRun | None = None
 
     def row(self) -> str:
         errors = sum(self.errors.values())
@@ -439,16 +694,20 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
     commands = [asgi_command(sys.executable, "127.0.0.1", p, quiet=True) for p in ports]
     commands.append(worker_command(sys.executable, queue=queue, solo=True, loglevel="warning"))
     addresses = [f"127.0.0.1:{p}" for p in ports]
-    urls = [
-        (
-            f"ws://{addresses[i % len(addresses)]}/ws/tables/{seat.table_id}/",
-            f"http://{addresses[i % len(addresses)]}",
-            seat.token,
-        )
-        for i, seat in enumerate(seats)
-    ]
+    final = seats[0].table_id  # the table the spectators watch
+
+    def target(i: int, table_id: int, token: str | None = None) -> Target:
+        address = addresses[i % len(addresses)]
+        url = f"ws://{address}/ws/tables/{table_id}/"
+        return Target(url, f"http://{address}", token, final=table_id == final)
+
+    urls = [target(i, seat.table_id, seat.token) for i, seat in enumerate(seats)]
     procs_count = args.client_procs or (1 if len(urls) <= 100 else 2)
     shares = [urls[i::procs_count] for i in range(procs_count)]
+    # Spectator j goes to process j % procs and to server (j // procs) % servers: each process
+    # talks to every server.
+    spectator_procs = args.spectator_procs or math.ceil(args.spectators / SPECTATORS_PER_PROC)
+    viewers = [target(j // spectator_procs, final) for j in range(args.spectators)]
     ctx = multiprocessing.get_context("spawn")
     # Production's servers start only with the static files collected (durak_site.server).
     subprocess.run(collectstatic_command(sys.executable), cwd=ROOT, env=server_env, check=True)
@@ -475,16 +734,35 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
             "postgres": pids_named("postgres"),
             "redis": pids_named("redis-server"),
         }
+        spectating = (
+            open_spectators(
+                ctx,
+                targets=viewers,
+                procs=spectator_procs,
+                timing=(args.warmup, args.seconds),
+                go=go,
+                servers=watched["servers"],
+            )
+            if viewers
+            else None
+        )
         go.set()
         time.sleep(args.warmup)
         wall0 = time.time()
-        cpu0 = {k: sum(cpu_seconds(p) for p in pids) for k, pids in watched.items()}
+        cpu0 = {k: {p: cpu_seconds(p) for p in pids} for k, pids in watched.items()}
         time.sleep(args.seconds)
-        cpu1 = {k: sum(cpu_seconds(p) for p in pids) for k, pids in watched.items()}
+        cpu1 = {k: {p: cpu_seconds(p) for p in pids} for k, pids in watched.items()}
         wall1 = time.time()
         done = [to_parent.get(timeout=120 + args.warmup)[1] for _ in clients]
         for client in clients:
             client.join(timeout=30)
+        watchers: list[dict[str, Any]] = []
+        if spectating is not None:
+            watchers = [
+                spectating.queue.get(timeout=120 + SPECTATOR_GRACE)[1] for _ in spectating.procs
+            ]
+            for client in spectating.procs:
+                client.join(timeout=30)
     problems: Counter[str] = Counter()
     for log in work.glob("proc-*.log"):
         for line in log.read_text(errors="replace").splitlines():
@@ -494,8 +772,29 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
         log.unlink()
     for line, count in problems.most_common(3):
         print(f"  server log: {count} x {line}")
-    cpu = {k: (cpu1[k] - cpu0[k]) / (wall1 - wall0) for k in watched}
+    # Per process: one that ended in the window (a PostgreSQL backend) counts 0, not minus its
+    # CPU so far.
+    cpu = {
+        k: sum(max(0.0, cpu1[k][p] - cpu0[k][p]) for p in pids) / (wall1 - wall0)
+        for k, pids in watched.items()
+    }
     cpu["clients"] = sum(d["cpu"] for d in done) / (args.warmup + args.seconds)
+    phases = read_timing(timing_prefix, (wall0, wall1))
+    spectators = None
+    if spectating is not None:
+        cpu["spectators' clients"] = sum(w["cpu"] for w in watchers) / (
+            args.warmup + args.seconds + SPECTATOR_GRACE
+        )
+        spectators = spectator_run(
+            table_id=final,
+            wanted=args.spectators,
+            spectating=spectating,
+            watchers=watchers,
+            players=done,
+            window=(wall0, wall1),
+        )
+        frames = max(1, len(phases.get("send", [])))
+        spectators.cpu_per_frame_ms = 1000 * cpu["servers"] * (wall1 - wall0) / frames
     rtts = sorted(ms * 1000 for d in done for ms in d["rtts"])
     errors: Counter[str] = Counter()
     for d in done:
@@ -513,9 +812,42 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
         max=rtts[-1] if rtts else float("nan"),
         errors=dict(errors),
         games_over=sum(d["games_over"] for d in done) // 2,
-        phases=read_timing(timing_prefix, (wall0, wall1)),
+        phases=phases,
         cpu=cpu,
         client_handle_ms=1000 * sum(d["handle"] for d in done) / received_states,
+        final_rtts=sorted(ms * 1000 for d in done for ms in d["final_rtts"]),
+        spectators=spectators,
+    )
+
+
+def spectator_run(
+    *,
+    table_id: int,
+    wanted: int,
+    spectating: SpectatorClients,
+    watchers: list[dict[str, Any]],
+    players: list[dict[str, Any]],
+    window: tuple[float, float],
+) -> SpectatorRun:
+    """The spectators' figures: what they saw against what the table reached in the window."""
+    acks: dict[Key, float] = {}
+    for d in players:
+        acks.update(d["acks"])
+    errors: Counter[str] = Counter()
+    for w in watchers:
+        errors.update(w["errors"])
+    return SpectatorRun(
+        table_id=table_id,
+        wanted=wanted,
+        opened=spectating.opened,
+        procs=len(spectating.procs),
+        connect_seconds=spectating.connect_seconds,
+        rss_before=spectating.rss_before,
+        rss_after=spectating.rss_after,
+        figures=spectator_figures(
+            table_states(table_id, window), [got for w in watchers for got in w["seen"]], acks
+        ),
+        errors=dict(errors),
     )
 
 
@@ -553,6 +885,51 @@ def report_where(result: RunResult) -> None:
     print(f"    games finished in the window: {result.games_over}")
 
 
+def spread(values: list[float]) -> str:
+    """count, p50, p99 and max of sorted milliseconds."""
+    if not values:
+        return "none"
+    return (
+        f"n {len(values):>6}  p50 {percentile(values, 50):7.1f}  "
+        f"p99 {percentile(values, 99):7.1f}  max {values[-1]:7.1f} ms"
+    )
+
+
+def report_spectators(result: RunResult) -> None:
+    run = result.spectators
+    if run is None:
+        return
+    f = run.figures
+    print(
+        f"\n  final table {run.table_id}: {run.opened} of {run.wanted} spectators connected "
+        f"({run.procs} client process(es), {run.connect_seconds:.1f} s to connect)"
+    )
+    per_socket = (run.rss_after - run.rss_before) / max(1, run.opened)
+    print(
+        f"    servers' memory (RSS): {run.rss_before / 2**20:.0f} -> "
+        f"{run.rss_after / 2**20:.0f} MB: {per_socket / 1024:.1f} KB per idle spectator socket"
+    )
+    print(
+        f"    servers' CPU in the window per state frame sent (all their work / frames): "
+        f"{run.cpu_per_frame_ms:.2f} ms"
+    )
+    print(
+        f"    states the table reached in the window: {f.states}; deliveries missed (none "
+        f"within {SPECTATOR_GRACE:g} s of the window's end): {f.missed} of "
+        f"{f.states * f.spectators} ({f.spectators_missing} spectator(s) missed any)"
+    )
+    for label, values in (
+        ("commit -> first spectator", f.to_first),
+        ("commit -> last spectator", f.to_last),
+        ("commit -> each spectator", f.to_each),
+        ("ack -> last spectator", f.ack_to_last),
+        ("players' round trip here", result.final_rtts),
+    ):
+        print(f"    {label:<26} {spread(values)}")
+    if run.errors:
+        print(f"    spectators' errors: {dict(sorted(run.errors.items()))}")
+
+
 def median_row(results: list[RunResult]) -> str:
     def med(attr: str) -> float:
         return statistics.median(float(getattr(r, attr)) for r in results)
@@ -577,8 +954,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--client-procs", type=int, default=0, help="client processes (0: 1 up to 100 sockets)"
     )
+    parser.add_argument(
+        "--spectators", type=int, default=0, help="spectator sockets on the first table"
+    )
+    parser.add_argument(
+        "--spectator-procs",
+        type=int,
+        default=0,
+        help=f"the spectators' client processes (0: one per {SPECTATORS_PER_PROC})",
+    )
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.tables.split(",") if x.strip()]
+    # Each socket is a descriptor in a client and in a server (inherited limit); and some more.
+    needed = 2 * max(counts, default=0) + args.spectators + 1024
+    if raise_open_files(needed) < needed:
+        print(f"warning: at most {raise_open_files(needed)} open files (ulimit -n); want {needed}")
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "durak_site.settings",
@@ -603,6 +993,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(HEADER)
                 print(result.row())
                 report_where(result)
+                report_spectators(result)
                 runs.append(result)
             rows.append(runs)
     print(f"\nround trip (send -> the acting client's new state); medians of {args.repeat} run(s):")
