@@ -18,6 +18,7 @@ import django_stubs_ext
 from corsheaders.defaults import default_headers
 from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 
+from durak_site import layerformat  # registers the channel layer's message format
 from durak_site.env import (
     EnvError,
     env_bool,
@@ -204,6 +205,8 @@ if REDIS_URL:
                     }
                 ],
                 "prefix": "durak:asgi",
+                # msgpack, each message decoded once per process (``durak_site.layerformat``).
+                "serializer_format": layerformat.FORMAT,
             },
         }
     }

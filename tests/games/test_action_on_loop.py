@@ -114,6 +114,7 @@ async def test_the_loop_writes_what_the_locked_path_writes(eager_jobs: None) -> 
     assert abs(on_loop.deadline - locked.deadline) < timedelta(seconds=10)
     assert on_loop.deadline > timezone.now() + timedelta(seconds=20)
     # and the change's message is the row's, with the clock's job to follow
+    assert applied is not None
     assert applied.message == {**await snapshot(tables[0].game.pk), "event": "state"}
     assert applied.jobs == [("games.game_clock_expire", (tables[0].game.pk, 3), 30)]
 
