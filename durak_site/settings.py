@@ -172,7 +172,7 @@ USES_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql
 DURAK_DB_THREADS = env_int("DURAK_DB_THREADS", 2, minimum=1)
 # Connections per event loop for the one-statement writes made on the loop itself (the live
 # table's actions: ``durak_site.dbloop``), PostgreSQL only.
-DURAK_DB_LOOP_CONNECTIONS = env_int("DURAK_DB_LOOP_CONNECTIONS", 4, minimum=1)
+DURAK_DB_LOOP_CONNECTIONS = env_int("DURAK_DB_LOOP_CONNECTIONS", 8, minimum=1)
 # Sockets (live tables and feeds) open at once per user and per address (``games.socket_cap``;
 # across processes with Redis); 0: no cap.
 DURAK_SOCKETS_PER_USER = env_int("DURAK_SOCKETS_PER_USER", 20, minimum=0)

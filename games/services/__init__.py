@@ -1,6 +1,8 @@
 """Writes of the games layer, one module per responsibility; this package is their index.
 
 - :mod:`~games.services.play`: deal a game, apply a seat's action, the tail of every change;
+- :mod:`~games.services.live`: a live table's action in one statement on the server's event loop
+  (the common case; everything else takes ``play``);
 - :mod:`~games.services.automation`: bots and the move clock acting for a seat;
 - :mod:`~games.services.stand_ins`: bots standing in for absent players until they return;
 - :mod:`~games.services.referee`: pause, resume, adjudicate, void;
@@ -8,10 +10,11 @@
 - :mod:`~games.services.tickets`: single-use tickets that open a socket as a user.
 
 The engine is the only judge; the database is the record. Every service that changes a game
-locks its row (``SELECT ... FOR UPDATE``) for the whole check-apply-append, so two actions racing
-for one version cannot both win; the unique ``(game, seq)`` and ``(game, client_id)``
-constraints are the last guard. Broadcasts and follow-up jobs go out in
-``transaction.on_commit``.
+locks its row (``SELECT ... FOR UPDATE``) for the whole check-apply-append, or (``live``) moves
+it with one conditional ``UPDATE ... WHERE version = v``, so two actions racing for one version
+cannot both win; the unique ``(game, seq)`` and ``(game, client_id)`` constraints are the last
+guard. Broadcasts and follow-up jobs go out in ``transaction.on_commit`` (``live``: once its
+statement has returned).
 """
 
 from games.services.automation import game_clock_expire, game_hand_seat_to_bot, game_play_bots
