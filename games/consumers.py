@@ -39,7 +39,7 @@ from durak_site import jobs
 from durak_site.dbthreads import db_async
 from durak_site.errors import DATABASE_DOWN, ServiceError, Unavailable
 from games import broadcast, presence, selectors, services, timing
-from games.actors import Actor
+from games.actors import Actor, person
 from games.auth import refused_credentials
 from games.broadcast import game_message, table_group
 from games.errors import Forbidden, NotFound
@@ -500,7 +500,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             applied = await live.table_act_on_loop(
                 self.latest,
                 player_id=self.access.player_id,
-                user_id=getattr(self.user, "pk", None),
+                user_id=getattr(person(self.user), "pk", None),
                 action=action,
                 version=version,
                 client_id=client_id,
@@ -518,6 +518,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self.publish([(table_group(self.table_id), applied.message)], started)
             await self.send_ack(client_id, applied.game_id, applied.version, duplicate=False)
             if applied.jobs:
+                # After the ack: a publish to the broker, or (eager) the job run in-process, on a
+                # database thread that closes what the job opened.
                 await db_async(jobs.dispatch_all)(applied.jobs)
             return
         outcome, error, pending = await db_async(_table_act)(

@@ -6,8 +6,9 @@ right there, and written in ONE autocommit statement on the loop's own connectio
 (``durak_site.dbloop``)::
 
     WITH moved AS (UPDATE game SET state, version, log_tail, deadline
-                   WHERE id = g AND version = v AND status = 'active' RETURNING ...)
-    INSERT INTO action (...) SELECT ... FROM moved RETURNING ...
+                   WHERE id = g AND version = v AND status = 'active' RETURNING ...),
+         logged AS (INSERT INTO action (...) SELECT ... FROM moved)
+    SELECT deadline, clock, bots, absent FROM moved
 
 The ``UPDATE`` is the check: it matches only the game still at the version the state was read
 at, and waits for (then re-reads) a row another transaction holds, so of two actions racing for
@@ -44,7 +45,7 @@ from games import engine, timing
 from games.engine import Action, EngineError, GameState
 from games.models import Game, GameAction
 from games.selectors import seat_of
-from games.services.play import FollowUp, follow_ups
+from games.services.play import FollowUp, follow_ups, tail_after
 
 
 @dataclass(frozen=True)
@@ -127,10 +128,9 @@ async def table_act_on_loop(
         return None
     new_version = version + 1
     logged = parsed.to_json()
-    tail = [
-        *latest["actions"][1 - Game.LOG_TAIL :],
-        {"seq": new_version, "kind": GameAction.Kind.PLAYER, **logged},
-    ]
+    tail = tail_after(
+        latest["actions"], seq=new_version, kind=GameAction.Kind.PLAYER, logged=logged
+    )
     state_dict = state.to_dict()
     started = time.perf_counter()
     async with dbloop.connection() as conn:

@@ -124,10 +124,7 @@ def log_action(
         raise GameError(str(exc), code=exc.code) from None
     game.version += 1
     logged = action.to_json()
-    game.log_tail = [
-        *game.log_tail[1 - Game.LOG_TAIL :],
-        {"seq": game.version, "kind": kind, **logged},
-    ]
+    game.log_tail = tail_after(game.log_tail, seq=game.version, kind=kind, logged=logged)
     entry = GameAction(
         game=game,
         seq=game.version,
@@ -142,6 +139,13 @@ def log_action(
     else:
         log.append(entry)
     return new
+
+
+def tail_after(
+    tail: list[dict[str, Any]], *, seq: int, kind: str, logged: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """A game's ``log_tail`` after one more entry (the last ``Game.LOG_TAIL`` kept)."""
+    return [*tail[1 - Game.LOG_TAIL :], {"seq": seq, "kind": kind, **logged}]
 
 
 def _finish(game: Game, state: GameState) -> None:
