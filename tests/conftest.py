@@ -70,6 +70,8 @@ hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_STACK = bool(os.environ.get("REDIS_URL")) and bool(settings.USES_POSTGRES)
+# The names of the worker processes the suite has started and not yet stopped.
+RUNNING_WORKERS: set[str] = set()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -117,8 +119,10 @@ def worker_process(name: str, log_name: str, blocker: DjangoDbBlocker) -> Iterat
                     raise RuntimeError(f"the worker {name} died: see {log.name}")
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the worker {name} did not answer: see {log.name}")
+            RUNNING_WORKERS.add(name)
             yield
         finally:
+            RUNNING_WORKERS.discard(name)
             worker.terminate()
             try:
                 worker.wait(timeout=20)
@@ -126,8 +130,26 @@ def worker_process(name: str, log_name: str, blocker: DjangoDbBlocker) -> Iterat
                 worker.kill()
 
 
+def wait_until_workers_are_quiet(timeout: float = 60) -> None:
+    """Drop what is still queued and wait for the running workers to finish the task in hand:
+    a job still running when the test's tables are flushed holds row locks that the flush's
+    ``TRUNCATE`` deadlocks on (jobs chained by a finished event go on after its test's last
+    assertion). Quiet means an empty queue and no active task twice in a row."""
+    deadline = time.monotonic() + timeout
+    quiet_checks = 0
+    while quiet_checks < 2:
+        app.control.purge()
+        replies = app.control.inspect(destination=list(RUNNING_WORKERS), timeout=1.0).active()
+        busy = any(tasks for tasks in (replies or {}).values())
+        quiet_checks = 0 if busy else quiet_checks + 1
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the workers did not go quiet in {timeout:.0f} s: {replies}")
+
+
 @pytest.fixture(scope="session")
-def celery_worker(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
+def celery_worker_process(
+    django_db_setup: None, django_db_blocker: DjangoDbBlocker
+) -> Iterator[None]:
     """A real Celery worker process on the test database and this run's own queue."""
     if not REAL_STACK:
         pytest.skip("a real worker needs REDIS_URL and DATABASE_URL")
@@ -135,6 +157,14 @@ def celery_worker(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> 
     name = f"test-{os.getpid()}@{socket.gethostname()}"
     with worker_process(name, ".pytest-worker.log", django_db_blocker):
         yield
+
+
+@pytest.fixture
+def celery_worker(celery_worker_process: None) -> Iterator[None]:
+    """The real worker (``celery_worker_process``) for one test, quiet again when the test ends
+    and before its database is flushed (``wait_until_workers_are_quiet``)."""
+    yield
+    wait_until_workers_are_quiet()
 
 
 @pytest.fixture(autouse=True)
