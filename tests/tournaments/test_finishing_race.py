@@ -418,3 +418,39 @@ def test_a_disqualification_waiting_on_the_end_of_the_event_places_the_field_aga
     assert PrizePool.objects.get(tournament=tournament).final
     paid = set(Payout.objects.filter(tournament=tournament).values_list("entry_id", flat=True))
     assert paid and leaving.pk not in paid
+
+
+@pytest.mark.skipif(not settings.USES_POSTGRES, reason="row locks that wait need PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_a_tables_result_does_not_wait_on_its_round_row() -> None:
+    """A result locks its table's row alone: locking the round's and stage's rows too (a
+    ``select_related`` under ``FOR UPDATE``) queued every table of a round on one row, behind
+    the round-completion job, and was one side of the deadlocks CI saw."""
+    # given a seated table whose round row another transaction holds (a round-completion job)
+    table = seated_table(make_tournament(PlayerFactory.create_batch(4), stages=ONE_TABLE))
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_round() -> None:
+        try:
+            with transaction.atomic():
+                Round.objects.select_for_update().get(pk=table.round_id)
+                held.set()
+                release.wait(timeout=30)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_round)
+    holder.start()
+    assert held.wait(timeout=10)
+    # when the table's result is recorded, waiting at most 3 s for any row lock
+    try:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '3s'")
+            record_result(table)
+            recorded = TableResult.objects.filter(table=table).count()
+    finally:
+        release.set()
+        holder.join(timeout=30)
+    # then it was recorded without waiting for the round
+    assert recorded == 1

@@ -93,7 +93,13 @@ def table_record_result(
     (``table_finished``: the standings changed).
     """
     with transaction.atomic():
-        table = Table.objects.select_for_update().select_related("round__stage").get(pk=table.pk)
+        # The table's row only (``of``): with the joined rows locked too, every table finishing
+        # in a round queued on the one round row, and waited on the round-completion job.
+        table = (
+            Table.objects.select_for_update(of=("self",))
+            .select_related("round__stage")
+            .get(pk=table.pk)
+        )
         if table.is_bye:
             raise ResultError(gettext("a bye has no result to record"))
         check_result(
