@@ -748,6 +748,8 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
         )
         go.set()
         time.sleep(args.warmup)
+        # PostgreSQL's backends again: the servers' loop connections open at their first action.
+        watched["postgres"] = pids_named("postgres")
         wall0 = time.time()
         cpu0 = {k: {p: cpu_seconds(p) for p in pids} for k, pids in watched.items()}
         time.sleep(args.seconds)
