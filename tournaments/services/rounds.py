@@ -57,6 +57,7 @@ from tournaments.services.seating import (
     table_seat,
     table_series_start,
     table_started,
+    tables_seat,
 )
 
 GROUP_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -277,15 +278,23 @@ def _plan_knockout_bracket(round_: Round) -> None:
 
 
 def _create_tables(round_: Round, planned: PlannedRound) -> None:
-    number = 0
-    for number, table_plan in enumerate(planned.tables, start=1):
-        table = Table.objects.create(
-            round=round_,
-            number=number,
-            score_group=table_plan.group,
-            compromises=list(table_plan.compromises),
-        )
-        table_seat(table, table_plan.entries)
+    """The round's tables, seated and dealt in a few statements (``seating.tables_seat``), then
+    its byes."""
+    tables_seat(
+        [
+            (
+                Table(
+                    round=round_,
+                    number=number,
+                    score_group=table_plan.group,
+                    compromises=list(table_plan.compromises),
+                ),
+                table_plan.entries,
+            )
+            for number, table_plan in enumerate(planned.tables, start=1)
+        ]
+    )
+    number = len(planned.tables)
     for bye_entry in planned.byes:
         number += 1
         table = Table.objects.create(
