@@ -81,6 +81,7 @@ from tournaments.scoring.results import Pogony as ScoringPogony
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.selectors import facts
 from tournaments.selectors.places import field_entries
+from tournaments.services.bulk import rows_update
 from tournaments.services.feed import tournament_changed
 
 #: Rows per statement of the awards' bulk writes.
@@ -383,9 +384,10 @@ def ratings_update(*, tournament_id: int) -> int:
         )
         player.rating_mu, player.rating_sigma = new.mu, new.sigma
     RatingChange.objects.bulk_create(changes, batch_size=AWARDS_BATCH)
-    # In batches: one UPDATE of 10,000 CASE branches took PostgreSQL seconds to plan.
-    Player.objects.bulk_update(
-        players.values(), ["rating_mu", "rating_sigma"], batch_size=AWARDS_BATCH
+    rows_update(
+        Player,
+        ["rating_mu", "rating_sigma"],
+        {pk: (p.rating_mu, p.rating_sigma) for pk, p in players.items()},
     )
     tournament.ratings_applied_at = timezone.now()
     tournament.save(update_fields=["ratings_applied_at"])

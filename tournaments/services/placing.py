@@ -22,6 +22,7 @@ from tournaments.errors import StateError
 from tournaments.models import Entry, Payout, PrizePool, Stage, StageEntry, Tournament
 from tournaments.scoring.places import Leaving, Outcome, final_places
 from tournaments.selectors.standings import standing_rows
+from tournaments.services.bulk import rows_update
 
 
 def stage_final_order(stage: Stage) -> list[list[int]]:
@@ -106,17 +107,9 @@ def places_store(tournament: Tournament) -> list[tuple[int, int]]:
     wanted.update(places)
     # Only the entries whose place changes, in a few statements (a place per UPDATE was ten
     # thousand statements at the end of a 10,000-entry event: ``docs/performance.md``).
-    changed = [
-        Entry(pk=entry, final_place=place)
-        for entry, place in wanted.items()
-        if current.get(entry) != place
-    ]
-    Entry.objects.bulk_update(changed, ["final_place"], batch_size=PLACES_BATCH)
+    changed = {entry: (place,) for entry, place in wanted.items() if current.get(entry) != place}
+    rows_update(Entry, ["final_place"], changed)
     return places
-
-
-#: Entries per UPDATE of :func:`places_store`.
-PLACES_BATCH = 1000
 
 
 @atomic_retry
