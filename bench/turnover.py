@@ -25,8 +25,8 @@ rows, uncached (the cache cleared before each request): medians of 3, through Dj
 client.
 
 Targets (issue 23, at 10,000 entries): turnover < 10 s, the end-of-event jobs < 30 s, the
-standings API and page < 300 ms uncached. ``--profile FILE`` writes a cProfile of the largest
-size's turnover.
+standings API and page < 300 ms uncached. ``--profile FILE`` writes cProfiles of the largest
+size's turnover (``FILE``), end of event (``FILE.end``) and requests (``FILE.<request>``).
 
 It needs PostgreSQL and Redis: ``DATABASE_URL`` (default
 ``postgres://postgres@127.0.0.1:5432/durak_turnover``, created if missing and migrated) and
@@ -79,7 +79,12 @@ PHASES: dict[str, tuple[tuple[str, str], ...]] = {
         ("games.services.play", "game_create"),
         ("games.services.play", "games_create"),
     ),
-    "feed": (("tournaments.services.feed", "tournament_changed"),),
+    "feed": (
+        ("tournaments.services.feed", "tournament_changed"),
+        ("tournaments.selectors.facts", "result_facts"),
+        ("tournaments.selectors.facts", "paired_facts"),
+        ("tournaments.selectors.facts", "round_facts"),
+    ),
     "broadcast": (
         ("games.broadcast", "_send"),
         ("games.broadcast", "_send_many"),
@@ -321,9 +326,15 @@ def measure(size: int, *, profile: str | None = None) -> Figures:
         )
         assert second.status == Round.Status.PLAYING, "round 2 was not paired"
         jobs = PhaseClock()
+        profiler = cProfile.Profile() if profile else None
         with timed_phases(jobs, {name: (where,) for name, where in END_JOBS.items()}):
             started = time.perf_counter()
+            if profiler is not None:
+                profiler.enable()
             finish_round(second, rng)
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(f"{profile}.end")
             figures.end_total = time.perf_counter() - started
         figures.end_jobs = dict(jobs.seconds)
         tournament.refresh_from_db()
@@ -337,7 +348,13 @@ def measure(size: int, *, profile: str | None = None) -> Figures:
         ("standings page", f"/embed/tournaments/{slug}/standings/"),
         ("tournament page", f"/tournaments/{slug}/"),
     ):
+        profiler = cProfile.Profile() if profile else None
+        if profiler is not None:
+            profiler.enable()
         figures.requests[name] = median_request(client, path)
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(f"{profile}.{name.replace(' ', '-')}")
     return figures
 
 

@@ -331,6 +331,21 @@ def table_rows(tables: QuerySet[Table]) -> list[Row]:
     return rows
 
 
+def seated_table_rows(tables: QuerySet[Table]) -> list[Row]:
+    """``tables`` with who sits where: :func:`table_rows`' keys but the series and the result
+    (a round just paired has neither), in two queries and without loading its results (the
+    ``round_paired`` facts of a round of thousands of tables)."""
+    heads = list(tables.values("id", "number", "status", "is_bye", "score_group"))
+    seats: dict[int, list[Seat]] = {head["id"]: [] for head in heads}
+    for seat in (
+        Seat.objects.filter(table_id__in=list(seats))
+        .select_related("entry__player", "entry__team", "player")
+        .order_by("position")
+    ):
+        seats[seat.table_id].append(seat)
+    return [{**head, "seats": _seat_rows(seats[head["id"]])} for head in heads]
+
+
 def round_detail(round_: Round) -> Row:
     """A round with its tables: seats, series score, the result in force, the game in play (or
     the last one over)."""

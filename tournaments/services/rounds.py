@@ -67,9 +67,14 @@ def _stage_rng(stage: Stage, round_number: int) -> random.Random:
     return random.Random(f"{stage.tournament.seed}:{stage.order}:{round_number}")
 
 
-def _pairing_entries(stage: Stage, entry_ids: Sequence[int]) -> list[PairingEntry]:
+def _pairing_entries(
+    stage: Stage, entry_ids: Sequence[int], entries: Mapping[int, Entry] | None = None
+) -> list[PairingEntry]:
+    """The pairing's view of ``entry_ids``: points, first places, rating, seed and club
+    (``entries``: the entries by id, their players selected, if the caller has them)."""
     rows = {row.entry: row for row in standing_rows(stage)}
-    entries = selectors.entries_by_id(entry_ids)
+    if entries is None:
+        entries = selectors.entries_by_id(entry_ids)
     seeds = dict(StageEntry.objects.filter(stage=stage).values_list("entry_id", "seed"))
     out = []
     for entry_id in entry_ids:
@@ -148,10 +153,10 @@ def _plan_swiss(round_: Round) -> PlannedRound:
     stage = round_.stage
     history = _history_with_byes(stage, round_)
     active = active_stage_entries(stage)
-    entries = _pairing_entries(stage, active)
-    names = selectors.entry_names(active)
+    by_id = selectors.entries_by_id(active)  # once: ten thousand rows at the largest events
+    names = {pk: entry.name for pk, entry in by_id.items()}
     pairing = pair_swiss(
-        entries,
+        _pairing_entries(stage, active, by_id),
         history,
         table_size=_entries_per_table(stage),
         rng=_stage_rng(stage, round_.number),
