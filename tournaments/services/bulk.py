@@ -5,7 +5,7 @@ one: at the end of a 10,000-entry event that was seconds of Python for the final
 ratings (``docs/performance.md``). The statement here is the one ``bulk_update`` sends
 (``UPDATE ... SET column = CASE pk WHEN ... THEN ... END WHERE pk IN (...)``), written directly;
 every value goes through its field's own ``get_db_prep_save`` and is cast to the column's type
-(``Field.cast_db_type``), so a row written here is what the ORM would write.
+(``Field.db_type``), so a row written here is what the ORM would write.
 """
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ def rows_update(
     values there (in ``fields``' order); returns how many rows changed. No signals, no
     ``auto_now``: as ``QuerySet.bulk_update``."""
     meta, quote = model._meta, connection.ops.quote_name
-    columns = [meta.get_field(name) for name in fields]
+    concrete = {field.name: field for field in meta.concrete_fields}
+    columns = [concrete[name] for name in fields]
     pk = meta.pk
-    assert pk is not None
+    assert pk is not None and pk.column is not None
     keys = list(rows)
     changed = 0
     with connection.cursor() as cursor:
@@ -41,7 +42,7 @@ def rows_update(
             chunk = keys[start : start + batch_size]
             sets, params = [], []
             for index, field in enumerate(columns):
-                cast = field.cast_db_type(connection)
+                cast = field.db_type(connection)
                 whens = " ".join([f"WHEN %s THEN CAST(%s AS {cast})"] * len(chunk))
                 sets.append(f"{quote(field.column)} = CASE {quote(pk.column)} {whens} END")
                 for key in chunk:
