@@ -118,6 +118,9 @@ class PlannedRound:
     tables: tuple[PlannedTable, ...]
     byes: tuple[int, ...] = ()
     explanation: dict[str, Any] = field(default_factory=dict)
+    # The entries the plan was made from (by id, their players and teams selected), when the
+    # planner read them: the seating takes them instead of reading them again.
+    entries: Mapping[int, Entry] | None = field(default=None, compare=False, repr=False)
 
 
 def _planned(pairing: Pairing, names: Mapping[int, str], group: str = "") -> list[PlannedTable]:
@@ -170,6 +173,7 @@ def _plan_swiss(round_: Round) -> PlannedRound:
             "byes": [c.to_json(names) for c in pairing.bye_compromises],
             "compromises": [c.to_json(names) for c in pairing.compromises()],
         },
+        entries=by_id,
     )
 
 
@@ -297,7 +301,8 @@ def _create_tables(round_: Round, planned: PlannedRound) -> None:
                 table_plan.entries,
             )
             for number, table_plan in enumerate(planned.tables, start=1)
-        ]
+        ],
+        entries=planned.entries,
     )
     number = len(planned.tables)
     for bye_entry in planned.byes:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.db import transaction
 from django.db.models import Q
@@ -76,18 +76,23 @@ def table_seat(table: Table, entry_ids: Sequence[int]) -> None:
     table_series_start(table=table)
 
 
-def tables_seat(tables: Sequence[tuple[Table, Sequence[int]]]) -> list[Game]:
+def tables_seat(
+    tables: Sequence[tuple[Table, Sequence[int]]], *, entries: Mapping[int, Entry] | None = None
+) -> list[Game]:
     """Create the unsaved tables of one round, each with its entries (seat order): seated,
     their series started and their first games dealt, as :func:`table_seat` does one saved
     table, in a few statements for the whole round (the tables, the seats, the games: one
     insert each, ``games.services.games_create``) instead of a dozen per table. Returns the
-    games."""
+    games. ``entries``: the entries by id, their players and teams selected, if the caller has
+    them (``selectors.entries_by_id``)."""
     if not tables:
         return []
     round_ = tables[0][0].round
     stage = round_.stage
     tournament = stage.tournament
-    entries = selectors.entries_by_id({e for _table, ids in tables for e in ids})
+    wanted = {e for _table, ids in tables for e in ids}
+    if entries is None or not wanted <= entries.keys():
+        entries = selectors.entries_by_id(wanted)
     by_table = [_table_seats(table, ids, entries, tournament) for table, ids in tables]
     handed = {
         id(seat) for seat in _every_seat_to_bots(tournament, [s for ss in by_table for s in ss])
@@ -114,7 +119,7 @@ def tables_seat(tables: Sequence[tuple[Table, Sequence[int]]]) -> list[Game]:
 
 
 def _table_seats(
-    table: Table, entry_ids: Sequence[int], entries: dict[int, Entry], tournament: Tournament
+    table: Table, entry_ids: Sequence[int], entries: Mapping[int, Entry], tournament: Tournament
 ) -> list[Seat]:
     """The unsaved seats of ``entry_ids`` at ``table``, their players selected: an entry's
     player, or the members of a team event's entries, seated by ``team_seating``."""
