@@ -131,7 +131,9 @@ def cmd_bench(args: list[str]) -> int:
 
     ``python3 dev.py bench --players 1024`` sets the tournament's size (default 1024);
     ``--tables 50,200`` the load benchmark's table counts; ``--skip-tournament`` runs only the
-    pure benchmarks.
+    pure benchmarks. ``--turnover`` adds a big event's turnover between rounds and its end
+    (``bench.turnover``, minutes at 10,000 entries) at ``--turnover-sizes`` (default
+    1024,4096,10000).
     """
     players = "1024"
     if "--players" in args:
@@ -167,7 +169,13 @@ def cmd_bench(args: list[str]) -> int:
         command = ["bench.live_tables", "--tables", tables, "--seconds", "10", *extra]
         worst = max(worst, run_bench(command))
     # The API's final standings of a finished tournament beside a plain view (bench/api.py).
-    return max(worst, run_bench(["bench.api", "--players", players]))
+    worst = max(worst, run_bench(["bench.api", "--players", players]))
+    if "--turnover" in args:
+        sizes = "1024,4096,10000"
+        if "--turnover-sizes" in args:
+            sizes = args[args.index("--turnover-sizes") + 1]
+        worst = max(worst, run_bench(["bench.turnover", "--sizes", sizes]))
+    return worst
 
 
 def run_bench(command: list[str]) -> int:

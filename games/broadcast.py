@@ -136,6 +136,37 @@ def _send(group: str, message: dict[str, Any]) -> bool:
     return True
 
 
+def _send_many(batch: Pending) -> int:
+    """Send many broadcasts from synchronous code in one pass (one event loop, so one
+    connection of the channel layer, instead of one per message: a round's first games); returns
+    how many the layer took. After the first failure the rest are not tried (each would wait
+    :data:`SEND_TIMEOUT` on a layer that is down): they are kept for the resender, as a failed
+    one is."""
+
+    async def attempt() -> tuple[int, BaseException | None]:
+        for done, (group, message) in enumerate(batch):
+            try:
+                await _group_send(group, message)
+            except Exception as exc:
+                return done, exc
+        return len(batch), None
+
+    try:
+        done, error = async_to_sync(attempt)()
+    except Exception as exc:  # the pass itself failed: nothing is known to have gone out
+        done, error = 0, exc
+    for group, message in batch[:done]:
+        resender.sent(group, message)
+    if error is not None:
+        group, message = batch[done]
+        _failed(group, message, error)
+        for group, message in batch[done + 1 :]:
+            resender.keep(group, message)
+        if len(batch) > done + 1:
+            log.warning("%d more broadcast(s) kept for the resender", len(batch) - done - 1)
+    return done
+
+
 def _failed(
     group: str,
     message: dict[str, Any],
@@ -315,5 +346,31 @@ def broadcast_on_commit(game: Any, event: str = "state") -> None:
         if timing.ENABLED:
             message["sent_at"] = time.time()
         _send(group, message)
+
+    transaction.on_commit(send)
+
+
+def broadcast_many_on_commit(games: Any, event: str = "state") -> None:
+    """:func:`broadcast_on_commit` for many games (of different tables: a round's first
+    games), sent in one pass after commit (:func:`_send_many`); collected like single ones
+    inside :func:`collected`."""
+    batch: Pending = [
+        (table_group(game.table_id), game_message(game, event))
+        for game in games
+        if game.table_id is not None
+    ]
+    if not batch:
+        return
+
+    def send() -> None:
+        pending = getattr(_collector, "pending", None)
+        if pending is not None:
+            pending.extend(batch)
+            return
+        if timing.ENABLED:
+            now = time.time()
+            for _group, message in batch:
+                message["sent_at"] = now
+        _send_many(batch)
 
     transaction.on_commit(send)

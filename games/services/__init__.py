@@ -19,7 +19,15 @@ statement has returned).
 
 from games.services.automation import game_clock_expire, game_hand_seat_to_bot, game_play_bots
 from games.services.fairness import game_verify_deal
-from games.services.play import Outcome, game_apply_action, game_create, load_state, table_act
+from games.services.play import (
+    Deal,
+    Outcome,
+    game_apply_action,
+    game_create,
+    games_create,
+    load_state,
+    table_act,
+)
 from games.services.referee import (
     REFEREE_COMMANDS,
     game_adjudicate,
@@ -39,6 +47,7 @@ from games.services.tickets import socket_ticket_issue, socket_ticket_redeem
 __all__ = [
     "REFEREE_COMMANDS",
     "STAND_IN",
+    "Deal",
     "Outcome",
     "game_absent_check",
     "game_adjudicate",
@@ -51,6 +60,7 @@ __all__ = [
     "game_resume",
     "game_verify_deal",
     "game_void",
+    "games_create",
     "games_set_absent_after",
     "load_state",
     "socket_ticket_issue",

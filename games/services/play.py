@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -15,7 +15,7 @@ from durak_site.errors import status_name
 from durak_site.jobs import enqueue_on_commit
 from games import engine, hooks, rows
 from games.actors import Actor, person
-from games.broadcast import broadcast_on_commit
+from games.broadcast import broadcast_many_on_commit, broadcast_on_commit
 from games.engine import Action, EngineError, GameState, Rules
 from games.errors import (
     GameError,
@@ -59,40 +59,91 @@ def game_create(
     a bot stands in for a player absent from the table this many seconds into their turn
     (``services.stand_ins``; None: never).
     """
+    game = _dealt(
+        Deal(
+            rules=rules,
+            players=players,
+            bot_seats=bot_seats or {},
+            table=table,
+            number=number,
+            setup=setup,
+            seed=seed,
+            clock_seconds=clock_seconds,
+            absent_after=absent_after,
+        )
+    )
+    game.save(force_insert=True)
+    after_change(game, event="started")
+    return game
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One game to deal: :func:`game_create`'s arguments, for :func:`games_create`."""
+
+    rules: dict[str, Any]
+    players: list[int | None]
+    bot_seats: dict[int, str] = field(default_factory=dict)
+    table: Any = None
+    number: int = 1
+    setup: dict[str, Any] | None = None
+    seed: str | None = None
+    clock_seconds: int = 0
+    absent_after: int | None = None
+
+
+def games_create(deals: Sequence[Deal]) -> list[Game]:
+    """Deal many games at once (a round's first games): each exactly as :func:`game_create`
+    deals it (its own fresh seed and commitment, the same row, the same broadcast and jobs),
+    inserted in one statement per batch, and their broadcasts sent in one pass after commit
+    (``broadcast.broadcast_many_on_commit``). Refused whole if any deal is."""
+    games = [_dealt(deal) for deal in deals]
+    Game.objects.bulk_create(games, batch_size=BULK_BATCH)
+    broadcast_many_on_commit(games, "started")
+    for game in games:
+        _follow_ups_on_commit(game)
+    return games
+
+
+#: Rows per INSERT of a bulk deal (each game's row carries its whole state).
+BULK_BATCH = 500
+
+
+def _dealt(deal: Deal) -> Game:
+    """The unsaved game of ``deal``, dealt from a fresh secret seed (or the given one) with its
+    commitment and its move deadline."""
     try:
-        parsed = Rules.from_dict(rules)
+        parsed = Rules.from_dict(deal.rules)
     except EngineError as exc:
         raise GameError(str(exc), code=exc.code) from None
-    if len(players) != parsed.players:
+    if len(deal.players) != parsed.players:
         raise GameError(
             ngettext(
                 "%(count)s player is needed, got %(got)s",
                 "%(count)s players are needed, got %(got)s",
                 parsed.players,
             )
-            % {"count": parsed.players, "got": len(players)}
+            % {"count": parsed.players, "got": len(deal.players)}
         )
-    seed = seed or engine.new_seed()
+    seed = deal.seed or engine.new_seed()
     try:
-        state = engine.new_game(parsed, engine.rng_for_seed(seed), **(setup or {}))
+        state = engine.new_game(parsed, engine.rng_for_seed(seed), **(deal.setup or {}))
     except EngineError as exc:
         raise GameError(str(exc), code=exc.code) from None
     game = Game(
-        table=table,
-        number=number,
+        table=deal.table,
+        number=deal.number,
         rules=parsed.to_dict(),
-        setup=setup or {},
+        setup=deal.setup or {},
         seed=seed,
         seed_commitment=engine.seed_commitment(seed),
-        players=players,
-        bot_seats={str(k): v for k, v in (bot_seats or {}).items()},
+        players=deal.players,
+        bot_seats={str(k): v for k, v in deal.bot_seats.items()},
         state=state.to_dict(),
-        clock_seconds=clock_seconds,
-        absent_after=absent_after,
+        clock_seconds=deal.clock_seconds,
+        absent_after=deal.absent_after,
     )
     arm_clock(game)
-    game.save(force_insert=True)
-    after_change(game, event="started")
     return game
 
 
@@ -167,6 +218,10 @@ def after_change(game: Game, *, event: str = "state") -> None:
     """Common tail of every change (saved with its deadline by then): the broadcast, then the
     follow-up jobs (:func:`follow_ups`)."""
     broadcast_on_commit(game, event)
+    _follow_ups_on_commit(game)
+
+
+def _follow_ups_on_commit(game: Game) -> None:
     for name, args, countdown in follow_ups(
         game_id=game.pk,
         version=game.version,

@@ -331,6 +331,45 @@ def table_rows(tables: QuerySet[Table]) -> list[Row]:
     return rows
 
 
+def seated_table_rows(tables: QuerySet[Table]) -> list[Row]:
+    """``tables`` with who sits where: :func:`table_rows`' keys but the series and the result
+    (a round just paired has neither), in two queries and without loading its results (the
+    ``round_paired`` facts of a round of thousands of tables)."""
+    heads = list(tables.values("id", "number", "status", "is_bye", "score_group"))
+    seats: dict[int, list[Row]] = {head["id"]: [] for head in heads}
+    # :func:`_seat_rows` from plain values: ten thousand seats as models (with their entries and
+    # players) were a second of a round's pairing. The entry's name is ``Entry.name``'s: its
+    # player's display name, else its team's name.
+    for seat in (
+        Seat.objects.filter(table_id__in=list(seats))
+        .order_by("position")
+        .values(
+            "table_id",
+            "position",
+            "entry_id",
+            "entry__player__display_name",
+            "entry__team__name",
+            "player_id",
+            "player__display_name",
+            "player__is_bot",
+            "bot_kind",
+        )
+    ):
+        entry_name = seat["entry__player__display_name"]
+        seats[seat["table_id"]].append(
+            {
+                "position": seat["position"],
+                "entry": {
+                    "id": seat["entry_id"],
+                    "name": seat["entry__team__name"] if entry_name is None else entry_name,
+                },
+                "player": {"id": seat["player_id"], "name": seat["player__display_name"]},
+                "bot": bool(seat["bot_kind"]) or seat["player__is_bot"],
+            }
+        )
+    return [{**head, "seats": seats[head["id"]]} for head in heads]
+
+
 def round_detail(round_: Round) -> Row:
     """A round with its tables: seats, series score, the result in force, the game in play (or
     the last one over)."""

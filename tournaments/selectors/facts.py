@@ -132,7 +132,7 @@ def paired_facts(round_: Round) -> Row:
     """``round_paired``: the round's tables and who sits at each (entry and player ids and
     names, bots), as the round's REST answer shows them: three queries."""
     stage = round_.stage
-    tables = events.table_rows(round_.tables.order_by("number"))
+    tables = events.seated_table_rows(round_.tables.order_by("number"))
     return {
         "stage": stage.order,
         "round": round_.number,
@@ -143,8 +143,18 @@ def paired_facts(round_: Round) -> Row:
 def stage_standings_short(stage: Stage) -> Row:
     """A stage's standings in short rows (:data:`SHORT_STANDING_KEYS`): none for a knockout
     stage. Two queries."""
-    rows = [events.standing_row(line) for line in standings.stage_standings(stage)]
-    return {"stage": stage.order, "rows": _short(rows, SHORT_STANDING_KEYS)}
+    # The short keys of ``events.standing_row`` read off each line (that row, whole, for ten
+    # thousand lines cost a second of the round's completion: ``docs/performance.md``).
+    rows = [
+        jsonable(
+            {
+                key: events.number(line.points) if key == "points" else getattr(line, key)
+                for key in SHORT_STANDING_KEYS
+            }
+        )
+        for line in standings.stage_standings(stage)
+    ]
+    return {"stage": stage.order, "rows": rows}
 
 
 def round_facts(round_: Round) -> Row:

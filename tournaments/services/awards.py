@@ -81,7 +81,11 @@ from tournaments.scoring.results import Pogony as ScoringPogony
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.selectors import facts
 from tournaments.selectors.places import field_entries
+from tournaments.services.bulk import rows_update
 from tournaments.services.feed import tournament_changed
+
+#: Rows per statement of the awards' bulk writes.
+AWARDS_BATCH = 1000
 
 
 def _lock_tournament(tournament_id: int) -> Tournament:
@@ -379,8 +383,12 @@ def ratings_update(*, tournament_id: int) -> int:
             )
         )
         player.rating_mu, player.rating_sigma = new.mu, new.sigma
-    RatingChange.objects.bulk_create(changes)
-    Player.objects.bulk_update(players.values(), ["rating_mu", "rating_sigma"])
+    RatingChange.objects.bulk_create(changes, batch_size=AWARDS_BATCH)
+    rows_update(
+        Player,
+        ["rating_mu", "rating_sigma"],
+        {pk: (p.rating_mu, p.rating_sigma) for pk, p in players.items()},
+    )
     tournament.ratings_applied_at = timezone.now()
     tournament.save(update_fields=["ratings_applied_at"])
     tournament_changed(

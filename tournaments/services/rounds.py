@@ -57,6 +57,7 @@ from tournaments.services.seating import (
     table_seat,
     table_series_start,
     table_started,
+    tables_seat,
 )
 
 GROUP_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -66,9 +67,14 @@ def _stage_rng(stage: Stage, round_number: int) -> random.Random:
     return random.Random(f"{stage.tournament.seed}:{stage.order}:{round_number}")
 
 
-def _pairing_entries(stage: Stage, entry_ids: Sequence[int]) -> list[PairingEntry]:
+def _pairing_entries(
+    stage: Stage, entry_ids: Sequence[int], entries: Mapping[int, Entry] | None = None
+) -> list[PairingEntry]:
+    """The pairing's view of ``entry_ids``: points, first places, rating, seed and club
+    (``entries``: the entries by id, their players selected, if the caller has them)."""
     rows = {row.entry: row for row in standing_rows(stage)}
-    entries = selectors.entries_by_id(entry_ids)
+    if entries is None:
+        entries = selectors.entries_by_id(entry_ids)
     seeds = dict(StageEntry.objects.filter(stage=stage).values_list("entry_id", "seed"))
     out = []
     for entry_id in entry_ids:
@@ -112,6 +118,9 @@ class PlannedRound:
     tables: tuple[PlannedTable, ...]
     byes: tuple[int, ...] = ()
     explanation: dict[str, Any] = field(default_factory=dict)
+    # The entries the plan was made from (by id, their players and teams selected), when the
+    # planner read them: the seating takes them instead of reading them again.
+    entries: Mapping[int, Entry] | None = field(default=None, compare=False, repr=False)
 
 
 def _planned(pairing: Pairing, names: Mapping[int, str], group: str = "") -> list[PlannedTable]:
@@ -147,10 +156,10 @@ def _plan_swiss(round_: Round) -> PlannedRound:
     stage = round_.stage
     history = _history_with_byes(stage, round_)
     active = active_stage_entries(stage)
-    entries = _pairing_entries(stage, active)
-    names = selectors.entry_names(active)
+    by_id = selectors.entries_by_id(active)  # once: ten thousand rows at the largest events
+    names = {pk: entry.name for pk, entry in by_id.items()}
     pairing = pair_swiss(
-        entries,
+        _pairing_entries(stage, active, by_id),
         history,
         table_size=_entries_per_table(stage),
         rng=_stage_rng(stage, round_.number),
@@ -164,6 +173,7 @@ def _plan_swiss(round_: Round) -> PlannedRound:
             "byes": [c.to_json(names) for c in pairing.bye_compromises],
             "compromises": [c.to_json(names) for c in pairing.compromises()],
         },
+        entries=by_id,
     )
 
 
@@ -277,15 +287,24 @@ def _plan_knockout_bracket(round_: Round) -> None:
 
 
 def _create_tables(round_: Round, planned: PlannedRound) -> None:
-    number = 0
-    for number, table_plan in enumerate(planned.tables, start=1):
-        table = Table.objects.create(
-            round=round_,
-            number=number,
-            score_group=table_plan.group,
-            compromises=list(table_plan.compromises),
-        )
-        table_seat(table, table_plan.entries)
+    """The round's tables, seated and dealt in a few statements (``seating.tables_seat``), then
+    its byes."""
+    tables_seat(
+        [
+            (
+                Table(
+                    round=round_,
+                    number=number,
+                    score_group=table_plan.group,
+                    compromises=list(table_plan.compromises),
+                ),
+                table_plan.entries,
+            )
+            for number, table_plan in enumerate(planned.tables, start=1)
+        ],
+        entries=planned.entries,
+    )
+    number = len(planned.tables)
     for bye_entry in planned.byes:
         number += 1
         table = Table.objects.create(

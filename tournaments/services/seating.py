@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.db import transaction
 from django.db.models import Q
@@ -12,7 +12,7 @@ from durak_site.errors import Forbidden
 from games.actors import Actor
 from games.engine.series import Series
 from games.models import Game
-from games.services import STAND_IN, game_create, game_hand_seat_to_bot
+from games.services import STAND_IN, Deal, game_create, game_hand_seat_to_bot, games_create
 from tournaments import adapters, selectors
 from tournaments.errors import StateError
 from tournaments.models import (
@@ -20,6 +20,7 @@ from tournaments.models import (
     Entry,
     Player,
     Seat,
+    Stage,
     Table,
     Team,
     Tournament,
@@ -66,6 +67,62 @@ def table_seat(table: Table, entry_ids: Sequence[int]) -> None:
     to a bot, audited in the system's name."""
     entries = selectors.entries_by_id(entry_ids)
     tournament = table.round.stage.tournament
+    seats = _table_seats(table, entry_ids, entries, tournament)
+    handed = _every_seat_to_bots(tournament, seats)
+    Seat.objects.bulk_create(seats)
+    _audit_handed(tournament, table, handed)
+    table.status = Table.Status.PLAYING
+    table.save(update_fields=["status"])
+    table_series_start(table=table)
+
+
+def tables_seat(
+    tables: Sequence[tuple[Table, Sequence[int]]], *, entries: Mapping[int, Entry] | None = None
+) -> list[Game]:
+    """Create the unsaved tables of one round, each with its entries (seat order): seated,
+    their series started and their first games dealt, as :func:`table_seat` does one saved
+    table, in a few statements for the whole round (the tables, the seats, the games: one
+    insert each, ``games.services.games_create``) instead of a dozen per table. Returns the
+    games. ``entries``: the entries by id, their players and teams selected, if the caller has
+    them (``selectors.entries_by_id``)."""
+    if not tables:
+        return []
+    round_ = tables[0][0].round
+    stage = round_.stage
+    tournament = stage.tournament
+    wanted = {e for _table, ids in tables for e in ids}
+    if entries is None or not wanted <= entries.keys():
+        entries = selectors.entries_by_id(wanted)
+    by_table = [_table_seats(table, ids, entries, tournament) for table, ids in tables]
+    handed = {
+        id(seat) for seat in _every_seat_to_bots(tournament, [s for ss in by_table for s in ss])
+    }
+    started = []
+    for (table, _ids), seats in zip(tables, by_table, strict=True):
+        series = _series_start(tournament, stage, seats)
+        table.status = Table.Status.PLAYING
+        table.series_state = {**series.to_dict(), "game_ids": []}
+        started.append(series)
+    Table.objects.bulk_create([table for table, _ids in tables])
+    for (table, _ids), seats in zip(tables, by_table, strict=True):
+        for seat in seats:
+            seat.table = table  # its id, now that the table has one
+    Seat.objects.bulk_create([seat for seats in by_table for seat in seats])
+    for table, seats in zip((t for t, _ids in tables), by_table, strict=True):
+        _audit_handed(tournament, table, [seat for seat in seats if id(seat) in handed])
+    return games_create(
+        [
+            _deal(table, {seat.position: seat for seat in seats}, series, tournament, number=1)
+            for (table, _ids), seats, series in zip(tables, by_table, started, strict=True)
+        ]
+    )
+
+
+def _table_seats(
+    table: Table, entry_ids: Sequence[int], entries: Mapping[int, Entry], tournament: Tournament
+) -> list[Seat]:
+    """The unsaved seats of ``entry_ids`` at ``table``, their players selected: an entry's
+    player, or the members of a team event's entries, seated by ``team_seating``."""
     if tournament.is_team_event:
         teams = [
             [m.player for m in entry_team(entries[e]).memberships.order_by("order")]
@@ -73,17 +130,21 @@ def table_seat(table: Table, entry_ids: Sequence[int]) -> None:
         ]
         players, _partition = team_seating([[p.pk for p in t] for t in teams])
         owner = {p.pk: e for e, t in zip(entry_ids, teams, strict=True) for p in t}
-        seats = [
-            Seat(table=table, position=i, entry_id=owner[p], player_id=p)
+        member = {p.pk: p for t in teams for p in t}
+        return [
+            Seat(table=table, position=i, entry_id=owner[p], player=member[p])
             for i, p in enumerate(players)
         ]
-    else:
-        seats = [
-            Seat(table=table, position=i, entry_id=e, player_id=entry_player_id(entries[e]))
-            for i, e in enumerate(entry_ids)
-        ]
-    handed = _every_seat_to_bots(tournament, seats)
-    Seat.objects.bulk_create(seats)
+    seats = []
+    for i, e in enumerate(entry_ids):
+        entry = entries[e]
+        entry_player_id(entry)  # a player's entry
+        assert entry.player is not None
+        seats.append(Seat(table=table, position=i, entry_id=e, player=entry.player))
+    return seats
+
+
+def _audit_handed(tournament: Tournament, table: Table, handed: Sequence[Seat]) -> None:
     for seat in handed:
         audit_record(
             actor=None,
@@ -94,9 +155,6 @@ def table_seat(table: Table, entry_ids: Sequence[int]) -> None:
             before={"seat": seat.position, "player": seat.player.display_name},
             after={"bot": seat.bot_kind},
         )
-    table.status = Table.Status.PLAYING
-    table.save(update_fields=["status"])
-    table_series_start(table=table)
 
 
 def _every_seat_to_bots(tournament: Tournament, seats: list[Seat]) -> list[Seat]:
@@ -128,33 +186,54 @@ def table_series_start(*, table: Table) -> Game:
     The table's seats must be created; called inside the pairing transaction.
     """
     stage = table.round.stage
-    tournament = stage.tournament
     seats = list(table.seats.order_by("position"))
+    series = _series_start(stage.tournament, stage, seats)
+    table.series_state = {**series.to_dict(), "game_ids": []}
+    table.save(update_fields=["series_state"])
+    return series_deal(table, series)
+
+
+def _series_start(tournament: Tournament, stage: Stage, seats: Sequence[Seat]) -> Series:
     rules = adapters.table_rules(tournament, len(seats), teams=tournament.is_team_event)
     ladder = tournament.league.rank_ladder if tournament.league is not None else []
-    series = Series.start(
+    return Series.start(
         rules,
         stage.series_format,
         stage.series_target,
         [s.position for s in seats],
         **({"ladder": ladder} if ladder else {}),
     )
-    table.series_state = {**series.to_dict(), "game_ids": []}
-    table.save(update_fields=["series_state"])
-    return series_deal(table, series)
 
 
 def series_deal(table: Table, series: Series) -> Game:
-    nxt = series.next_game_setup()
     seats = {s.position: s for s in Seat.objects.filter(table=table).select_related("player")}
-    dealt = [seats[s] for s in nxt.seats]
     tournament = table.round.stage.tournament
+    deal = _deal(table, seats, series, tournament, number=table.games.count() + 1)
     return game_create(
+        rules=deal.rules,
+        players=deal.players,
+        bot_seats=deal.bot_seats,
+        table=table,
+        number=deal.number,
+        setup=deal.setup,
+        clock_seconds=deal.clock_seconds,
+        absent_after=deal.absent_after,
+    )
+
+
+def _deal(
+    table: Table, seats: dict[int, Seat], series: Series, tournament: Tournament, *, number: int
+) -> Deal:
+    """The next game of ``table``'s series: its players by seat (``seats`` by position, their
+    players selected) and bots."""
+    nxt = series.next_game_setup()
+    dealt = [seats[s] for s in nxt.seats]
+    return Deal(
         rules=nxt.rules.to_dict(),
         players=[seat.player_id for seat in dealt],
         bot_seats={g: bot for g, seat in enumerate(dealt) if (bot := seat_bot(seat))},
         table=table,
-        number=table.games.count() + 1,
+        number=number,
         setup=nxt.hooks(),
         clock_seconds=tournament.move_clock_seconds,
         absent_after=absent_after(tournament),
