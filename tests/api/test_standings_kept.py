@@ -8,13 +8,21 @@ import gc
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
+from bench.standings import build
 from tests.api.test_events import API
 from tests.tournaments.test_corrections import enter, finish_round, seated, started, tables
 from tournaments.api.events.serializers import StageStandingRowSerializer
-from tournaments.models import Round, Stage
-from tournaments.selectors.standings import stage_standings, standing_rows
+from tournaments.models import Round, Stage, TableResult
+from tournaments.selectors.standings import (
+    forget_kept,
+    stage_standings,
+    standing_rows,
+    standings_change,
+)
 
 # Jobs run in-process after each commit, as in the service: the round goes on by itself.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -93,3 +101,20 @@ def test_the_cycle_collector_runs_again_after_the_standings(
     lines = stage_standings(stage)
     # then the collector runs again
     assert lines and gc.isenabled()
+
+
+def test_the_feed_s_standings_change_takes_the_same_queries_for_8_and_256_entries() -> None:
+    counts = []
+    for entries in (8, 256):
+        # given a swiss of ``entries`` after two rounds, nothing kept
+        tournament = build(entries, 2, f"q{entries}")
+        stage = Stage.objects.select_related("tournament").get(tournament=tournament)
+        last = TableResult.objects.filter(table__round__stage=stage).latest("id")
+        forget_kept()
+        # when the feed asks what the last result moved
+        with CaptureQueriesContext(connection) as queries:
+            before, after = standings_change(stage, last.pk)
+        # then the last table's entries moved, in as many queries for 256 entries as for 8
+        assert len(after) == entries and before != after
+        counts.append(len(queries))
+    assert counts[0] == counts[1] <= 2
