@@ -67,6 +67,22 @@ def make_tournament(
     return tournament
 
 
+def pairs_event(players: Sequence[Player], *, rounds: int = 1, name: str = "Пары") -> Tournament:
+    """A team event of pairs open for registration: ``players`` two by two as teams
+    ("Пара 0", "Пара 2", ...) registered for a swiss of ``rounds`` at four-seat tables."""
+    tournament = services.tournament_create(
+        name=name,
+        team_size=2,
+        move_clock_seconds=0,
+        stages=[{"format": "swiss", "table_size": 4, "rounds": rounds}],
+    )
+    services.tournament_open_registration(tournament=tournament)
+    for i in range(0, len(players) - 1, 2):
+        team = services.team_create(name=f"Пара {i}", players=list(players[i : i + 2]))
+        services.entry_register(tournament=tournament, team=team)
+    return tournament
+
+
 @dataclass
 class LiveTable:
     """A started two-seat tournament: its one table and the table's first game."""

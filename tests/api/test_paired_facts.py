@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders import make_tournament
+from tests.builders import make_tournament, pairs_event
 from tournaments import services
 from tournaments.models import Player, Round, Tournament
 from tournaments.selectors import events, facts
@@ -39,16 +39,7 @@ def test_an_individual_events_paired_tables_are_its_rest_rows(bot_players: list[
 @pytest.mark.django_db
 def test_a_team_events_paired_tables_name_the_teams(bot_players: list[Player]) -> None:
     # given four pairs of bots paired at a 4-seat table
-    tournament = services.tournament_create(
-        name="Пары",
-        team_size=2,
-        move_clock_seconds=0,
-        stages=[{"format": "swiss", "table_size": 4, "rounds": 1}],
-    )
-    services.tournament_open_registration(tournament=tournament)
-    for i in range(0, 8, 2):
-        team = services.team_create(name=f"Пара {i}", players=bot_players[i : i + 2])
-        services.entry_register(tournament=tournament, team=team)
+    tournament = pairs_event(bot_players[:8])
     round_ = first_round(tournament)
     # when the facts are built, then they are the REST rows, each seat's entry its team
     tables = facts.paired_facts(round_)["tables"]

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from games import services as game_services
-from tests.builders import make_tournament, start_live_table
+from tests.builders import make_tournament, pairs_event, start_live_table
 from tests.factories import PlayerFactory
 from tournaments import selectors, services
 from tournaments.errors import ResultError, StateError
@@ -94,16 +94,7 @@ def test_a_provisional_prize_pool_during_registration(bot_players: list[Player])
 
 def test_a_drawn_team_table_is_scored_and_rated(db: None) -> None:
     players = PlayerFactory.create_batch(8)
-    tournament = services.tournament_create(
-        name="Пары",
-        team_size=2,
-        move_clock_seconds=0,
-        stages=[{"format": "swiss", "table_size": 4, "rounds": 1}],
-    )
-    services.tournament_open_registration(tournament=tournament)
-    for i in range(0, 8, 2):
-        team = services.team_create(name=f"Пара {i}", players=players[i : i + 2])
-        services.entry_register(tournament=tournament, team=team)
+    tournament = pairs_event(players)
     services.tournament_start(tournament=tournament)
     round_ = Round.objects.get(stage__tournament=tournament)
     services.round_pair(round_id=round_.pk)

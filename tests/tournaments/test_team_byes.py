@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders import make_tournament
+from tests.builders import make_tournament, pairs_event
 from tournaments import services
 from tournaments.models import Player, RatingChange, Round, Table, Tournament
 
@@ -43,16 +43,7 @@ def test_no_second_bye_while_another_had_none(bot_players: list[Player]) -> None
 @pytest.mark.django_db
 def test_the_ratings_of_a_team_event_with_byes(bot_players: list[Player]) -> None:
     # given three pairs in a two-round swiss at four-seat tables: a bye in each round
-    tournament = services.tournament_create(
-        name="Пары",
-        team_size=2,
-        move_clock_seconds=0,
-        stages=[{"format": "swiss", "table_size": 4, "rounds": 2}],
-    )
-    services.tournament_open_registration(tournament=tournament)
-    for i in range(0, 6, 2):
-        team = services.team_create(name=f"Пара {i}", players=bot_players[i : i + 2])
-        services.entry_register(tournament=tournament, team=team)
+    tournament = pairs_event(bot_players[:6], rounds=2)
     byes = play_rounds(tournament, 2)
     assert len(set(byes)) == 2  # two pairs sat out once each, and played once
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders import make_tournament
+from tests.builders import make_tournament, pairs_event
 from tournaments import reconcile, services
 from tournaments.models import (
     Entry,
@@ -159,16 +159,7 @@ def test_the_jobs_run_on_a_real_worker(bot_players: list[Player], celery_worker:
 def test_a_team_event_seats_partners_apart_and_plays_to_the_end(
     bot_players: list[Player], eager_jobs: None
 ) -> None:
-    tournament = services.tournament_create(
-        name="Парный турнир",
-        team_size=2,
-        move_clock_seconds=0,
-        stages=[{"format": "swiss", "table_size": 4, "rounds": 2}],
-    )
-    services.tournament_open_registration(tournament=tournament)
-    for i in range(0, 16, 2):
-        team = services.team_create(name=f"Пара {i}", players=bot_players[i : i + 2])
-        services.entry_register(tournament=tournament, team=team)
+    tournament = pairs_event(bot_players, rounds=2, name="Парный турнир")
     services.tournament_start(tournament=tournament)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
