@@ -257,6 +257,9 @@ def test_a_big_rounds_tables_come_in_pages_with_links_that_need_no_script(
     second = page(client, url + f"?round{round_.pk}_page=2")
     assert cards(second) == [t.pk for t in tables[24:]]
     assert "Tables 25–26 of 26" in second and 'aria-current="page">2</a>' in second
+    # and the page says it all in Russian, its default language
+    russian = page(client, url, language="ru")
+    assert "Столы 1–24 из 26" in russian and "Найти стол игрока" in russian
 
 
 def test_a_player_finds_their_table_by_name_without_a_script(client: Client) -> None:
@@ -388,6 +391,8 @@ def test_the_tournament_page_offers_the_code_that_embeds_its_standings_and_brack
         assert code in html
         assert client.get(src).status_code == 200
     assert "/static/js/embed-snippet.js" in html
+    # the standings come a page at a time: the code's reader is told how to show more
+    assert "The standings show 50 lines at a time" in html and "<code>&amp;limit=</code>" in html
     # in Russian too
     ru = page(client, f"/tournaments/{event.slug}/", language="ru")
     assert "Встроить на свой сайт" in ru and f"{event.name}: турнирная таблица" in ru
