@@ -15,15 +15,17 @@ Uncached: the shared cache of built answers and the standings a process keeps
 2. **rows**: ``selectors.standings.standing_rows`` (what the services pair, advance and place
    by: the turnover's share);
 3. **API**: ``GET /api/v1/tournaments/<slug>/stages/1/standings/`` (every row, JSON);
-4. **embed**: ``GET /embed/tournaments/<slug>/standings/?stage=1`` (every row, HTML);
-5. **page**: ``GET /tournaments/<slug>/`` (the tournament page: the standings paginated);
+4. **embed**: ``GET /embed/tournaments/<slug>/standings/?stage=1`` (a page of rows, HTML;
+   ``embed all``: ``&limit=200&page=50``, the largest page, the last of 10,000);
+5. **page**: ``GET /tournaments/<slug>/`` (the tournament page: the standings and the last
+   round's tables paginated; ``page, find``: with ``?find=`` a player's name);
 6. **API, kept**: the API with the shared cache cleared but the standings the process keeps
    still there: what a request sees during an event, when the feed has computed them after
    the last result;
 
 through Django's test client in this process, with the SQL queries of each. Target (issue 23,
 at 10,000 entries): the API and the pages < 300 ms uncached. ``--profile FILE`` writes a
-cProfile of one uncached API request.
+cProfile of one uncached request (the API's; ``--profile-path`` another path, e.g. the page's).
 
 It needs PostgreSQL: ``DATABASE_URL`` (default
 ``postgres://postgres@127.0.0.1:5432/durak_standbench``, created if missing and migrated) and
@@ -51,7 +53,7 @@ RUNS = 3
 def build(entries: int, rounds: int, label: str) -> Any:
     """A running 4-seat swiss event of ``entries`` entries whose first ``rounds`` rounds are
     finished, every table with a confirmed result (one in ten with pogony)."""
-    from django.db import transaction  # noqa: PLC0415 (after django.setup())
+    from django.db import connection, transaction  # noqa: PLC0415 (after django.setup())
     from django.utils import timezone  # noqa: PLC0415 (after django.setup())
 
     from tournaments import services  # noqa: PLC0415 (after django.setup())
@@ -152,6 +154,12 @@ def build(entries: int, rounds: int, label: str) -> Any:
                 )
             TableResult.objects.bulk_create(results, batch_size=2000)
         Round.objects.create(stage=stage, number=rounds + 1)
+    # What autovacuum does after such inserts (it is off on the benchmark machine): without
+    # statistics the planner takes the seats of 24 tables for 7,000 and hash-joins every
+    # entry and player of the database to them.
+    with connection.cursor() as cursor:
+        for model in (Player, Entry, StageEntry, Round, Table, Seat, TableResult):
+            cursor.execute(f"ANALYZE {model._meta.db_table}")
     return Tournament.objects.get(pk=tournament.pk)
 
 
@@ -182,7 +190,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--profile", help="write a cProfile of one uncached API request here")
+    parser.add_argument("--profile", help="write a cProfile of one uncached request here")
+    parser.add_argument(
+        "--profile-path",
+        help="the request --profile profiles ({slug}: the event's; default: the API's)",
+        default="/api/v1/tournaments/{slug}/stages/1/standings/",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("DATABASE_URL", DEFAULT_DATABASE_URL)
     os.environ.setdefault("REDIS_URL", DEFAULT_REDIS_URL)
@@ -223,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         "rows": timed(lambda: standings.standing_rows(stage())),
         "API": timed(get(f"/api/v1/tournaments/{slug}/stages/1/standings/")),
         "embed": timed(get(f"/embed/tournaments/{slug}/standings/?stage=1")),
+        "embed all": timed(get(f"/embed/tournaments/{slug}/standings/?stage=1&limit=200&page=50")),
         "page": timed(get(f"/tournaments/{slug}/")),
+        "page, find": timed(get(f"/tournaments/{slug}/?find=Игрок+{label}+777")),
         # What a request sees during an event: the shared cache of built answers is emptied at
         # every change, while the process still keeps the standings the feed computed after it.
         "API, kept": timed(get(f"/api/v1/tournaments/{slug}/stages/1/standings/"), kept=True),
@@ -232,14 +247,14 @@ def main(argv: list[str] | None = None) -> int:
         cache.clear()
         standings.forget_kept()
         profiler = cProfile.Profile()
-        profiler.runcall(get(f"/api/v1/tournaments/{slug}/stages/1/standings/"))
+        profiler.runcall(get(args.profile_path.format(slug=slug)))
         profiler.dump_stats(args.profile)
     print(
         f"standings of a 4-seat swiss of {args.entries:,} entries after {args.rounds} rounds "
         f"(built in {built:.1f} s), uncached, medians of {RUNS}:"
     )
     for name, (seconds, queries) in figures.items():
-        print(f"{name:<10} {seconds * 1000:8.1f} ms  {queries:>3} queries")
+        print(f"{name:<11} {seconds * 1000:8.1f} ms  {queries:>3} queries")
     return 0
 
 

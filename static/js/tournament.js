@@ -129,7 +129,21 @@
   function swap(old, fresh) {
     const html = fresh.outerHTML;
     if (known.get(fresh.id) === html) return false;
+    // A search being typed in the part (a round's "find a player's table") survives the swap.
+    const focused = document.activeElement;
+    const typing =
+      focused instanceof HTMLInputElement && focused.id && old.contains(focused)
+        ? { id: focused.id, value: focused.value, start: focused.selectionStart, end: focused.selectionEnd }
+        : null;
     old.replaceWith(document.importNode(fresh, true));
+    if (typing) {
+      const input = document.getElementById(typing.id);
+      if (input instanceof HTMLInputElement) {
+        input.value = typing.value;
+        input.focus();
+        if (typing.start !== null) input.setSelectionRange(typing.start, typing.end);
+      }
+    }
     remember(fresh);
     known.set(fresh.id, html);
     return true;

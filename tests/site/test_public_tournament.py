@@ -22,6 +22,7 @@ from tournaments import services
 from tournaments.models import (
     Entry,
     Payout,
+    Player,
     RankRecord,
     Round,
     Stage,
@@ -29,7 +30,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.selectors import standings
-from tournaments.site.events import words
+from tournaments.site.events import pages, words
 from tournaments.wording import TIE_BREAK_LABELS, points_text, rank_title
 
 pytestmark = pytest.mark.django_db
@@ -224,6 +225,82 @@ def test_long_standings_come_in_pages(client: Client) -> None:
     assert 'aria-current="page">2</a>' in second
 
 
+def big_round(players: int = 52) -> tuple[Tournament, Round, list[Table]]:
+    """A two-seat swiss of ``players`` human players in its first round, paired: more tables
+    than a page shows (``pages.TABLES_PAGE_SIZE``)."""
+    event = make_tournament(PlayerFactory.create_batch(players), stages=TWO_SEATS)
+    services.tournament_start(tournament=event)
+    first = Round.objects.get(stage__tournament=event)
+    services.round_pair(round_id=first.pk)
+    return event, first, list(Table.objects.filter(round=first).order_by("number"))
+
+
+def cards(html: str) -> list[int]:
+    """The ids of the table cards of a page, in order."""
+    return [int(i) for i in re.findall(r'<article class="tcard[^"]*" id="table-(\d+)"', html)]
+
+
+def test_a_big_rounds_tables_come_in_pages_with_links_that_need_no_script(
+    client: Client,
+) -> None:
+    # given a running round of 26 tables
+    event, round_, tables = big_round()
+    assert len(tables) == 26 > pages.TABLES_PAGE_SIZE
+    url = f"/tournaments/{event.slug}/"
+    # when the page opens: the first 24, said so, and a link to the next ones
+    html = page(client, url)
+    assert cards(html) == [t.pk for t in tables[:24]]
+    assert "Tables 1–24 of 26" in html
+    second_link = f'href="?round{round_.pk}_page=2#round-{round_.pk}"'
+    assert second_link in html and 'rel="next"' in html
+    # then the link leads to the last two
+    second = page(client, url + f"?round{round_.pk}_page=2")
+    assert cards(second) == [t.pk for t in tables[24:]]
+    assert "Tables 25–26 of 26" in second and 'aria-current="page">2</a>' in second
+    # and the page says it all in Russian, its default language
+    russian = page(client, url, language="ru")
+    assert "Столы 1–24 из 26" in russian and "Найти стол игрока" in russian
+
+
+def test_a_player_finds_their_table_by_name_without_a_script(client: Client) -> None:
+    # given a big round, and a player seated on its second page of tables
+    event, round_, tables = big_round()
+    last = tables[-1].seats.select_related("player").order_by("position").first()
+    assert last is not None
+    Player.objects.filter(pk=last.player_id).update(display_name="Anna Smirnova")
+    url = f"/tournaments/{event.slug}/"
+    html = page(client, url + "?stage1_page=1")
+    # the round offers a search form that keeps the page's other parameters
+    form = html[html.index('<form class="find"') :].split("</form>")[0]
+    assert f'action="#round-{round_.pk}"' in form and 'name="find"' in form
+    assert '<input type="hidden" name="stage1_page" value="1">' in form
+    # when they look for their name, in another case
+    found = page(client, url + "?find=smirnova")
+    # then their table is the one shown, said so, with a way back to every table
+    assert cards(found) == [tables[-1].pk]
+    assert "1 table with a player named “smirnova”" in found
+    assert f'href="?#round-{round_.pk}">Every table</a>' in found
+    assert 'value="smirnova"' in found
+    # and a name nobody has says so
+    nobody = page(client, url + "?find=Nobody+Here")
+    assert cards(nobody) == [] and "No table of this round has a player of that name." in nobody
+
+
+def test_a_logged_in_player_sees_their_own_table_first(client: Client) -> None:
+    # given a big round and its last table's player logged in
+    event, _, tables = big_round()
+    seat = tables[-1].seats.select_related("player__user").order_by("position").first()
+    assert seat is not None and seat.player.user is not None
+    client.force_login(seat.player.user)
+    # when they open the page (their table is not on its first page)
+    html = page(client, f"/tournaments/{event.slug}/")
+    # then it comes first, above the page of tables, and appears once
+    mine = html[html.index('class="mine"') :]
+    assert "Your table" in mine[:200]
+    assert cards(mine)[0] == tables[-1].pk
+    assert cards(html).count(tables[-1].pk) == 1 and len(cards(html)) == 25
+
+
 # --- who may see it -----------------------------------------------------------------------------
 
 
@@ -314,6 +391,8 @@ def test_the_tournament_page_offers_the_code_that_embeds_its_standings_and_brack
         assert code in html
         assert client.get(src).status_code == 200
     assert "/static/js/embed-snippet.js" in html
+    # the standings come a page at a time: the code's reader is told how to show more
+    assert "The standings show 50 lines at a time" in html and "<code>&amp;limit=</code>" in html
     # in Russian too
     ru = page(client, f"/tournaments/{event.slug}/", language="ru")
     assert "Встроить на свой сайт" in ru and f"{event.name}: турнирная таблица" in ru
@@ -359,11 +438,46 @@ def test_the_standings_embed_shows_final_places_or_the_stage_asked_for(
     assert 'id="final-places"' in final and winner.name in final.split("</tr>")[1]
     stage = page(client, f"/embed/tournaments/{event.slug}/standings/?stage=1")
     assert 'id="standings-1"' in stage and "Buchholz" in stage
-    assert stage.count('<tr class="qualifies">') == 8  # every line: an embed has no pages
+    assert stage.count('<tr class="qualifies">') == 8  # 16 lines: one page
     for query in ("stage=2", "stage=9"):  # a knockout has no standings; no stage 9
         response = client.get(f"/embed/tournaments/{event.slug}/standings/?{query}")
         assert response.status_code == 404
     assert client.get(f"/embed/tournaments/{event.slug}/standings/?stage=x").status_code == 200
+
+
+def test_the_standings_embed_shows_a_page_of_them_the_total_and_a_link_to_them_all(
+    client: Client,
+) -> None:
+    # given a stage of 60 entries
+    event = make_tournament(
+        BotPlayerFactory.create_batch(60),
+        stages=[{"format": "swiss", "table_size": 4, "rounds": 1}],
+    )
+    services.tournament_start(tournament=event)
+    services.round_pair(round_id=Round.objects.get(stage__tournament=event).pk)
+    url = f"/embed/tournaments/{event.slug}/standings/"
+    lines = [line.name for line in standings.stage_standings(event.stages.get())]
+
+    def names(html: str) -> list[str]:
+        return re.findall(r'<th scope="row"><a href="/players/\d+/">([^<]+)</a>', html)
+
+    # when the embed is asked for without a page: the first 50 of 60, said so
+    first = page(client, url)
+    assert names(first) == lines[:50] and "1–50 of 60" in first
+    # with a link to them all on the tournament page (a new tab, as every link of an embed)
+    everything = f'<a href="/tournaments/{event.slug}/#standings-1">All 60 on the tournament page'
+    assert everything in first
+    # and links to its pages that stay in the frame
+    assert '<a href="?page=2#standings-1" rel="next" target="_self">' in first
+    # when a page and a size are asked for
+    third = page(client, url + "?limit=20&page=3")
+    assert names(third) == lines[40:60] and "41–60 of 60" in third
+    assert 'href="?limit=20&amp;page=2#standings-1" rel="prev" target="_self"' in third
+    # then nonsense falls back, and a size is capped at 200
+    assert names(page(client, url + "?limit=x&page=y")) == lines[:50]
+    assert names(page(client, url + "?limit=100000")) == lines
+    assert names(page(client, url + "?limit=0")) == lines[:1]
+    assert "All 60" not in page(client, url + "?limit=200")  # one page: nothing to link
 
 
 def test_the_bracket_embed_draws_a_knockout_stage(client: Client, event: Tournament) -> None:

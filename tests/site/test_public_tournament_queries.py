@@ -28,8 +28,11 @@ def urls(tournament: Tournament) -> dict[str, str]:
         "page": page,
         "page, two rounds opened": f"{page}?round={first.pk}&round={last.pk}",
         "page, second page of standings": f"{page}?stage1_page=2",
+        "page, second page of a round's tables": f"{page}?round={first.pk}&round{first.pk}_page=2",
+        "page, a player's table looked for": f"{page}?round={first.pk}&find=a",
         "embed: standings": embed + "standings/",
         "embed: stage 1 standings": embed + "standings/?stage=1",
+        "embed: stage 1 standings, a page of 5": embed + "standings/?stage=1&page=2&limit=5",
         "embed: bracket": embed + "bracket/",
     }
 

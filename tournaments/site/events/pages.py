@@ -113,11 +113,12 @@ def query_with(query: QueryDict, key: str, value: str | None, anchor: str = "") 
 
 
 def paginate(
-    rows: Sequence[Any], query: QueryDict, key: str, anchor: str
+    rows: Sequence[Any], query: QueryDict, key: str, anchor: str, size: int = PAGE_SIZE
 ) -> tuple[Sequence[Any], Pager]:
-    """The page of ``rows`` that ``?<key>=`` asks for (the first for none or nonsense)."""
+    """The page of ``rows``, ``size`` to a page, that ``?<key>=`` asks for (the first for none
+    or nonsense, the last for one past it)."""
     total = len(rows)
-    pages = max(1, -(-total // PAGE_SIZE))
+    pages = max(1, -(-total // size))
     try:
         number = min(max(1, int(query.get(key, "1"))), pages)
     except ValueError:
@@ -132,13 +133,13 @@ def paginate(
         if links and links[-1] is not None and n - links[-1].number > 1:
             links.append(None)
         links.append(PageLink(n, href(n), n == number))
-    start = (number - 1) * PAGE_SIZE
-    return rows[start : start + PAGE_SIZE], Pager(
+    start = (number - 1) * size
+    return rows[start : start + size], Pager(
         number=number,
         pages=pages,
         total=total,
         start=start + 1 if total else 0,
-        end=min(total, start + PAGE_SIZE),
+        end=min(total, start + size),
         links=links,
         previous=href(number - 1) if number > 1 else "",
         next=href(number + 1) if number < pages else "",
@@ -146,6 +147,49 @@ def paginate(
 
 
 # --- tables and rounds --------------------------------------------------------------------------
+
+#: Tables to a page of a round: a 10,000-entry swiss seats 2,500 at once.
+TABLES_PAGE_SIZE = 24
+#: The longest name looked for (``?find=``).
+FIND_LENGTH = 60
+
+
+@dataclass(frozen=True)
+class Find:
+    """A round's search for the tables of a player by name (``?find=``): a form that works
+    without a script, carrying the rest of the page's query."""
+
+    text: str  # what is looked for; "" for nothing
+    found: int  # the tables found (every table when nothing is looked for)
+    hidden: list[tuple[str, str]]  # the page's other parameters, kept by the form
+    clear_href: str  # the page without the search
+
+
+def find_text(query: QueryDict) -> str:
+    """What ``?find=`` looks for, trimmed ("" for nothing)."""
+    return " ".join(query.get("find", "").split())[:FIND_LENGTH]
+
+
+def _find(query: QueryDict, round_id: int, text: str, found: int) -> Find:
+    # A new search starts on the first page of every round's tables.
+    kept = [
+        (key, value)
+        for key, values in query.lists()
+        if key != "find" and not (key.startswith("round") and key.endswith("_page"))
+        for value in values
+    ]
+    if str(round_id) not in query.getlist("round"):
+        kept.append(("round", str(round_id)))
+    clear = query.copy()
+    clear.pop("find", None)
+    for key in [k for k in clear if k.startswith("round") and k.endswith("_page")]:
+        clear.pop(key)
+    return Find(
+        text=text,
+        found=found,
+        hidden=kept,
+        clear_href=(f"?{clear.urlencode()}" if clear else "?") + f"#round-{round_id}",
+    )
 
 
 def _group(score_group: str) -> str:
@@ -262,7 +306,10 @@ class RoundBlock:
     explanation: list[tuple[str, list[str]]]
     open: bool
     load_href: str  # the page with this round's tables (no script)
-    tables: list[TableCard] | None = None  # None: not loaded (collapsed)
+    tables: list[TableCard] | None = None  # None: not loaded (collapsed); else a page of them
+    pager: Pager | None = None  # the pages of its tables (of those found, when looking)
+    mine: list[TableCard] = field(default_factory=list)  # the reader's, when not on this page
+    find: Find | None = None  # the search by name (a round with more than a page of tables)
 
     @property
     def anchor(self) -> str:
@@ -295,7 +342,7 @@ class StandingCells:
 class Standings:
     columns: list[str]  # the tie-break columns, in the order they apply
     lines: Sequence[StandingCells]
-    pager: Pager | None  # None: every line (an embed)
+    pager: Pager
     qualify_note: str
 
 
@@ -317,22 +364,21 @@ def standings(
     players: Mapping[int, int | None],
     query: QueryDict,
     *,
-    paged: bool = True,
+    key: str = "",
+    size: int = PAGE_SIZE,
 ) -> Standings:
     """A stage's standings (``selectors.standings.stage_standings``) with a column per tie-break
     (points aside: they have their own), the qualifiers marked, each player's current rank
-    (``selectors.people.current_ranks``) next to its name."""
+    (``selectors.people.current_ranks``) next to its name; ``size`` lines to a page, the one
+    ``?<key>=`` asks for (default: ``?stage<order>_page=``)."""
     criteria = [c for c in stage_tie_breaks(stage) if c != "points"]
     top = stage.advance_count if stage.advance_mode == Stage.AdvanceMode.TOP_N else 0
     note = ""
     if top:
         note = gettext("The top %(n)s go on to the next stage.") % {"n": top}
     # The page first, then its cells: a 10,000-entry stage shows 1 page of them, not 10,000.
-    shown: Sequence[StandingLine] = rows
-    pager = None
-    if paged:
-        key, anchor = f"stage{stage.order}_page", f"standings-{stage.order}"
-        shown, pager = paginate(rows, query, key, anchor)
+    anchor = f"standings-{stage.order}"
+    shown, pager = paginate(rows, query, key or f"stage{stage.order}_page", anchor, size)
     ranks = current_ranks(p for p in (players.get(row.entry_id) for row in shown) if p)
     # A big field shares a few dozen values of points, Buchholz and "decided by": each worded
     # once. A profile's address is the same but for its id: reversed once.
@@ -485,17 +531,35 @@ def _round_blocks(
     return blocks
 
 
-def _load_tables(blocks: Sequence[StageBlock], players: Mapping[int, int | None]) -> None:
-    """The tables of every open round of the page, in three queries (none when none is open)."""
+def _load_tables(
+    blocks: Sequence[StageBlock],
+    players: Mapping[int, int | None],
+    query: QueryDict,
+    player_id: int | None,
+) -> None:
+    """A page of the tables of every open round of the page (``?round<id>_page=``; those with a
+    player named as ``?find=`` asks), and the reader's own table (``player_id``'s) when it is
+    not on that page: four queries (none when no round is open), whatever the rounds' size."""
     wanted = {r.id: (s, r) for s in blocks for r in s.rounds if r.open}
     if not wanted:
         return
-    rows = events.table_rows(
-        Table.objects.filter(round_id__in=list(wanted)).order_by("round_id", "number")
-    )
-    by_round: dict[int, list[Mapping[str, Any]]] = {}
-    for row in rows:
-        by_round.setdefault(row["round_id"], []).append(row)
+    text = find_text(query)
+    index = events.round_table_index(list(wanted), find=text, player_id=player_id)
+    shown: dict[int, list[int]] = {}
+    mine: dict[int, list[int]] = {}
+    for round_id, (_, round_block) in wanted.items():
+        lines = index[round_id]
+        found = [line.id for line in lines if line.found]
+        page, round_block.pager = paginate(
+            found, query, f"round{round_id}_page", f"round-{round_id}", TABLES_PAGE_SIZE
+        )
+        shown[round_id] = list(page)
+        mine[round_id] = [line.id for line in lines if line.mine and line.id not in page]
+        if text or len(lines) > TABLES_PAGE_SIZE:
+            round_block.find = _find(query, round_id, text, len(found))
+    ids = [i for ids in (*shown.values(), *mine.values()) for i in ids]
+    rows = events.table_rows(Table.objects.filter(pk__in=ids)) if ids else []
+    by_id = {row["id"]: row for row in rows}
     for round_id, (block, round_block) in wanted.items():
         stage = block.stage
         last = stage.format == Stage.Format.KNOCKOUT and round_block is block.rounds[-1]
@@ -504,7 +568,12 @@ def _load_tables(blocks: Sequence[StageBlock], players: Mapping[int, int | None]
             if stage.format == Stage.Format.KNOCKOUT and not last
             else None
         )
-        round_block.tables = table_cards(by_round.get(round_id, []), players, advance)
+        round_block.tables = table_cards(
+            [by_id[i] for i in shown[round_id] if i in by_id], players, advance
+        )
+        round_block.mine = table_cards(
+            [by_id[i] for i in mine[round_id] if i in by_id], players, advance
+        )
 
 
 # --- the final places ---------------------------------------------------------------------------
@@ -525,7 +594,7 @@ class FinalLine:
 @dataclass(frozen=True)
 class Final:
     lines: Sequence[FinalLine]
-    pager: Pager | None  # None: every line (an embed)
+    pager: Pager
     podium: list[FinalLine]  # every line placed 1–3: a shared place shows each of its entries
     pool: list[Line]
     paid_out: str
@@ -540,14 +609,16 @@ def final(
     players: Mapping[int, int | None],
     query: QueryDict,
     *,
-    paged: bool = True,
+    key: str = "final_page",
+    size: int = PAGE_SIZE,
 ) -> Final:
     """The final places (``selectors.places.final_places``): payouts and ranks, the prize
-    pool."""
+    pool; ``size`` lines to a page, the one ``?<key>=`` asks for."""
     code = tournament.currency
     places = final_places(tournament)
-    lines = [
-        FinalLine(
+
+    def line(row: Any) -> FinalLine:
+        return FinalLine(
             place=row.place,
             name=row.name,
             href=profile_url(players.get(row.entry_id)),
@@ -557,17 +628,14 @@ def final(
             rank=rank_title(row.rank),
             payout="" if row.payout is None else money(row.payout, code),
         )
-        for row in places.lines
-    ]
+
+    # The page first, then its lines (and the podium's): not 10,000 of them for a big field.
+    shown, pager = paginate(places.lines, query, key, "final", size)
     paid = places.paid_out
-    shown: Sequence[FinalLine] = lines
-    pager = None
-    if paged:
-        shown, pager = paginate(lines, query, "final_page", "final")
     return Final(
-        lines=shown,
+        lines=[line(row) for row in shown],
         pager=pager,
-        podium=[line for line in lines if line.place <= 3],
+        podium=[line(row) for row in places.lines if row.place <= 3],
         pool=pool_lines(detail),
         paid_out=money(paid, code) if paid else "",
         has_points=len({row.stage for row in places.lines}) == 1,
@@ -625,6 +693,8 @@ def registration(tournament: Tournament, query: QueryDict) -> Registration:
     """The open event's start and who has registered (``events.registered_entries``, one
     query), 50 names to a page (``?entries_page=``), each linking to the player's profile."""
     rows = events.registered_entries(tournament)
+    # The page first, then its lines: not 10,000 profile links for a big field.
+    shown, pager = paginate(rows, query, "entries_page", "registered")
     lines = [
         RegisteredLine(
             number=index,
@@ -633,13 +703,12 @@ def registration(tournament: Tournament, query: QueryDict) -> Registration:
             club=row["club"],
             checked_in=row["checked_in"],
         )
-        for index, row in enumerate(rows, start=1)
+        for index, row in enumerate(shown, start=pager.start)
     ]
-    shown, pager = paginate(lines, query, "entries_page", "registered")
     return Registration(
         starts_at=tournament.starts_at,
         starts_in=starts_in(tournament.starts_at, timezone.now()),
-        lines=shown,
+        lines=lines,
         pager=pager,
     )
 
@@ -684,9 +753,12 @@ def _requested_rounds(query: QueryDict) -> set[int]:
     return {int(v) for v in query.getlist("round")[:20] if v.isdigit() and len(v) < 12}
 
 
-def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
-    """Everything the tournament page shows; ``query``: the page's (``?round=``, the pages of
-    its standings and final places)."""
+def event_page(
+    tournament: Tournament, query: QueryDict, *, player_id: int | None = None
+) -> EventPage:
+    """Everything the tournament page shows; ``query``: the page's (``?round=``, ``?find=``, the
+    pages of its standings, tables and final places); ``player_id``: the reader's player, whose
+    table comes first in an open round."""
     stages = list(tournament.stages.order_by("order"))
     detail = events.tournament_detail(tournament, stages)
     players = selectors.entry_players(tournament)
@@ -717,7 +789,7 @@ def event_page(tournament: Tournament, query: QueryDict) -> EventPage:
         elif stage.status != Stage.Status.PENDING:
             block.standings = standings(stage, stage_standings(stage), players, query)
         blocks.append(block)
-    _load_tables(blocks, players)
+    _load_tables(blocks, players, query, player_id)
     finished = tournament.status == Tournament.Status.FINISHED
     return EventPage(
         tournament=tournament,
@@ -748,6 +820,20 @@ def _stage_number(query: QueryDict) -> int | None:
         return None
 
 
+#: The lines an embed shows at once (``?limit=``): by default, and at most.
+EMBED_LIMIT = 50
+EMBED_LIMIT_MAX = 200
+
+
+def embed_limit(query: QueryDict) -> int:
+    """``?limit=<n>``: the lines to a page of an embed, 1 to :data:`EMBED_LIMIT_MAX`
+    (:data:`EMBED_LIMIT` for none or nonsense)."""
+    try:
+        return min(max(1, int(query.get("limit", ""))), EMBED_LIMIT_MAX)
+    except ValueError:
+        return EMBED_LIMIT
+
+
 @dataclass
 class StandingsEmbed:
     tournament: Tournament
@@ -755,32 +841,45 @@ class StandingsEmbed:
     stage: StageBlock | None  # None: the final places
     final: Final | None
     title: str
+    full_href: str  # every line, on the tournament page
+
+    @property
+    def pager(self) -> Pager:
+        if self.final is not None:
+            return self.final.pager
+        assert self.stage is not None and self.stage.standings is not None
+        return self.stage.standings.pager
 
 
 def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed | None:
     """``?stage=<n>``: that stage's standings; else the final places once the event has
     finished, else the current stage's (or the last that has standings). None: no such stage,
-    or a knockout (its standings are its bracket)."""
+    or a knockout (its standings are its bracket). A page of them: ``?limit=`` lines
+    (:func:`embed_limit`), the ``?page=`` asked for, and a link to them all."""
     asked = _stage_number(query)
     stages = list(tournament.stages.order_by("order"))
     players = selectors.entry_players(tournament)
     finished = tournament.status == Tournament.Status.FINISHED
+    size = embed_limit(query)
+    page_url = reverse("tournament", args=[tournament.slug])
     if asked is None and finished:
         detail = events.tournament_detail(tournament, stages)
         return StandingsEmbed(
             tournament,
             status_label(tournament),
             None,
-            final(tournament, detail, players, query, paged=False),
+            final(tournament, detail, players, query, key="page", size=size),
             gettext("Final places"),
+            f"{page_url}#final",
         )
     stage = _standings_stage(stages, asked)
     if stage is None:
         return None
     block = StageBlock(stage=stage, title=stage_names(stages)[stage.order])
     rows = stage_standings(stage)
-    block.standings = standings(stage, rows, players, query, paged=False)
-    return StandingsEmbed(tournament, status_label(tournament), block, None, block.name)
+    block.standings = standings(stage, rows, players, query, key="page", size=size)
+    full = f"{page_url}#standings-{stage.order}"
+    return StandingsEmbed(tournament, status_label(tournament), block, None, block.name, full)
 
 
 def _standings_stage(stages: Sequence[Stage], asked: int | None) -> Stage | None:

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_safe
 
 from tournaments.models import Tournament
 from tournaments.selectors import visibility
-from tournaments.site.accounts.panel import entry_panel
+from tournaments.site.accounts.panel import entry_panel, user_player
 from tournaments.site.events import pages, snippets
 from tournaments.wording import status_badge
 
@@ -43,12 +43,17 @@ def tournament_page(request: HttpRequest, slug: str) -> HttpResponse:
     """``/tournaments/<slug>/``: the status, the rules in words, the money, every stage with its
     rounds and tables, standings with every tie-break, the knockout bracket drawn, and once
     finished the final places with payouts and ranks; the code that embeds its standings and
-    bracket in another page. ``?round=<id>`` opens that round."""
+    bracket in another page. ``?round=<id>`` opens that round; an open round's tables come a
+    page at a time (``?round<id>_page=``), ``?find=<name>`` keeps those where a player of that
+    name sits, and the reader's own table comes first."""
     tournament = _tournament(request, slug)
-    page = pages.event_page(tournament, request.GET)
+    # The reader's own entry: register, check in, withdraw (tournaments.site.accounts); their
+    # table first in the round in play.
+    panel = entry_panel(request, tournament)
+    reader = user_player(request.user) if panel["entry_panel"].entry is not None else None
+    page = pages.event_page(tournament, request.GET, player_id=reader.pk if reader else None)
     embeds = snippets.embed_snippets(request, page)
-    # The reader's own entry: register, check in, withdraw (tournaments.site.accounts).
-    context = {"page": page, "embeds": embeds, **entry_panel(request, tournament)}
+    context = {"page": page, "embeds": embeds, **panel}
     return render(request, "tournaments/tournament.html", context)
 
 
