@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import secrets
 import subprocess
 import sys
@@ -105,9 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         _stop(workers)
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, once they are waited for
     print(
         f"tournament of {args.players} players, {args.workers} worker(s): "
-        f"{time.monotonic() - started:.1f} s wall time"
+        f"{time.monotonic() - started:.1f} s wall time, "
+        f"{used.ru_utime + used.ru_stime:.1f} s CPU of the workers"
     )
     return 0
 
