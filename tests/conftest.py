@@ -131,26 +131,29 @@ def worker_process(name: str, log_name: str, blocker: DjangoDbBlocker) -> Iterat
 
 
 def wait_until_workers_are_quiet(timeout: float = 60) -> None:
-    """Drop what is still queued and wait for the running workers to finish the task in hand:
-    a job still running when the test's tables are flushed holds row locks that the flush's
-    ``TRUNCATE`` deadlocks on (jobs chained by a finished event go on after its test's last
-    assertion). Quiet means an empty queue and no active task twice in a row."""
+    """Drop what is still queued, revoke what a worker holds for later (a countdown) and wait
+    for the task in hand: a job still running when a test's tables are flushed holds row locks
+    that the flush's ``TRUNCATE`` deadlocks on (jobs chained by a finished event go on after
+    its test's last assertion). Quiet means an empty queue and nothing active or reserved,
+    twice in a row."""
+    inspect = app.control.inspect(destination=sorted(RUNNING_WORKERS), timeout=1.0)
     deadline = time.monotonic() + timeout
     quiet_checks = 0
     while quiet_checks < 2:
         app.control.purge()
-        replies = app.control.inspect(destination=list(RUNNING_WORKERS), timeout=1.0).active()
-        busy = any(tasks for tasks in (replies or {}).values())
-        quiet_checks = 0 if busy else quiet_checks + 1
+        later = [t["request"]["id"] for ts in (inspect.scheduled() or {}).values() for t in ts]
+        if later:
+            app.control.revoke(later)
+        held = [*(inspect.active() or {}).values(), *(inspect.reserved() or {}).values()]
+        quiet_checks = 0 if any(held) else quiet_checks + 1
         if time.monotonic() > deadline:
-            raise RuntimeError(f"the workers did not go quiet in {timeout:.0f} s: {replies}")
+            raise RuntimeError(f"the workers did not go quiet in {timeout:.0f} s: {held}")
 
 
 @pytest.fixture(scope="session")
-def celery_worker_process(
-    django_db_setup: None, django_db_blocker: DjangoDbBlocker
-) -> Iterator[None]:
-    """A real Celery worker process on the test database and this run's own queue."""
+def celery_worker(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
+    """A real Celery worker process on the test database and this run's own queue. Once it
+    runs, it takes the jobs of every later test too (``_workers_quiet_before_the_flush``)."""
     if not REAL_STACK:
         pytest.skip("a real worker needs REDIS_URL and DATABASE_URL")
     app.control.purge()
@@ -159,12 +162,18 @@ def celery_worker_process(
         yield
 
 
-@pytest.fixture
-def celery_worker(celery_worker_process: None) -> Iterator[None]:
-    """The real worker (``celery_worker_process``) for one test, quiet again when the test ends
-    and before its database is flushed (``wait_until_workers_are_quiet``)."""
+@pytest.fixture(autouse=True)
+def _workers_quiet_before_the_flush(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test whose rows are committed (and flushed after it) ends with the suite's workers
+    quiet (``wait_until_workers_are_quiet``), whether or not it asked for one: a job it queued
+    is taken by a worker started for an earlier test."""
     yield
-    wait_until_workers_are_quiet()
+    marker = request.node.get_closest_marker("django_db")
+    committed = "transactional_db" in request.fixturenames or bool(
+        marker and marker.kwargs.get("transaction")
+    )
+    if RUNNING_WORKERS and committed:
+        wait_until_workers_are_quiet()
 
 
 @pytest.fixture(autouse=True)

@@ -236,9 +236,7 @@ def test_a_real_deadlock_is_retried_and_both_transactions_commit() -> None:
 
 
 @pytest.fixture(scope="module")
-def second_celery_worker(
-    celery_worker_process: None, django_db_blocker: DjangoDbBlocker
-) -> Iterator[None]:
+def second_celery_worker(celery_worker: None, django_db_blocker: DjangoDbBlocker) -> Iterator[None]:
     """A second worker process on the same queue and test database as ``celery_worker``: two
     processes take the end-of-tournament jobs at the same time, as in production."""
     name = f"test2-{os.getpid()}@{socket.gethostname()}"

@@ -14,6 +14,7 @@ in ``docs/readings.md`` ("Points and tie-breaks").
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -222,40 +223,82 @@ class StandingRow:
     decided_by: str | None
 
 
+def _scale(results: Sequence[TableResult], config: ScoringConfig) -> int:
+    """A common denominator of every score the ``results`` can give: the tables' values, the
+    bye, the penalty, and a share of a place group (a draw or a team splits a sum by its size).
+    Scaled by it, every score is an integer: the standings add ints, not Fractions (exact, and
+    an order of magnitude faster)."""
+    scale = math.lcm(config.penalty.denominator, config.bye.denominator)
+    sizes = {len(result.places) for result in results}
+    for size in sizes:
+        scale = math.lcm(scale, *(value.denominator for value in config.table_for(size)))
+    return scale * math.lcm(*range(1, max(sizes, default=1) + 1))
+
+
 @dataclass
 class _Tally:
-    points: Fraction = Fraction(0)
+    points: int = 0  # scaled by _scale
     played: int = 0
     byes: int = 0
     first_places: int = 0
     fools: int = 0
-    opponents: list[str] = field(default_factory=list)
 
 
 def _tally(
-    results: Sequence[TableResult], config: ScoringConfig, entries: Iterable[str]
-) -> dict[str, _Tally]:
+    results: Sequence[TableResult], config: ScoringConfig, entries: Iterable[str], scale: int
+) -> tuple[dict[str, _Tally], dict[str, int]]:
+    """The tallies of every entry (points scaled by ``scale``) and their scaled Buchholz: the
+    sum of the points of every opponent met, once per meeting."""
     tallies: dict[str, _Tally] = {entry: _Tally() for entry in entries}
+    tables: dict[int, tuple[int, ...]] = {}
+    penalty = int(config.penalty * scale)
+    bye = int(config.bye * scale)
+    played: list[TableResult] = []
     for result in results:
-        points = result_points(result, config)
-        for entry, value in points.items():
-            tally = tallies.setdefault(entry, _Tally())
-            tally.points += value
-            if result.is_bye:
-                tally.byes += 1
-                continue
-            tally.played += 1
-            tally.opponents.extend(e for e in result.places if e != entry)
-        if result.is_bye:
+        places = result.places
+        for entry in places:
+            if entry not in tallies:
+                tallies[entry] = _Tally()
+        if len(places) == 1:  # a bye
+            tally = tallies[places[0]]
+            tally.points += bye
+            tally.byes += 1
             continue
-        groups = _place_groups(result)
-        if len(groups[0]) == 1 or result.team_lost:
-            for entry in groups[0]:
-                tallies[entry].first_places += 1
+        played.append(result)
+        size = len(places)
+        table = tables.get(size)
+        if table is None:
+            table = tables[size] = tuple(int(v * scale) for v in config.table_for(size))
+        if result.drawn or result.team_lost:
+            groups = _place_groups(result)
+            place = 0
+            for group in groups:
+                share = sum(table[place : place + len(group)]) // len(group)
+                for entry in group:
+                    tallies[entry].points += share
+                place += len(group)
+            winners: Sequence[str] = groups[0] if len(groups[0]) == 1 or result.team_lost else ()
+        else:  # the common case: one entry per place
+            for entry, share in zip(places, table, strict=True):
+                tallies[entry].points += share
+            winners = places[:1]
+        for entry in places:
+            tallies[entry].played += 1
+        if result.pogony is not None and penalty:
+            for entry in result.pogony.on:
+                tallies[entry].points -= penalty
+        for entry in winners:
+            tallies[entry].first_places += 1
         losers = result.team_lost or ((result.fool,) if result.fool is not None else ())
         for entry in losers:
             tallies[entry].fools += 1
-    return tallies
+    buchholz = dict.fromkeys(tallies, 0)
+    for result in played:
+        scored = [tallies[e].points for e in result.places]
+        total = sum(scored)
+        for entry, own in zip(result.places, scored, strict=True):
+            buchholz[entry] += total - own
+    return tallies, buchholz
 
 
 def _head_to_head(group: Sequence[str], results: Sequence[TableResult]) -> dict[str, Fraction]:
@@ -299,29 +342,34 @@ def standings(
     >>> [(row.entry, row.rank, row.decided_by) for row in rows]
     [('bob', 1, None), ('ann', 1, 'draw'), ('cid', 1, 'draw')]
     """
-    # Sort by id first so that neither the tallies nor the opponents lists depend on query order.
+    # Sort by id first so that neither the tallies nor the tables an entry sat at depend on
+    # query order.
     ordered = sorted(results, key=lambda r: r.id)
-    tallies = _tally(ordered, config, entries)
-    tables_of: dict[str, list[int]] = {}
-    for index, result in enumerate(ordered):
-        for entry in result.places:
-            tables_of.setdefault(entry, []).append(index)
-    buchholz = {
-        entry: sum((tallies[o].points for o in tally.opponents), Fraction(0))
-        for entry, tally in tallies.items()
-    }
+    scale = _scale(ordered, config)
+    tallies, buchholz = _tally(ordered, config, entries, scale)
+    tables_of: dict[str, list[int]] = {}  # filled when a tie first reaches head-to-head
+    # One Fraction per distinct scaled value, not per row: a big field shares a few dozen.
+    exact: dict[int, Fraction] = {}
+
+    def fraction(scaled: int) -> Fraction:
+        value = exact.get(scaled)
+        if value is None:
+            value = exact[scaled] = Fraction(scaled, scale)
+        return value
+
     h2h: dict[str, Fraction] = {}
 
-    def key(criterion: str, entry: str) -> Fraction:
-        # Bigger is better for every key, hence fewest fools as a negative count.
+    def key(criterion: str, entry: str) -> int:
+        # Bigger is better for every key, hence fewest fools as a negative count; points and
+        # Buchholz scaled alike, so they compare as the Fractions they stand for.
         tally = tallies[entry]
         if criterion == "points":
             return tally.points
         if criterion == "first_places":
-            return Fraction(tally.first_places)
+            return tally.first_places
         if criterion == "buchholz":
             return buchholz[entry]
-        return Fraction(-tally.fools)
+        return -tally.fools
 
     def order(group: list[str], criteria: tuple[str, ...]) -> list[tuple[str, str | None]]:
         if len(group) == 1:
@@ -333,12 +381,17 @@ def standings(
         if criterion == "head_to_head":
             # Only the entries still tied take part: a mini-table of their meetings.
             # Only the tables where a member sat: big fields split into many small tied groups.
+            if not tables_of:
+                for index, result in enumerate(ordered):
+                    for entry in result.places:
+                        tables_of.setdefault(entry, []).append(index)
             seen = sorted({i for e in group for i in tables_of.get(e, ())})
-            values = _head_to_head(group, [ordered[i] for i in seen])
-            h2h.update(values)
+            scores = _head_to_head(group, [ordered[i] for i in seen])
+            h2h.update(scores)
+            values: Mapping[str, Fraction | int] = scores
         else:
             values = {e: key(criterion, e) for e in group}
-        buckets: dict[Fraction, list[str]] = {}
+        buckets: dict[Fraction | int, list[str]] = {}
         for entry in group:
             buckets.setdefault(values[entry], []).append(entry)
         out: list[tuple[str, str | None]] = []
@@ -361,12 +414,12 @@ def standings(
                 position=position,
                 rank=rank,
                 entry=entry,
-                points=tally.points,
+                points=fraction(tally.points),
                 played=tally.played,
                 byes=tally.byes,
                 first_places=tally.first_places,
                 fools=tally.fools,
-                buchholz=buchholz[entry],
+                buchholz=fraction(buchholz[entry]),
                 head_to_head=h2h.get(entry),
                 decided_by=decided_by,
             )

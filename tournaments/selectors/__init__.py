@@ -32,7 +32,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
-from tournaments.scoring.results import Pogony, effective_results
+from tournaments.scoring.results import Pogony
 from tournaments.scoring.results import TableResult as PureResult
 
 
@@ -87,29 +87,43 @@ def named_result(result: TableResult, names: Mapping[int, str]) -> NamedResult:
 
 def to_pure_result(result: TableResult) -> PureResult:
     """A stored result as the scoring code's value (entries as strings)."""
-    pogony = None
-    entries = {str(e) for e in result.places}
-    fool = str(result.fool_entry_id) if result.fool_entry_id else None
-    for hung in result.pogony or []:
-        # The table's scoring pogony: the one hung on the table's fool (the last one wins).
-        on = tuple(str(e) for e in hung["on"] if str(e) in entries)
-        if fool is not None and fool in on and str(hung["by"]) in entries:
-            pogony = Pogony(by=str(hung["by"]), on=on, rank=str(hung.get("rank", "")))
-    return PureResult(
-        id=str(result.pk),
-        places=tuple(str(e) for e in result.places),
-        fool=fool,
-        drawn=tuple(str(e) for e in result.drawn),
-        pogony=pogony,
-        team_lost=tuple(str(e) for e in result.team_lost),
-        supersedes=str(result.supersedes_id) if result.supersedes_id else None,
-        reason=result.reason,
+    return pure_result(
+        (
+            result.pk,
+            result.places,
+            result.fool_entry_id,
+            result.drawn,
+            result.team_lost,
+            result.pogony,
+            result.supersedes_id,
+            result.reason,
+        )
     )
 
 
-def stage_results(stage: Stage) -> list[PureResult]:
-    rows = TableResult.objects.filter(table__round__stage=stage).counted().order_by("id")
-    return effective_results([to_pure_result(r) for r in rows])
+def pure_result(row: Sequence[Any]) -> PureResult:
+    """A stored result's fields as the scoring code's value (entries as strings):
+    :func:`to_pure_result` without a model instance. ``row``: ``values_list("id", "places",
+    "fool_entry_id", "drawn", "team_lost", "pogony", "supersedes_id", "reason")``."""
+    pk, places, fool_entry_id, drawn, team_lost, pogony, supersedes_id, reason = row
+    scoring_pogony = None
+    entries = {str(e) for e in places}
+    fool = str(fool_entry_id) if fool_entry_id else None
+    for hung in pogony or []:
+        # The table's scoring pogony: the one hung on the table's fool (the last one wins).
+        on = tuple(str(e) for e in hung["on"] if str(e) in entries)
+        if fool is not None and fool in on and str(hung["by"]) in entries:
+            scoring_pogony = Pogony(by=str(hung["by"]), on=on, rank=str(hung.get("rank", "")))
+    return PureResult(
+        id=str(pk),
+        places=tuple(str(e) for e in places),
+        fool=fool,
+        drawn=tuple(str(e) for e in drawn),
+        pogony=scoring_pogony,
+        team_lost=tuple(str(e) for e in team_lost),
+        supersedes=str(supersedes_id) if supersedes_id else None,
+        reason=reason,
+    )
 
 
 def stage_entry_ids(stage: Stage) -> list[int]:

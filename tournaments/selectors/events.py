@@ -67,12 +67,26 @@ def number(value: Fraction | float) -> float:
 
 def standing_row(line: StandingLine) -> Row:
     """A stage's standings line (``selectors.standings.stage_standings``) in the API's shape
-    (``StageStandingRowSerializer``); the feed's events carry the same rows."""
+    (``StageStandingRowSerializer``, its fields in its order: the API sends these rows as
+    they are); the feed's events carry the same rows. Written out, not ``asdict``: a
+    10,000-entry stage makes 10,000 of them per answer."""
+    h2h = line.head_to_head
     return {
-        **asdict(line),
+        "position": line.position,
+        "place": line.place,
+        "entry_id": line.entry_id,
+        "player_id": line.player_id,
+        "name": line.name,
         "points": number(line.points),
+        "played": line.played,
+        "byes": line.byes,
+        "first_places": line.first_places,
+        "fools": line.fools,
         "buchholz": number(line.buchholz),
-        "head_to_head": None if line.head_to_head is None else number(line.head_to_head),
+        "head_to_head": None if h2h is None else number(h2h),
+        "decided_by": line.decided_by,
+        "pogony_given": line.pogony_given,
+        "pogony_received": line.pogony_received,
     }
 
 

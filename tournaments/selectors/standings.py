@@ -7,17 +7,21 @@ entry or table.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from tournaments import adapters
 from tournaments.models import Stage, StageEntry, TableResult
 from tournaments.scoring import points as scoring_points
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
-from tournaments.selectors import stage_entry_ids, stage_results, to_pure_result
+from tournaments.selectors import pure_result, stage_entry_ids
 
 
 @dataclass(frozen=True)
@@ -53,21 +57,119 @@ def has_standings(stage: Stage) -> bool:
     return stage.format != Stage.Format.KNOCKOUT and stage.status != Stage.Status.PENDING
 
 
+#: The result fields the standings read (``TableResult`` values, not instances: a 10,000-entry
+#: stage has 7,500 of them after three rounds, and an instance costs more than its scoring).
+RESULT_FIELDS = (
+    "id",
+    "places",
+    "fool_entry_id",
+    "drawn",
+    "team_lost",
+    "pogony",
+    "supersedes_id",
+    "reason",
+)
+#: How many stage standings computations a process keeps (:func:`_kept_or`): the round's
+#: completion, the feed's moved rows, the pairing and the faces ask for the same ones in turn.
+KEPT = 8
+_kept: OrderedDict[Hashable, list[Any]] = OrderedDict()
+_kept_lock = threading.Lock()
+T = TypeVar("T")
+
+
+def _kept_or(key: Hashable, compute: Callable[[], list[T]]) -> list[T]:
+    """``compute()``, or a copy of what it gave for ``key`` in this process: the last
+    :data:`KEPT` computations are kept, keyed by every input they read. A key holds the inputs
+    whole, never ids alone (a rolled back transaction hands the same ids out again); the rows
+    are immutable values, so a hit is the same answer, and a correction, a new result, a
+    renamed entry or a changed rule is a new key."""
+    with _kept_lock:
+        kept = _kept.get(key)
+        if kept is not None:
+            _kept.move_to_end(key)
+            return list(kept)
+    rows = compute()
+    with _kept_lock:
+        _kept[key] = rows
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
+    return list(rows)
+
+
+def _scored_key(stage: Stage, results: list[PureResult], entries: tuple[str, ...]) -> Hashable:
+    return (
+        "scored",
+        stage.pk,
+        f"{stage.tournament.seed}:{stage.order}",
+        repr(stage.scoring),
+        repr(stage.tiebreaks),
+        entries,
+        frozenset(results),
+    )
+
+
 def _scored(
     stage: Stage, results: list[PureResult], entry_ids: Iterable[int]
 ) -> list[scoring_points.StandingRow]:
-    return scoring_points.standings(
-        results,
-        adapters.scoring_config(stage),
-        seed=f"{stage.tournament.seed}:{stage.order}",
-        entries=[str(e) for e in entry_ids],
+    """The scoring's rows over ``results`` (in force) and ``entry_ids`` (kept: :func:`_kept_or`)."""
+    entries = tuple(str(e) for e in entry_ids)
+    seed = f"{stage.tournament.seed}:{stage.order}"
+    return _kept_or(
+        _scored_key(stage, results, entries),
+        lambda: scoring_points.standings(
+            results, adapters.scoring_config(stage), seed=seed, entries=entries
+        ),
+    )
+
+
+_paused = 0  # computations running with the cycle collector paused (:func:`_collector_paused`)
+_resume = False  # whether the collector ran before the first of them
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cycle collector paused while a standings computation runs. It allocates tens of
+    thousands of acyclic objects (results, tallies, rows), each allocation burst triggering a
+    full collection that walks every object of the process (a Django worker holds millions):
+    at 10,000 entries a third of the selector's time. Nothing it makes is a cycle, so nothing
+    waits for the collector; it is resumed (if it ran before) when the last one ends."""
+    global _paused, _resume  # noqa: PLW0603 (one counter per process, under its lock)
+    with _kept_lock:
+        _paused += 1
+        if _paused == 1:
+            _resume = gc.isenabled()
+            gc.disable()
+    try:
+        yield
+    finally:
+        with _kept_lock:
+            _paused -= 1
+            if _paused == 0 and _resume:
+                gc.enable()
+
+
+def forget_kept() -> None:
+    """Drop the computations :func:`_scored` keeps (a benchmark's uncached figures)."""
+    with _kept_lock:
+        _kept.clear()
+
+
+def _results(stage: Stage) -> list[tuple[Any, ...]]:
+    """The stage's confirmed results as :data:`RESULT_FIELDS` tuples, oldest first."""
+    return list(
+        TableResult.objects.filter(table__round__stage=stage)
+        .counted()
+        .order_by("id")
+        .values_list(*RESULT_FIELDS)
     )
 
 
 def standing_rows(stage: Stage) -> list[scoring_points.StandingRow]:
     """The scoring's rows of the stage (entries as strings), tie-broken as configured: what the
     services advance, place and pair by."""
-    return _scored(stage, stage_results(stage), stage_entry_ids(stage))
+    with _collector_paused():
+        pure = effective_results([pure_result(row) for row in _results(stage)])
+        return _scored(stage, pure, stage_entry_ids(stage))
 
 
 def _int(value: Any) -> int | None:
@@ -77,12 +179,15 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _pogony_counts(rows: Iterable[TableResult]) -> tuple[dict[int, int], dict[int, int]]:
-    """Pogony given (one per entry hung on) and received, by entry, over ``rows``."""
+def _pogony_counts(
+    hangings: Iterable[list[Any] | None],
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Pogony given (one per entry hung on) and received, by entry, over the results'
+    ``pogony`` values."""
     given: dict[int, int] = {}
     received: dict[int, int] = {}
-    for result in rows:
-        for hung in result.pogony or []:
+    for pogony in hangings:
+        for hung in pogony or []:
             if not isinstance(hung, dict):
                 continue
             on = [e for e in (_int(x) for x in hung.get("on", [])) if e is not None]
@@ -100,8 +205,9 @@ def stage_standings(stage: Stage) -> list[StandingLine]:
     a stage without standings (:func:`has_standings`)."""
     if not has_standings(stage):
         return []
-    stored = _stored(stage)
-    return _lines(stage, stored, _stage_entries(stage))
+    with _collector_paused():
+        stored = _results(stage)
+        return _lines(stage, stored, [pure_result(row) for row in stored], _stage_entries(stage))
 
 
 def standings_change(stage: Stage, result_id: int) -> tuple[list[StandingLine], list[StandingLine]]:
@@ -111,34 +217,53 @@ def standings_change(stage: Stage, result_id: int) -> tuple[list[StandingLine], 
     without standings."""
     if not has_standings(stage):
         return [], []
-    stored = _stored(stage)
-    entries = _stage_entries(stage)
-    before = _lines(stage, [r for r in stored if r.pk != result_id], entries)
-    return before, _lines(stage, stored, entries)
+    with _collector_paused():
+        stored = _results(stage)
+        pure = [pure_result(row) for row in stored]
+        entries = _stage_entries(stage)
+        # The standings before are those after the table before it: kept (_kept_or).
+        kept = [i for i, row in enumerate(stored) if row[0] != result_id]
+        before = _lines(stage, [stored[i] for i in kept], [pure[i] for i in kept], entries)
+        return before, _lines(stage, stored, pure, entries)
 
 
-def _stored(stage: Stage) -> list[TableResult]:
-    return list(TableResult.objects.filter(table__round__stage=stage).counted().order_by("id"))
-
-
-def _stage_entries(stage: Stage) -> list[StageEntry]:
+def _stage_entries(stage: Stage) -> list[tuple[int, int | None, str | None, str | None]]:
+    """The stage's entries in seed order: (entry id, player id, player's name, team's name)."""
     return list(
         StageEntry.objects.filter(stage=stage)
         .order_by("seed")
-        .select_related("entry__player", "entry__team")
+        .values_list(
+            "entry_id", "entry__player_id", "entry__player__display_name", "entry__team__name"
+        )
     )
 
 
 def _lines(
-    stage: Stage, stored: list[TableResult], entries: list[StageEntry]
+    stage: Stage,
+    stored: list[tuple[Any, ...]],
+    pure: list[PureResult],
+    entries: list[tuple[int, int | None, str | None, str | None]],
 ) -> list[StandingLine]:
-    pure = effective_results([to_pure_result(r) for r in stored])
-    in_force = {int(r.id) for r in pure}
-    given, received = _pogony_counts(r for r in stored if r.pk in in_force)
-    names = {se.entry_id: se.entry.name for se in entries}
-    players = {se.entry_id: se.entry.player_id for se in entries}
+    """The lines over the results ``stored`` (:data:`RESULT_FIELDS`; ``pure``: the same as the
+    scoring's values) and ``entries`` (:func:`_stage_entries`), kept (:func:`_kept_or`)."""
+    effective = effective_results(pure)
+    in_force = {int(r.id) for r in effective}
+    hangings = [(row[0], row[5]) for row in stored if row[5] and row[0] in in_force]
+    key = ("lines", _scored_key(stage, effective, ()), tuple(entries), repr(hangings))
+    return _kept_or(key, lambda: _new_lines(stage, effective, hangings, entries))
+
+
+def _new_lines(
+    stage: Stage,
+    effective: list[PureResult],
+    hangings: list[tuple[int, list[Any]]],
+    entries: list[tuple[int, int | None, str | None, str | None]],
+) -> list[StandingLine]:
+    given, received = _pogony_counts(pogony for _, pogony in hangings)
+    names = {e: player or team or "" for e, _, player, team in entries}
+    players = {e: player for e, player, _, _ in entries}
     lines = []
-    for row in _scored(stage, pure, (se.entry_id for se in entries)):
+    for row in _scored(stage, effective, names):
         entry = int(row.entry)
         lines.append(
             StandingLine(

@@ -232,7 +232,12 @@ class StageStandingsView(StageReadView):
 
         def build() -> Any:
             stage = self.get_stage(tournament)
-            return out.StageStandingsSerializer(stage_standings_body(tournament, stage)).data
+            body = stage_standings_body(tournament, stage)
+            # The rows are in the row serializer's shape already (``standing_row``): only the
+            # envelope goes through the serializer, not 10,000 rows field by field.
+            data = out.StageStandingsSerializer({**body, "rows": []}).data
+            data["rows"] = body["rows"]
+            return data
 
         return self.respond(tournament, build)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
 from django.http import QueryDict
@@ -52,6 +53,10 @@ from tournaments.wording import (
 )
 
 PAGE_SIZE = 50
+
+
+#: A player id no player has: reversed once, it stands for every profile's id in a big list.
+PROFILE_ID = 987654321987654321
 
 
 def profile_url(player_id: int | None) -> str:
@@ -317,38 +322,62 @@ def standings(
     """A stage's standings (``selectors.standings.stage_standings``) with a column per tie-break
     (points aside: they have their own), the qualifiers marked, each player's current rank
     (``selectors.people.current_ranks``) next to its name."""
-    ranks = current_ranks(p for p in (players.get(row.entry_id) for row in rows) if p)
     criteria = [c for c in stage_tie_breaks(stage) if c != "points"]
     top = stage.advance_count if stage.advance_mode == Stage.AdvanceMode.TOP_N else 0
     note = ""
     if top:
         note = gettext("The top %(n)s go on to the next stage.") % {"n": top}
-    lines = [
-        StandingCells(
-            place=row.place,
-            name=row.name,
-            href=profile_url(players.get(row.entry_id)),
-            rank=rank_title(ranks.get(players.get(row.entry_id) or 0)),
-            points=points_text(row.points),
-            played=row.played,
-            byes=row.byes,
-            tie_breaks=[_tie_break_value(row, c) for c in criteria],
-            fools=row.fools,
-            pogony_given=row.pogony_given,
-            pogony_received=row.pogony_received,
-            decided_by=decided_by_label(row.decided_by),
-            qualifies=bool(top) and row.position <= top,
-        )
-        for row in rows
-    ]
-    shown: Sequence[StandingCells] = lines
+    # The page first, then its cells: a 10,000-entry stage shows 1 page of them, not 10,000.
+    shown: Sequence[StandingLine] = rows
     pager = None
     if paged:
         key, anchor = f"stage{stage.order}_page", f"standings-{stage.order}"
-        shown, pager = paginate(lines, query, key, anchor)
+        shown, pager = paginate(rows, query, key, anchor)
+    ranks = current_ranks(p for p in (players.get(row.entry_id) for row in shown) if p)
+    # A big field shares a few dozen values of points, Buchholz and "decided by": each worded
+    # once. A profile's address is the same but for its id: reversed once.
+    texts: dict[Any, str] = {}
+    labels: dict[str | None, str] = {}
+    profile = reverse("player", args=[PROFILE_ID])
+
+    def text(value: Fraction | None) -> str:
+        if value not in texts:
+            texts[value] = points_text(value)
+        return texts[value]
+
+    def cell(row: StandingLine, criterion: str) -> str:
+        if criterion in {"buchholz", "head_to_head"}:
+            return text(getattr(row, criterion))
+        return _tie_break_value(row, criterion)
+
+    def label(criterion: str) -> str:
+        if criterion not in labels:
+            labels[criterion] = decided_by_label(criterion)
+        return labels[criterion]
+
+    lines = []
+    for row in shown:
+        player = players.get(row.entry_id)
+        lines.append(
+            StandingCells(
+                place=row.place,
+                name=row.name,
+                href=profile.replace(str(PROFILE_ID), str(player)) if player else "",
+                rank=rank_title(ranks.get(player or 0)),
+                points=text(row.points),
+                played=row.played,
+                byes=row.byes,
+                tie_breaks=[cell(row, c) for c in criteria],
+                fools=row.fools,
+                pogony_given=row.pogony_given,
+                pogony_received=row.pogony_received,
+                decided_by=label(row.decided_by),
+                qualifies=bool(top) and row.position <= top,
+            )
+        )
     return Standings(
         columns=[str(TIE_BREAK_LABELS.get(c, c)) for c in criteria],
-        lines=shown,
+        lines=lines,
         pager=pager,
         qualify_note=note,
     )
