@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field, Model
 
 M = TypeVar("M", bound=Model)
@@ -44,7 +44,8 @@ class _Statements:
         columns = ", ".join(quote(f.column) for f in self.inserted)
         marks = ", ".join(["%s"] * len(self.inserted))
         self.insert = f"INSERT INTO {self.table} ({columns}) VALUES ({marks})"
-        self.columns, self.marks = columns, marks
+        self.insert_plain = self.insert  # without RETURNING: for ``executemany``
+        self.by_attname = {f.attname: f for f in self.fields}
         if connection.features.can_return_columns_from_insert:
             self.insert += f" RETURNING {self.pk_column}"
 
@@ -98,26 +99,22 @@ def insert(obj: Model) -> None:
     obj._state.db = connection.alias
 
 
-#: Rows per statement of :func:`insert_many` (fewer when the backend takes fewer parameters).
-INSERT_BATCH = 500
-
-
-def insert_many(model: type[Model], rows: list[dict[str, Any]]) -> None:
-    """``INSERT`` of new rows of ``model`` (auto primary key, not read back), many rows to a
-    statement, each row given whole by its fields' attribute names (``game_id``, not ``game``;
-    a time the caller chose for an ``auto_now_add``): what ``bulk_create`` writes, without
-    building and preparing a model per row."""
+def insert_many(model: type[Model], rows: list[dict[str, Any]], **same: Any) -> None:
+    """``INSERT`` of new rows of ``model`` (auto primary key, not read back) in one
+    ``executemany``: what ``bulk_create`` writes, without building and preparing a model per
+    row. Each row is given by its fields' attribute names (``game_id``, not ``game``); ``same``
+    holds the values every row shares (converted once), a time included (an ``auto_now_add``
+    is the caller's to give)."""
     s = _for(model)
-    width = len(s.inserted)
-    batch = min(INSERT_BATCH, (connection.features.max_query_params or 65535) // width)
-    with connection.cursor() as cursor:
-        for start in range(0, len(rows), batch):
-            chunk = rows[start : start + batch]
-            params = [
-                f.get_db_prep_save(row[f.attname], connection) for row in chunk for f in s.inserted
-            ]
-            values = ", ".join([f"({s.marks})"] * len(chunk))
-            cursor.execute(f"INSERT INTO {s.table} ({s.columns}) VALUES {values}", params)
+    db = connections[DEFAULT_DB_ALIAS]
+    shared = {name: s.by_attname[name].get_db_prep_save(value, db) for name, value in same.items()}
+    fields = [(f.attname, f.attname in shared, f) for f in s.inserted]
+    params = [
+        [shared[name] if fixed else f.get_db_prep_save(row[name], db) for name, fixed, f in fields]
+        for row in rows
+    ]
+    with db.cursor() as cursor:
+        cursor.executemany(s.insert_plain, params)
 
 
 def update(obj: Model, fields: list[str]) -> None:

@@ -112,23 +112,19 @@ def _play_all_bots(game: Game, bots: dict[int, Bot]) -> Game:
         played.append(action)
     if not played:
         return game
-    first, now = game.version + 1, timezone.now()
+    first = game.version + 1
     logged = [action.to_json() for action in played]
     rows.insert_many(
         GameAction,
         [
-            {
-                "game_id": game.pk,
-                "seq": first + i,
-                "seat": action.seat,
-                "action": entry,
-                "kind": GameAction.Kind.BOT,
-                "client_id": "",
-                "user_id": None,
-                "created_at": now,
-            }
+            {"seq": first + i, "seat": action.seat, "action": entry}
             for i, (action, entry) in enumerate(zip(played, logged, strict=True))
         ],
+        game_id=game.pk,
+        kind=GameAction.Kind.BOT,
+        client_id="",
+        user_id=None,
+        created_at=timezone.now(),
     )
     game.version += len(played)
     tail = game.log_tail
