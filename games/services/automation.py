@@ -92,7 +92,7 @@ def _play_all_bots(game: Game, bots: dict[int, Bot]) -> Game:
     locked ``game``, inside its transaction): the game played to its end in memory, by the same
     bots with the same generator (:func:`bot_rng`) and the same stop as the loop of
     :func:`game_play_bots`, then written at once: every move's ``GameAction`` (its number, seat,
-    payload, kind ``bot``, one time for all) in one statement per ``rows.INSERT_BATCH``, and
+    payload, kind ``bot``, one time for all) in one ``executemany`` (``rows.insert_many``), and
     the game's row (state, version, ``log_tail``, and its end: status, result, revealed seed)
     by ``save_state``; ``after_change`` then sends the broadcast and the jobs of the end of a
     game, as after any change. Its rows are the ones the loop writes
