@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field, Model
 
 M = TypeVar("M", bound=Model)
@@ -44,6 +44,8 @@ class _Statements:
         columns = ", ".join(quote(f.column) for f in self.inserted)
         marks = ", ".join(["%s"] * len(self.inserted))
         self.insert = f"INSERT INTO {self.table} ({columns}) VALUES ({marks})"
+        self.insert_plain = self.insert  # without RETURNING: for ``executemany``
+        self.by_attname = {f.attname: f for f in self.fields}
         if connection.features.can_return_columns_from_insert:
             self.insert += f" RETURNING {self.pk_column}"
 
@@ -95,6 +97,24 @@ def insert(obj: Model) -> None:
     obj.pk = pk
     obj._state.adding = False
     obj._state.db = connection.alias
+
+
+def insert_many(model: type[Model], rows: list[dict[str, Any]], **same: Any) -> None:
+    """``INSERT`` of new rows of ``model`` (auto primary key, not read back) in one
+    ``executemany``: what ``bulk_create`` writes, without building and preparing a model per
+    row. Each row is given by its fields' attribute names (``game_id``, not ``game``); ``same``
+    holds the values every row shares (converted once), a time included (an ``auto_now_add``
+    is the caller's to give)."""
+    s = _for(model)
+    db = connections[DEFAULT_DB_ALIAS]
+    shared = {name: s.by_attname[name].get_db_prep_save(value, db) for name, value in same.items()}
+    fields = [(f.attname, f.attname in shared, f) for f in s.inserted]
+    params = [
+        [shared[name] if fixed else f.get_db_prep_save(row[name], db) for name, fixed, f in fields]
+        for row in rows
+    ]
+    with db.cursor() as cursor:
+        cursor.executemany(s.insert_plain, params)
 
 
 def update(obj: Model, fields: list[str]) -> None:

@@ -16,10 +16,10 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from durak_site.errors import status_name
-from games import engine
+from games import engine, rows
 from games.engine import Action, GameState
 from games.engine.actions import ATTACK, PASS, TAKE
-from games.engine.bots import acting_seat, make_bot, play_step
+from games.engine.bots import Bot, acting_seat, make_bot, play_step
 from games.engine.cards import parse_suit, rank_of, suit_of
 from games.engine.errors import EngineError
 from games.errors import (
@@ -27,7 +27,14 @@ from games.errors import (
     GameNotActive,
 )
 from games.models import Game, GameAction
-from games.services.play import after_change, load_state, locked_game, log_action, save_state
+from games.services.play import (
+    after_change,
+    load_state,
+    locked_game,
+    log_action,
+    save_state,
+    tail_after,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +50,9 @@ def game_play_bots(*, game_id: int, version: int | None = None) -> Game:
     """Let the bot seats act until a human must act or the game is over.
 
     All consecutive bot actions go through the engine and into the log in one transaction (one
-    lock, one broadcast). ``version`` guards a delayed job: if the game moved on meanwhile, the
-    newer job does the work. Locks the game row.
+    lock, one broadcast); a game of bots alone is played to its end that way by
+    :func:`_play_all_bots` (the bulk path). ``version`` guards a delayed job: if the game moved
+    on meanwhile, the newer job does the work. Locks the game row.
     """
     with transaction.atomic():
         game = locked_game(game_id)
@@ -53,6 +61,8 @@ def game_play_bots(*, game_id: int, version: int | None = None) -> Game:
         if version is not None and version != game.version:
             return game
         bots = {int(seat): make_bot(name) for seat, name in game.bot_seats.items()}
+        if len(bots) == len(game.players):
+            return _play_all_bots(game, bots)
         state, rng, steps = load_state(game), bot_rng(game), 0
         log: list[GameAction] = []
         humans_can_act = any(
@@ -75,6 +85,56 @@ def game_play_bots(*, game_id: int, version: int | None = None) -> Game:
             save_state(game, state)
             after_change(game)
         return game
+
+
+def _play_all_bots(game: Game, bots: dict[int, Bot]) -> Game:
+    """The bulk path of :func:`game_play_bots` for a game whose every seat is a bot's (the
+    locked ``game``, inside its transaction): the game played to its end in memory, by the same
+    bots with the same generator (:func:`bot_rng`) and the same stop as the loop of
+    :func:`game_play_bots`, then written at once: every move's ``GameAction`` (its number, seat,
+    payload, kind ``bot``, one time for all) in one ``executemany`` (``rows.insert_many``), and
+    the game's row (state, version, ``log_tail``, and its end: status, result, revealed seed)
+    by ``save_state``; ``after_change`` then sends the broadcast and the jobs of the end of a
+    game, as after any change. Its rows are the ones the loop writes
+    (``tests/games/test_bot_bulk.py``)."""
+    state, rng = load_state(game), bot_rng(game)
+    played: list[Action] = []
+    while not state.finished and len(played) < MAX_BOT_STEPS:
+        if acting_seat(state) is None:
+            break  # as the loop: it waits for a seat that may act (not expected)
+        action = play_step(state, bots, rng)
+        if action is None:
+            break
+        try:
+            state = engine.apply(state, action)
+        except EngineError as exc:
+            raise GameError(str(exc), code=exc.code) from None
+        played.append(action)
+    if not played:
+        return game
+    first = game.version + 1
+    logged = [action.to_json() for action in played]
+    rows.insert_many(
+        GameAction,
+        [
+            {"seq": first + i, "seat": action.seat, "action": entry}
+            for i, (action, entry) in enumerate(zip(played, logged, strict=True))
+        ],
+        game_id=game.pk,
+        kind=GameAction.Kind.BOT,
+        client_id="",
+        user_id=None,
+        created_at=timezone.now(),
+    )
+    game.version += len(played)
+    tail = game.log_tail
+    # Only the last entries reach the tail: the same tail as one entry at a time.
+    for i in range(max(0, len(played) - Game.LOG_TAIL), len(played)):
+        tail = tail_after(tail, seq=first + i, kind=GameAction.Kind.BOT, logged=logged[i])
+    game.log_tail = tail
+    save_state(game, state)
+    after_change(game)
+    return game
 
 
 def game_hand_seat_to_bot(*, game_id: int, seat: int, kind: str = "heuristic") -> Game:

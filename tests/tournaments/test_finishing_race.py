@@ -33,6 +33,7 @@ from tournaments import services
 from tournaments.models import (
     AuditEvent,
     Entry,
+    FeedEvent,
     League,
     Payout,
     Player,
@@ -189,6 +190,37 @@ def test_an_entry_leaving_is_run_again_after_a_deadlock_from_its_stored_state(
     assert len(sleeps) == 1
     [row] = AuditEvent.objects.filter(target_id=entry.pk, actor=referee)
     assert row.before == {"status": before} and row.after == {"status": entry.status}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_round_s_completion_is_run_again_after_a_deadlock(
+    sleeps: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On two workers the completion met a table's result announcing on the tournament's row
+    (``bench.tournament --workers 2``); every table's result sends the job,
+    and only that of the last can finish it: the aborted completion runs again."""
+    # given the last table of a one-round event, and a completion whose announcement meets a
+    # deadlock the first time
+    tournament = make_tournament(PlayerFactory.create_batch(4), stages=ONE_TABLE)
+    table = seated_table(tournament)
+    announce = progression._announce_finish
+    flaky = Flaky(deadlock())
+
+    def meets_a_deadlock_once(round_: Round, stage: Any, event: str) -> None:
+        announce(round_, stage, event)
+        if flaky.errors:
+            flaky()
+
+    monkeypatch.setattr(progression, "_announce_finish", meets_a_deadlock_once)
+    # when its result is recorded (the completion job follows in-process)
+    with jobs_in_process():
+        record_result(table)
+    # then the round and the event finished once
+    assert len(sleeps) == 1
+    assert Round.objects.get(pk=table.round_id).status == Round.Status.FINISHED
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
+    events = FeedEvent.objects.filter(tournament=tournament, event="round_finished")
+    assert events.count() == 1
 
 
 @pytest.mark.skipif(not settings.USES_POSTGRES, reason="a real deadlock needs PostgreSQL")

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from durak_site.dbretry import atomic_retry
 from durak_site.errors import ServiceError, status_name
 from durak_site.jobs import enqueue_on_commit
 from games.actors import Actor
@@ -119,12 +120,16 @@ def _stage_begin(stage: Stage, seeded_entry_ids: Sequence[int]) -> Round:
     return round_
 
 
+@atomic_retry
 def round_complete(*, round_id: int) -> Round:
     """Finish a round whose tables have all finished, then pair the next round or move the
     tournament on (the round-completion job's body). Safe to run twice, and a no-op while any
     table still plays. Locks the round row (then, finishing the event, the tournament's), and
     announces the change on the feed last (``round_finished``, then ``stage_finished`` and
-    ``tournament_finished`` when it ended them: :func:`_announce_finish`)."""
+    ``tournament_finished`` when it ended them: :func:`_announce_finish`). Run again when
+    PostgreSQL aborts it for a deadlock (``durak_site.dbretry``): on two workers it met a
+    table's result announcing on the tournament's row (``bench.tournament --workers 2``), and
+    only the job that the round's last table sent can finish it."""
     with transaction.atomic():
         round_ = (
             Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_id)
