@@ -101,10 +101,23 @@ def to_pure_result(result: TableResult) -> PureResult:
     )
 
 
+#: The result fields the scoring reads (``TableResult`` values, not instances: a 10,000-entry
+#: stage has 7,500 of them after three rounds, and an instance costs more than its scoring).
+RESULT_FIELDS = (
+    "id",
+    "places",
+    "fool_entry_id",
+    "drawn",
+    "team_lost",
+    "pogony",
+    "supersedes_id",
+    "reason",
+)
+
+
 def pure_result(row: Sequence[Any]) -> PureResult:
     """A stored result's fields as the scoring code's value (entries as strings):
-    :func:`to_pure_result` without a model instance. ``row``: ``values_list("id", "places",
-    "fool_entry_id", "drawn", "team_lost", "pogony", "supersedes_id", "reason")``."""
+    :func:`to_pure_result` without a model instance. ``row``: ``values_list(*RESULT_FIELDS)``."""
     pk, places, fool_entry_id, drawn, team_lost, pogony, supersedes_id, reason = row
     scoring_pogony = None
     entries = {str(e) for e in places}

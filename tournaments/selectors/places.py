@@ -3,12 +3,13 @@ exports) and the public pages read."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
-from django.db.models import Exists, F, OuterRef, QuerySet, TextChoices
+from django.db.models import Exists, OuterRef, QuerySet, TextChoices
 from django.utils.translation import pgettext_lazy
 
 from tournaments import adapters
@@ -24,8 +25,9 @@ from tournaments.models import (
 )
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.points import result_points
+from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
-from tournaments.selectors import to_pure_result
+from tournaments.selectors import RESULT_FIELDS, pure_result
 
 
 class FinalStatus(TextChoices):
@@ -89,23 +91,22 @@ def field_entries(tournament: Tournament) -> QuerySet[Entry]:
 
 
 def stage_points(
-    stages: Iterable[Stage], results: Iterable[TableResult]
+    stages: Iterable[Stage], results: Iterable[Sequence[Any]]
 ) -> dict[int, dict[int, Fraction]]:
-    """Points by stage order, then by entry, from ``results`` (each annotated with its
-    ``stage_order``; confirmed ones, corrections with them): every stage's results in force,
-    scored by that stage's scoring. A stage whose stored scoring the scoring refuses scores
-    nothing."""
-    by_stage: dict[int, list[TableResult]] = {}
-    for result in results:
-        by_stage.setdefault(result.stage_order, []).append(result)  # type: ignore[attr-defined]
+    """Points by stage order, then by entry, from ``results`` (``RESULT_FIELDS`` values, each
+    followed by its stage's order; confirmed ones, corrections with them): every stage's
+    results in force, scored by that stage's scoring. A stage whose stored scoring the scoring
+    refuses scores nothing."""
+    by_stage: dict[int, list[PureResult]] = {}
+    for *fields, stage_order in results:
+        by_stage.setdefault(stage_order, []).append(pure_result(fields))
     points: dict[int, dict[int, Fraction]] = {}
     for stage in stages:
         tally = points.setdefault(stage.order, {})
         try:
             config = adapters.scoring_config(stage)
-            pure = effective_results([to_pure_result(r) for r in by_stage.get(stage.order, [])])
-            for pure_result in pure:
-                for entry, value in result_points(pure_result, config).items():
+            for in_force in effective_results(by_stage.get(stage.order, [])):
+                for entry, value in result_points(in_force, config).items():
                     tally[int(entry)] = tally.get(int(entry), Fraction(0)) + value
         except ScoringError:
             continue
@@ -119,8 +120,8 @@ def final_places(tournament: Tournament) -> FinalPlaces:
     results = (
         TableResult.objects.filter(table__round__stage__tournament=tournament)
         .counted()
-        .annotate(stage_order=F("table__round__stage__order"))
         .order_by("id")
+        .values_list(*RESULT_FIELDS, "table__round__stage__order")
     )
     points = stage_points(stages, results)
     left: dict[int, int] = {}

@@ -21,7 +21,7 @@ from tournaments.models import Stage, StageEntry, TableResult
 from tournaments.scoring import points as scoring_points
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
-from tournaments.selectors import pure_result, stage_entry_ids
+from tournaments.selectors import RESULT_FIELDS, pure_result, stage_entry_ids
 
 
 @dataclass(frozen=True)
@@ -57,18 +57,6 @@ def has_standings(stage: Stage) -> bool:
     return stage.format != Stage.Format.KNOCKOUT and stage.status != Stage.Status.PENDING
 
 
-#: The result fields the standings read (``TableResult`` values, not instances: a 10,000-entry
-#: stage has 7,500 of them after three rounds, and an instance costs more than its scoring).
-RESULT_FIELDS = (
-    "id",
-    "places",
-    "fool_entry_id",
-    "drawn",
-    "team_lost",
-    "pogony",
-    "supersedes_id",
-    "reason",
-)
 #: How many stage standings computations a process keeps (:func:`_kept_or`): the round's
 #: completion, the feed's moved rows, the pairing and the faces ask for the same ones in turn.
 KEPT = 8
