@@ -125,17 +125,6 @@ async def send_collected(pending: Pending) -> Pending:
     return failed
 
 
-def _send(group: str, message: dict[str, Any]) -> bool:
-    """Send one broadcast from synchronous code; False if it failed (logged, resent later)."""
-    try:
-        async_to_sync(_group_send)(group, message)
-    except Exception as exc:
-        _failed(group, message, exc)
-        return False
-    resender.sent(group, message)
-    return True
-
-
 def _send_many(batch: Pending) -> int:
     """Send many broadcasts from synchronous code in one pass (one event loop, so one
     connection of the channel layer, instead of one per message: a round's first games); returns
@@ -333,27 +322,13 @@ def game_message(game: Any, event: str = "state") -> dict[str, Any]:
 def broadcast_on_commit(game: Any, event: str = "state") -> None:
     """After the current transaction commits, tell every socket of the game's table (a game
     without a table has no sockets)."""
-    if game.table_id is None:
-        return
-    message = game_message(game, event)
-    group = table_group(game.table_id)
-
-    def send() -> None:
-        pending = getattr(_collector, "pending", None)
-        if pending is not None:
-            pending.append((group, message))
-            return
-        if timing.ENABLED:
-            message["sent_at"] = time.time()
-        _send(group, message)
-
-    transaction.on_commit(send)
+    broadcast_many_on_commit([game], event)
 
 
 def broadcast_many_on_commit(games: Any, event: str = "state") -> None:
     """:func:`broadcast_on_commit` for many games (of different tables: a round's first
-    games), sent in one pass after commit (:func:`_send_many`); collected like single ones
-    inside :func:`collected`."""
+    games), sent in one pass after commit (:func:`_send_many`: one event loop for all);
+    inside :func:`collected` they join its pending broadcasts instead."""
     batch: Pending = [
         (table_group(game.table_id), game_message(game, event))
         for game in games
