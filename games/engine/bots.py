@@ -49,6 +49,7 @@ __all__ = [
     "make_bot",
     "play_game",
     "play_step",
+    "strength_text",
 ]
 
 _CODE = {name: code for code, name in enumerate(CARD_NAMES)}
@@ -335,7 +336,7 @@ class ColludingBot(HeuristicBot):
         self.policy = policy
         self.strength = strength
         self.partner = partner
-        self.name = f"{policy}:{strength:g}:{'-' if partner is None else partner}"
+        self.name = f"{policy}:{strength_text(strength)}:{'-' if partner is None else partner}"
 
     def decide(
         self, seen: Mapping[str, Any], legal: Sequence[Action], rng: random.Random
@@ -388,6 +389,15 @@ class ColludingBot(HeuristicBot):
 
 
 COLLUSION_POLICIES = ("collude", "soft", "squeeze")
+
+
+def strength_text(strength: float) -> str:
+    """A colluder's strength as its name writes it: exact, without a trailing ``.0``.
+
+    >>> strength_text(1.0), strength_text(0.25)
+    ('1', '0.25')
+    """
+    return repr(float(strength)).removesuffix(".0")
 
 
 def _coin(seen: Mapping[str, Any]) -> float:
