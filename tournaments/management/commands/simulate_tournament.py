@@ -307,8 +307,7 @@ class Command(BaseCommand):
         if key is None:
             return
         self.stdout.write(
-            f"Colluding pairs ({key['policy']}, strength {key['strength']}, "
-            f"seed {key['seed']!r}):"
+            f"Colluding pairs ({key['policy']}, strength {key['strength']}, seed {key['seed']!r}):"
         )
         for pair in key["pairs"]:
             names, ids = pair["names"], pair["entries"]
