@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from games.engine import Action, Rules, apply, new_game, rng_for_seed
-from games.engine.bots import Bot, HeuristicBot, make_bot, play_step
+from games.engine import Action, Rules, new_game, rng_for_seed
+from games.engine.bots import Bot, HeuristicBot, make_bot, play_game
 from tournaments.fairplay import (
     ATTACKED,
     BEAT,
@@ -109,17 +109,12 @@ def test_the_fool_and_the_games_together() -> None:
     assert (12, 13) not in together
 
 
-def _logged_game(rules: Rules, seed: str, table: dict[int, Bot]) -> list[dict[str, Any]]:
+def logged_game(rules: Rules, seed: str, table: dict[int, Bot]) -> list[dict[str, Any]]:
     """A bot game dealt from ``seed`` as the service deals it; its log."""
-    state = new_game(rules, rng_for_seed(seed))
-    rng = random.Random(f"bots:{seed}")
-    log: list[dict[str, Any]] = []
-    while not state.finished and len(log) < 5_000:
-        action = play_step(state, table, rng)
-        assert action is not None
-        log.append(action.to_json())
-        state = apply(state, action)
-    return log
+    _final, actions = play_game(
+        new_game(rules, rng_for_seed(seed)), table, random.Random(f"bots:{seed}")
+    )
+    return [action.to_json() for action in actions]
 
 
 @pytest.mark.parametrize("policy", ["squeeze", "soft"])
@@ -134,7 +129,7 @@ def test_colluders_show_in_the_counts_and_replays_agree(policy: str) -> None:
         game = GameRecord(
             rules=rules.to_dict(),
             seed=seed,
-            actions=_logged_game(rules, seed, table),
+            actions=logged_game(rules, seed, table),
             players=[100, 101, 102, 103],
             game_id=i,
         )

@@ -23,9 +23,12 @@ with the move numbers of the events so that every figure links back to the moves
     the same moment, when each unbeaten card of the other's had a legal cover; the event: the
     defender took (soft play is taking what it could beat).
 
-Each opportunity carries its stratum: ``stage`` (``"stock"`` while the stock lasts, then
-``"end"``) and the other's hand size (``1-2``, ``3-4``, ``5+``): the later score compares a
-pair's rates with the mover's own rates towards the other players in the same strata.
+Each opportunity carries its stratum, ``"STAGE:SIZE:OFFSET"``: the stage (``stock`` while
+the stock lasts, then ``end``), the other's hand size (``1-2``, ``3-4``, ``5+``) and where the
+other sits from the mover (1: the next player still in clockwise, the one it attacks; 2: the
+one after...). Seats decide most of the play (a player attacks its left neighbour, beats its
+right neighbour's cards), so the score (``score.py``) compares a pair's rates with the mover's
+own rates towards the other players in the same strata.
 
 Moves the seat did not choose (the clock's, a stand-in bot's) are replayed but not counted:
 list their move numbers in ``GameRecord.forced``.
@@ -85,8 +88,8 @@ BEAT = "beat"
 TOOK = "took"
 KINDS = (THREW_IN, ATTACKED, TRANSFERRED, BEAT, TOOK)
 
-#: (mover, other, kind, stage, other's hand-size bucket)
-Key = tuple[int, int, str, str, str]
+#: (mover, other, kind, stratum "STAGE:SIZE:OFFSET")
+Key = tuple[int, int, str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +151,7 @@ class _Counter:
 
 @dataclass(frozen=True, slots=True)
 class GameEvidence:
-    """The counts of one game, by (mover, other, kind, stage, hand bucket), players as ids."""
+    """The counts of one game, by (mover, other, kind, stratum), players as ids."""
 
     game_id: int | None
     players: tuple[int, ...]
@@ -161,7 +164,7 @@ class GameEvidence:
     def tally(self, mover: int, other: int, kind: str) -> Tally:
         """``mover``'s tally towards ``other`` in this game, over every stratum."""
         total = Tally()
-        for (a, b, k, _stage, _size), tally in self.counts.items():
+        for (a, b, k, _stratum), tally in self.counts.items():
             if a == mover and b == other and k == kind:
                 total += tally
         return total
@@ -169,6 +172,19 @@ class GameEvidence:
 
 def _bucket(size: int) -> str:
     return "1-2" if size <= 2 else "3-4" if size <= 4 else "5+"
+
+
+def _offset(state: GameState, mover: int, other: int) -> int:
+    """Steps clockwise from ``mover`` to ``other``, over the seats still in (and ``other``)."""
+    n = state.setup.n
+    steps = 0
+    for step in range(1, n):
+        seat = (mover + step) % n
+        if seat == other:
+            return steps + 1
+        if not state.out >> seat & 1:
+            steps += 1
+    return 0
 
 
 def _owner(by: int) -> int:
@@ -194,7 +210,8 @@ class _Game:
         move: int,
     ) -> None:
         stage = "stock" if state.stock else "end"
-        key = (mover, other, kind, stage, _bucket(state.hands[other].bit_count()))
+        size = _bucket(state.hands[other].bit_count())
+        key = (mover, other, kind, f"{stage}:{size}:{_offset(state, mover, other)}")
         counter = self.counts.get(key)
         if counter is None:
             counter = self.counts[key] = _Counter()
@@ -282,10 +299,10 @@ class _Game:
         result = state.result
         fool = None if result is None or result.fool is None else players[result.fool]
         counts = {
-            (players[a], players[b], k, stage, size): Tally(
+            (players[a], players[b], k, stratum): Tally(
                 c.opportunities, c.events, c.cards, tuple(c.moves)
             )
-            for (a, b, k, stage, size), c in self.counts.items()
+            for (a, b, k, stratum), c in self.counts.items()
         }
         return GameEvidence(
             game_id=record.game_id,
@@ -309,7 +326,7 @@ def pair_tallies(games: Iterable[GameEvidence]) -> dict[tuple[int, int, str], Ta
     """The tallies of many games summed over strata: (mover, other, kind) -> tally."""
     out: dict[tuple[int, int, str], Tally] = {}
     for game in games:
-        for (a, b, kind, _stage, _size), tally in game.counts.items():
+        for (a, b, kind, _stratum), tally in game.counts.items():
             key = (a, b, kind)
             out[key] = out.get(key, Tally()) + tally
     return out
