@@ -3,6 +3,8 @@ others, pooled over the kinds and both directions, with the terms it rests on.""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import math
 import random
 
@@ -95,3 +97,16 @@ def test_a_colluding_pair_tops_the_scores_of_a_bot_series() -> None:
     assert (scores[0].first, scores[0].second) == (100, 102)
     assert scores[0].z > 3 > scores[1].z
     assert pair_scores(games) == scores
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tournaments.fairplay.evidence",
+        "tournaments.fairplay.score",
+        "tournaments.simulation.collusion",
+    ],
+)
+def test_docstring_examples_hold(name: str) -> None:
+    failed, _ = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert failed == 0
