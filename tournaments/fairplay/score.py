@@ -2,10 +2,11 @@
 one other player departs from its conduct towards everybody else at the same tables.
 
 For a pair (a, b) and each kind of decision, in each stratum (stage, b's hand size, where b
-sits from a: ``evidence.py``), a's
-*expected* rate towards b is a's own rate towards the other players it met in that stratum,
-shrunk towards the field's rate there (``prior`` pseudo-opportunities); summing over strata
-gives an expected count and a binomial variance, and
+sits from a: ``evidence.py``), a's *expected* rate towards b is a's own rate towards the other
+players it met in that stratum, shrunk (``prior`` pseudo-opportunities) towards the field's
+rate there times a's *style* (its events over the field's expectation for them, in every
+stratum, towards everybody but b: a player who throws in more than most does so wherever it
+sits); summing over strata gives an expected count and a binomial variance, and
 
     z = sign * (observed - expected) / sqrt(variance)
 
@@ -25,7 +26,7 @@ sees the rates side by side and each number links to the games. The fool evidenc
 ...               (1, 3, "threw_in", "stock:5+:1"): Tally(10, 5)}
 ...     return GameEvidence(None, (1, 2, 3), counts, None, False, True, 0)
 >>> [round(s.z, 1) for s in pair_scores([game(0)] * 4) if (s.first, s.second) == (1, 2)]
-[6.0]
+[6.3]
 """
 
 from __future__ import annotations
@@ -100,6 +101,25 @@ def _rates(
     return movers, fields
 
 
+#: Pseudo-events of the style ratio: a mover with few chances plays like the field.
+STYLE_PRIOR = 2.0
+
+
+def _styles(
+    cells: Mapping[tuple[int, int, str, str], Tally], fields: Mapping[tuple[str, str], Tally]
+) -> dict[tuple[int, str] | tuple[int, int, str], tuple[int, float]]:
+    """Per mover and kind, and per mover, other and kind: (events, the events the field's rates
+    in the same strata would give). Their ratio is the mover's style (it throws in more, takes
+    less... than the field, wherever it sits)."""
+    out: dict[tuple[int, str] | tuple[int, int, str], tuple[int, float]] = {}
+    for (a, b, kind, stratum), tally in cells.items():
+        due = tally.opportunities * fields[(kind, stratum)].rate
+        for key in ((a, kind), (a, b, kind)):
+            seen, expected = out.get(key, (0, 0.0))
+            out[key] = (seen + tally.events, expected + due)
+    return out
+
+
 def _pooled(terms: Sequence[Term]) -> float:
     """The signed departures of ``terms`` pooled: sum(sign * (O - E)) / sqrt(sum(variance))."""
     variance = sum(t.variance for t in terms)
@@ -121,13 +141,18 @@ def pair_scores(
         for key, tally in game.counts.items():
             cells[key] = cells.get(key, Tally()) + tally
     movers, fields = _rates(cells)
+    style = _styles(cells, fields)
     sums: dict[tuple[int, int, str], _Sum] = {}
     for (a, b, kind, stratum), tally in cells.items():
         if kind not in SIGNS or not tally.opportunities:
             continue
         mover = movers[(a, kind, stratum)]
-        base = fields[(kind, stratum)].rate
-        # a's conduct towards everybody but b, shrunk towards the field's
+        # the mover's style: its events against the field's rates, towards everybody but b
+        seen, due = style[(a, kind)]
+        pair_seen, pair_due = style.get((a, b, kind), (0, 0.0))
+        ratio = (seen - pair_seen + STYLE_PRIOR) / (due - pair_due + STYLE_PRIOR)
+        base = min(0.99, fields[(kind, stratum)].rate * ratio)
+        # a's conduct towards everybody but b in this stratum, shrunk towards its style
         rest_n = mover.opportunities - tally.opportunities
         rest_e = mover.events - tally.events
         p = (rest_e + prior * base) / (rest_n + prior)
