@@ -25,6 +25,7 @@ cards, hence ``max_steps`` in :func:`play_game`.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -37,14 +38,18 @@ from .state import GameState
 
 __all__ = [
     "BOTS",
+    "COLLUSION_POLICIES",
     "Bot",
+    "ColludingBot",
     "HeuristicBot",
     "PogonyBot",
     "RandomBot",
     "acting_seat",
+    "bind_partners",
     "make_bot",
     "play_game",
     "play_step",
+    "strength_text",
 ]
 
 _CODE = {name: code for code, name in enumerate(CARD_NAMES)}
@@ -290,6 +295,131 @@ def _next_in(seen: Mapping[str, Any], seat: int) -> int | None:
     return None
 
 
+class ColludingBot(HeuristicBot):
+    """The heuristic player who colludes with a partner at the same table, for testing the
+    fair-play evidence (issue 24): in a share ``strength`` of the decisions where collusion
+    would change its move it plays for the pair, otherwise as :class:`HeuristicBot`.
+
+    Every policy spares the partner: it never throws in while the partner defends, opens on
+    the partner with one card only, and never transfers onto the partner.  Policy ``"soft"``
+    (soft play, chip dumping) also takes rather than beats when the partner opened the bout;
+    ``"squeeze"`` instead piles onto the others: while a third player defends it throws in
+    every non-trump it may (the heuristic keeps its high cards), and it transfers onto a third
+    player whenever it may; ``"collude"`` does all of it.  Taking the partner's cards costs
+    the taker (at three heuristic players the soft taker is the fool in 9 games of 10, its
+    partner almost never): ``squeeze`` is the pair that makes the third player the fool.
+
+    Its name is ``POLICY:STRENGTH:PARTNER`` (``"collude:0.5:2"``; partner ``-``: not at this
+    table, so it plays as the heuristic).  Whether a decision colludes is drawn from a hash
+    of the seat's view, not from the driver's generator: a game replays identically however
+    the bots are built, the other seats' choices are untouched, and at a lower strength the
+    colluding decisions are a subset of those at a higher one.
+
+    >>> import random
+    >>> from games.engine import Rules, from_deal
+    >>> state = from_deal(Rules(players=3), {"hands": [["6S"], ["7S", "7C"], ["6C", "8S"]],
+    ...                   "stock": [], "trump": "D", "attacker": 1})
+    >>> str(make_bot("collude:1:2").choose(state, 1, random.Random(0)))
+    '1 attack 7S'
+    """
+
+    def __init__(
+        self, policy: str = "collude", strength: float = 1.0, partner: int | None = None
+    ) -> None:
+        super().__init__()
+        if policy not in COLLUSION_POLICIES:
+            raise BadRequest(
+                f"unknown collusion policy {policy!r} (one of {', '.join(COLLUSION_POLICIES)})"
+            )
+        if not 0.0 <= strength <= 1.0:
+            raise BadRequest(f"collusion strength {strength!r} is not in [0, 1]")
+        self.policy = policy
+        self.strength = strength
+        self.partner = partner
+        self.name = f"{policy}:{strength_text(strength)}:{'-' if partner is None else partner}"
+
+    def decide(
+        self, seen: Mapping[str, Any], legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        """The colluding move when this decision colludes and it differs from the heuristic's;
+        else the heuristic's."""
+        honest = super().decide(seen, legal, rng)
+        partner = self.partner
+        if partner is None or self.strength <= 0.0 or partner == seen["seat"]:
+            return honest
+        move = self._collude(seen, legal, honest, partner, rng)
+        if move is None or move == honest:
+            return honest
+        return move if self.strength >= 1.0 or _coin(seen) < self.strength else honest
+
+    def _collude(
+        self,
+        seen: Mapping[str, Any],
+        legal: Sequence[Action],
+        honest: Action,
+        partner: int,
+        rng: random.Random,
+    ) -> Action | None:
+        kinds = {a.type for a in legal}
+        seat = legal[0].seat
+        defender: int = seen["defender"]
+        trump = SUITS.index(seen["trump"])
+        if ATTACK in kinds:
+            if defender == partner and honest.type == ATTACK and len(honest.cards) > 1:
+                return Action(seat, ATTACK, honest.cards[:1])
+            return None
+        if kinds & {DEFEND, TAKE, TRANSFER, SHOW_TRUMP}:
+            transfers = [a for a in legal if a.type in (TRANSFER, SHOW_TRUMP)]
+            if transfers and _next_in(seen, seat) == partner:
+                transfers, legal = [], [a for a in legal if a not in transfers]
+                honest = super().decide(seen, legal, rng) if legal else honest
+            if transfers and self.policy != "soft":
+                shown = [a for a in transfers if a.type == SHOW_TRUMP]
+                return (shown or sorted(transfers, key=lambda a: self._value(a.cards[0], trump)))[0]
+            if seen["attacker"] == partner and TAKE in kinds and self.policy != "squeeze":
+                return next(a for a in legal if a.type == TAKE)
+            return honest
+        if defender == partner:
+            return next((a for a in legal if a.type == PASS), None)
+        if self.policy != "soft" and honest.type == PASS:
+            throws = [a for a in legal if a.type == THROW and a.cards[0] & 3 != trump]
+            if throws:
+                return min(throws, key=lambda a: a.cards[0] >> 2)
+        return None
+
+
+COLLUSION_POLICIES = ("collude", "soft", "squeeze")
+
+
+def strength_text(strength: float) -> str:
+    """A colluder's strength as its name writes it: exact, without a trailing ``.0``.
+
+    >>> strength_text(1.0), strength_text(0.25)
+    ('1', '0.25')
+    """
+    return repr(float(strength)).removesuffix(".0")
+
+
+def _coin(seen: Mapping[str, Any]) -> float:
+    """A number in [0, 1) fixed by the seat's view of this moment (its hand, the table, the
+    hand sizes, the bout): the same decision draws the same number in every replay."""
+    key = repr(
+        (
+            seen["seat"],
+            seen["hand"],
+            seen["table"],
+            seen["hand_sizes"],
+            seen["bout"],
+            seen["stock"],
+            seen["passed"],
+            seen["taking"],
+            seen["defender"],
+        )
+    )
+    digest = hashlib.blake2b(key.encode(), digest_size=8, person=b"durak-collude").digest()
+    return int.from_bytes(digest, "big") / 2.0**64
+
+
 BOTS: dict[str, type[RandomBot] | type[HeuristicBot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
@@ -297,20 +427,66 @@ BOTS: dict[str, type[RandomBot] | type[HeuristicBot]] = {
 }
 
 
-def make_bot(name: str) -> Bot:
-    """Return a new bot by name: ``"random"``, ``"heuristic"`` or ``"pogony"``.
+def _colluder(name: str) -> ColludingBot | None:
+    """The :class:`ColludingBot` named ``POLICY:STRENGTH:PARTNER``; None if ``name`` has no
+    colon (a plain bot name); :class:`BadRequest` for a malformed one."""
+    if ":" not in name:
+        return None
+    parts = name.split(":")
+    if len(parts) != 3 or parts[0] not in COLLUSION_POLICIES:
+        raise BadRequest(
+            f"unknown bot {name!r} (a colluder is POLICY:STRENGTH:PARTNER, "
+            f"POLICY one of {', '.join(COLLUSION_POLICIES)})"
+        )
+    policy, strength, partner = parts
+    try:
+        value = float(strength)
+    except ValueError:
+        raise BadRequest(f"bot {name!r}: the strength {strength!r} is not a number") from None
+    if partner != "-" and not partner.isdigit():
+        raise BadRequest(f"bot {name!r}: the partner {partner!r} is not a seat number or -")
+    return ColludingBot(policy, value, None if partner == "-" else int(partner))
 
-    >>> make_bot("heuristic").name
-    'heuristic'
+
+def make_bot(name: str) -> Bot:
+    """Return a new bot by name: ``"random"``, ``"heuristic"``, ``"pogony"``, or a colluder
+    ``POLICY:STRENGTH:PARTNER`` (:class:`ColludingBot`).
+
+    >>> make_bot("heuristic").name, make_bot("soft:0.50:3").name
+    ('heuristic', 'soft:0.5:3')
     >>> make_bot("clever")
     Traceback (most recent call last):
     ...
     games.engine.errors.BadRequest: unknown bot 'clever' (one of heuristic, pogony, random)
     """
+    colluder = _colluder(name)
+    if colluder is not None:
+        return colluder
     try:
         return BOTS[name]()
     except KeyError:
         raise BadRequest(f"unknown bot {name!r} (one of {', '.join(sorted(BOTS))})") from None
+
+
+def bind_partners(kinds: Sequence[str]) -> list[str]:
+    """The bot names for a table from its players' kinds, by seat: a colluder's kind
+    ``POLICY:STRENGTH:#TAG`` names its pair by a tag, and becomes ``POLICY:STRENGTH:SEAT``
+    with the seat of the other player of that kind at this table (``-`` if none is). Every
+    other kind ("" for a person) is kept.
+
+    >>> bind_partners(["collude:1:#7", "", "heuristic", "collude:1:#7", "soft:1:#8"])
+    ['collude:1:3', '', 'heuristic', 'collude:1:0', 'soft:1:-']
+    """
+    out = list(kinds)
+    for seat, kind in enumerate(kinds):
+        head, sep, tag = kind.rpartition(":#")
+        if not sep:
+            continue
+        partners = [other for other, k in enumerate(kinds) if k == kind and other != seat]
+        if len(partners) > 1 or not tag:
+            raise BadRequest(f"bot kind {kind!r}: a pair tag names exactly two players")
+        out[seat] = f"{head}:{partners[0] if partners else '-'}"
+    return out
 
 
 # --- the table driver -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from games.engine import (
 )
 from games.engine import bots as bots_module
 from games.engine.bots import (
+    ColludingBot,
     HeuristicBot,
     PogonyBot,
     RandomBot,
@@ -93,7 +94,11 @@ class Sealed:
         raise AssertionError(f"the bot read state.{name}")
 
 
-@pytest.mark.parametrize("bot", [HeuristicBot(), RandomBot(), PogonyBot()], ids=lambda b: b.name)
+@pytest.mark.parametrize(
+    "bot",
+    [HeuristicBot(), RandomBot(), PogonyBot(), ColludingBot("collude", 0.5, 1)],
+    ids=lambda b: b.name,
+)
 def test_bots_see_only_view_and_legal_actions(
     bot: HeuristicBot | RandomBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:

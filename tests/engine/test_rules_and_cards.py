@@ -22,7 +22,18 @@ from games.engine.errors import (
     TransferNotAllowed,
 )
 
-MODULES = ["__init__", "actions", "cards", "errors", "game", "protocol", "rules", "series", "state"]
+MODULES = [
+    "__init__",
+    "actions",
+    "bots",
+    "cards",
+    "errors",
+    "game",
+    "protocol",
+    "rules",
+    "series",
+    "state",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -16,6 +16,8 @@ from games.services.play import after_change, load_state, locked_game, log_actio
 from tests.factories import PlayerFactory
 
 BOTS = {0: "heuristic", 1: "random", 2: "heuristic", 3: "random"}
+#: A colluding pair (issue 24) at seats 0 and 2, colluding in half of their decisions.
+COLLUDERS = {0: "collude:0.5:2", 1: "random", 2: "collude:0.5:0", 3: "heuristic"}
 #: The fields of a game's row that its play changes or that the bulk path must leave as dealt.
 GAME_FIELDS = [
     "version",
@@ -68,12 +70,13 @@ def play_action_by_action(game_id: int) -> None:
             after_change(game)
 
 
+@pytest.mark.parametrize("bots", [BOTS, COLLUDERS], ids=["plain", "colluders"])
 @pytest.mark.parametrize("seed", ["bulk-1", "bulk-2", "bulk-3"])
 def test_a_bulk_played_game_leaves_the_rows_of_the_same_game_played_action_by_action(
-    db: None, seed: str
+    db: None, seed: str, bots: dict[int, str]
 ) -> None:
     # given: one deal, kept as dealt
-    game = deal(seed)
+    game = deal(seed, bots)
     dealt = Game.objects.filter(pk=game.pk).values(*GAME_FIELDS, "finished_at").get()
     # when: the bot job plays it (the bulk path: every seat is a bot's) ...
     services.game_play_bots(game_id=game.pk, version=0)

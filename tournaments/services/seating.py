@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 
 from durak_site.errors import Forbidden
 from games.actors import Actor
+from games.engine.bots import bind_partners
 from games.engine.series import Series
 from games.models import Game
 from games.services import STAND_IN, Deal, game_create, game_hand_seat_to_bot, games_create
@@ -231,7 +232,7 @@ def _deal(
     return Deal(
         rules=nxt.rules.to_dict(),
         players=[seat.player_id for seat in dealt],
-        bot_seats={g: bot for g, seat in enumerate(dealt) if (bot := seat_bot(seat))},
+        bot_seats={g: bot for g, bot in enumerate(table_bots(dealt)) if bot},
         table=table,
         number=number,
         setup=nxt.hooks(),
@@ -246,6 +247,13 @@ def seat_bot(seat: Seat) -> str:
     if seat.bot_kind:
         return seat.bot_kind
     return (seat.player.bot_kind or "heuristic") if seat.player.is_bot else ""
+
+
+def table_bots(dealt: Sequence[Seat]) -> list[str]:
+    """The bot of each game seat ("" for a person), the seats in game order: each seat's
+    :func:`seat_bot`, a colluder's pair tag bound to its partner's game seat at this table
+    (``games.engine.bots.bind_partners``; simulated events only, issue 24)."""
+    return bind_partners([seat_bot(seat) for seat in dealt])
 
 
 def table_started(table: Table) -> bool:

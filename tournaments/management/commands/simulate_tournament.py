@@ -18,6 +18,12 @@ incidents (or ``--check``) the invariants of ``tournaments.simulation.invariants
 after every step and at the end; any violation fails the command (exit 1) after the report,
 which lists the incidents.
 
+**Colluding pairs** (issue 24, for the fair-play evidence): ``--collusion-pairs N`` makes N pairs
+of the bots colluders (``--collusion-policy`` collude, soft or squeeze; ``--collusion-strength``,
+the share of their decisions that collude; ``--collusion-seed`` draws who). Partners are not
+seated apart. Which entries collude is printed at the end and, with ``--collusion-out FILE``,
+written there as JSON; nothing a player sees names them (their names are the other bots').
+
 The games are played by the engine's bots through the same services as live results, and the
 jobs run on whatever is configured: in-process (eager) on the embedded defaults, on real Celery
 workers with ``REDIS_URL`` (start them first, with beat for the reconciler, e.g.
@@ -51,6 +57,7 @@ from tournaments.models import Entry, Payout, RankRecord, Table, Tournament
 from tournaments.reconcile import awards_missing, unfinished_work
 from tournaments.scoring.prizes import currency
 from tournaments.selectors.standings import standing_rows
+from tournaments.simulation.collusion import CollusionPlan
 from tournaments.simulation.incidents import DEFAULT_COUNTS, Cast, Injector, parse_counts
 from tournaments.simulation.invariants import InvariantChecker
 
@@ -161,6 +168,24 @@ class Command(BaseCommand):
         parser.add_argument(
             "--check", action="store_true", help="check the invariants (on with incidents)"
         )
+        parser.add_argument(
+            "--collusion-pairs", type=int, default=0, help="pairs of colluding bots (issue 24)"
+        )
+        parser.add_argument(
+            "--collusion-policy", default="collude", help="collude, soft or squeeze"
+        )
+        parser.add_argument(
+            "--collusion-strength",
+            type=float,
+            default=1.0,
+            help="share of a colluder's decisions that collude, 0 to 1",
+        )
+        parser.add_argument(
+            "--collusion-seed", default="", help="draws the colluders (default: --seed, or 1)"
+        )
+        parser.add_argument(
+            "--collusion-out", default="", help="write the colluding pairs (entries) here as JSON"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         count = options["players"]
@@ -180,6 +205,7 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(f"--incidents: {exc}") from None
         team_size = options["team_size"]
+        collusion = self._collusion(options, count, team_size)
         try:
             tournament = services.tournament_create(
                 name=name,
@@ -204,13 +230,15 @@ class Command(BaseCommand):
             players = []
             for i in range(count * team_size):
                 kind = kinds[i % len(kinds)]
+                # A colluder keeps the name its place in the rotation gives: no hint.
                 players.append(
                     services.player_create(
                         display_name=f"{options['player_name'] or kind.capitalize()} {i + 1}",
                         club=f"Клуб {i % 7 + 1}",
-                        bot_kind=kind,
+                        bot_kind=collusion.kinds.get(i, kind) if collusion else kind,
                     )
                 )
+            entries = {}
             for i in range(count):
                 if team_size > 1:
                     team = services.team_create(
@@ -219,7 +247,8 @@ class Command(BaseCommand):
                     )
                     services.entry_register(tournament=tournament, team=team)
                 else:
-                    services.entry_register(tournament=tournament, player=players[i])
+                    entry = services.entry_register(tournament=tournament, player=players[i])
+                    entries[i] = (entry.pk, players[i].pk, players[i].display_name)
             services.prize_pool_compute(tournament_id=tournament.pk)
         except ServiceError as exc:
             raise CommandError(f"{exc.code}: {exc.message}") from None
@@ -238,6 +267,10 @@ class Command(BaseCommand):
                 after_each=self.checker.step if self.checker else None,
             )
             self.injector.before_start()
+        self.collusion_key = collusion.report(entries) if collusion else None
+        if self.collusion_key is not None and options["collusion_out"]:
+            with open(options["collusion_out"], "w", encoding="utf-8") as out:
+                json.dump(self.collusion_key, out, ensure_ascii=False, indent=1)
         started = time.monotonic()
         try:
             self._run(tournament, options)
@@ -247,7 +280,38 @@ class Command(BaseCommand):
         elapsed = time.monotonic() - started
         tournament.refresh_from_db()
         self._report(tournament, elapsed, options["top"])
+        self._log_collusion()
         self._check_and_log()
+
+    @staticmethod
+    def _collusion(options: dict[str, Any], count: int, team_size: int) -> CollusionPlan | None:
+        """The colluding pairs the options ask for (None: no ``--collusion-pairs``)."""
+        if not options["collusion_pairs"]:
+            return None
+        if team_size > 1:
+            raise CommandError("--collusion-pairs: not in a team event")
+        try:
+            return CollusionPlan.draw(
+                players=count,
+                pairs=options["collusion_pairs"],
+                policy=options["collusion_policy"],
+                strength=options["collusion_strength"],
+                seed=options["collusion_seed"] or options["seed"] or "1",
+            )
+        except ValueError as exc:
+            raise CommandError(f"--collusion-*: {exc}") from None
+
+    def _log_collusion(self) -> None:
+        """The answer key: which entries colluded (the benchmark's recall reads it)."""
+        key = self.collusion_key
+        if key is None:
+            return
+        self.stdout.write(
+            f"Colluding pairs ({key['policy']}, strength {key['strength']}, seed {key['seed']!r}):"
+        )
+        for pair in key["pairs"]:
+            names, ids = pair["names"], pair["entries"]
+            self.stdout.write(f"  {names[0]} + {names[1]} (entries {ids[0]}, {ids[1]})")
 
     def _step(self) -> None:
         """A moment of the run: perhaps an incident, then the invariants of every moment."""

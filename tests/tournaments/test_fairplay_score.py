@@ -1,0 +1,114 @@
+"""The first per-pair score (issue 24): departures from a player's own conduct towards the
+others, pooled over the kinds and both directions, with the terms it rests on."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import math
+import random
+
+import pytest
+
+from games.engine import Rules
+from games.engine.bots import Bot, HeuristicBot, make_bot
+from tournaments.fairplay import (
+    BEAT,
+    THREW_IN,
+    TOOK,
+    GameEvidence,
+    GameRecord,
+    Tally,
+    game_evidence,
+)
+from tournaments.fairplay.score import pair_scores
+
+from .test_fairplay_evidence import logged_game
+
+
+def evidence(counts: dict[tuple[int, int, str], Tally]) -> GameEvidence:
+    """One game's counts, all in one stratum."""
+    keyed = {(a, b, kind, "stock:5+:1"): tally for (a, b, kind), tally in counts.items()}
+    return GameEvidence(None, (1, 2, 3), keyed, None, False, True, 0)
+
+
+def test_conduct_alike_towards_everybody_scores_zero() -> None:
+    game = evidence(
+        {
+            (1, 2, THREW_IN): Tally(20, 10),
+            (1, 3, THREW_IN): Tally(20, 10),
+            (2, 1, THREW_IN): Tally(20, 6),
+            (2, 3, THREW_IN): Tally(20, 6),
+        }
+    )
+    scores = {(s.first, s.second): s for s in pair_scores([game])}
+    assert scores[(1, 2)].z == pytest.approx(0.0, abs=0.2)
+    assert scores[(1, 2)].opportunities == 40
+
+
+def test_sparing_and_soft_play_raise_the_score_and_piling_lowers_it() -> None:
+    # given: 1 never throws in on 2 though it does on 3 half the time (on 4 a quarter); 2
+    # takes 1's cards
+    game = evidence(
+        {
+            (1, 2, THREW_IN): Tally(20, 0),
+            (1, 3, THREW_IN): Tally(40, 20),
+            (1, 4, THREW_IN): Tally(40, 10),
+            (2, 1, TOOK): Tally(10, 9, 12, (5, 9)),
+            (2, 3, TOOK): Tally(10, 1),
+            (2, 1, BEAT): Tally(10, 1),
+            (2, 3, BEAT): Tally(10, 9),
+        }
+    )
+    # when
+    scores = {(s.first, s.second): s for s in pair_scores([game])}
+    # then
+    assert scores[(1, 2)].z > 5
+    assert scores[(1, 3)].z < -2  # 1 throws more on 3 than on the others
+    terms = {(t.mover, t.kind): t for t in scores[(1, 2)].terms}
+    assert terms[(2, TOOK)].observed.moves == (5, 9)
+    # each term: observed against expected, pooled as sum(sign * (O - E)) / sqrt(sum var)
+    pooled = (
+        -(terms[(1, THREW_IN)].observed.events - terms[(1, THREW_IN)].expected)
+        + (terms[(2, TOOK)].observed.events - terms[(2, TOOK)].expected)
+        - (terms[(2, BEAT)].observed.events - terms[(2, BEAT)].expected)
+    ) / math.sqrt(sum(t.variance for t in terms.values()))
+    assert scores[(1, 2)].z == pytest.approx(pooled)
+
+
+def test_a_colluding_pair_tops_the_scores_of_a_bot_series() -> None:
+    # given: 20 four-player games of five players seated at random, 100 and 102 a squeezing
+    # pair at half strength (at fixed seats, 0 and 2 of four hardly meet in a bout)
+    rules = Rules(players=4)
+    games = []
+    for i in range(20):
+        order = random.Random(f"seats-{i}").sample([100, 101, 102, 103, 104], 4)
+        table: dict[int, Bot] = {s: HeuristicBot() for s in range(4)}
+        for me, mate in ((100, 102), (102, 100)):
+            if me in order:
+                where = order.index(mate) if mate in order else "-"
+                table[order.index(me)] = make_bot(f"squeeze:0.5:{where}")
+        seed = f"score-{i}"
+        record = GameRecord(
+            rules=rules.to_dict(), seed=seed, actions=logged_game(rules, seed, table), players=order
+        )
+        games.append(game_evidence(record))
+    # when
+    scores = pair_scores(games)
+    # then: the pair first, well apart; recomputed, the same
+    assert (scores[0].first, scores[0].second) == (100, 102)
+    assert scores[0].z > 3 > scores[1].z
+    assert pair_scores(games) == scores
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tournaments.fairplay.evidence",
+        "tournaments.fairplay.score",
+        "tournaments.simulation.collusion",
+    ],
+)
+def test_docstring_examples_hold(name: str) -> None:
+    failed, _ = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert failed == 0
