@@ -24,10 +24,10 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.scoring.errors import ScoringError
-from tournaments.scoring.points import result_points
+from tournaments.scoring.points import totals
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
-from tournaments.selectors import RESULT_FIELDS, pure_result
+from tournaments.selectors import pure_result, result_values
 
 
 class FinalStatus(TextChoices):
@@ -105,9 +105,9 @@ def stage_points(
         tally = points.setdefault(stage.order, {})
         try:
             config = adapters.scoring_config(stage)
-            for in_force in effective_results(by_stage.get(stage.order, [])):
-                for entry, value in result_points(in_force, config).items():
-                    tally[int(entry)] = tally.get(int(entry), Fraction(0)) + value
+            in_force = effective_results(by_stage.get(stage.order, []))
+            for entry, value in totals(in_force, config).items():
+                tally[int(entry)] = value
         except ScoringError:
             continue
     return points
@@ -117,11 +117,11 @@ def final_places(tournament: Tournament) -> FinalPlaces:
     """The final places with the entry's final status, its points in the stage it left,
     pogony, rank (звание) and payout: at most eight queries, however many entries."""
     stages = list(tournament.stages.all())
-    results = (
+    results = result_values(
         TableResult.objects.filter(table__round__stage__tournament=tournament)
         .counted()
-        .order_by("id")
-        .values_list(*RESULT_FIELDS, "table__round__stage__order")
+        .order_by("id"),
+        "table__round__stage__order",
     )
     points = stage_points(stages, results)
     left: dict[int, int] = {}
