@@ -15,7 +15,7 @@ or rejected one; people are named as the standings name them (no accounts, no em
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -65,11 +65,12 @@ def number(value: Fraction | float) -> float:
     return round(float(value), 4)
 
 
-def standing_row(line: StandingLine) -> Row:
+def standing_row(line: StandingLine, word: Callable[[Fraction], float] = number) -> Row:
     """A stage's standings line (``selectors.standings.stage_standings``) in the API's shape
     (``StageStandingRowSerializer``, its fields in its order: the API sends these rows as
     they are); the feed's events carry the same rows. Written out, not ``asdict``: a
-    10,000-entry stage makes 10,000 of them per answer."""
+    10,000-entry stage makes 10,000 of them per answer. ``word``: :func:`number`, or one that
+    remembers (:func:`standing_rows`)."""
     h2h = line.head_to_head
     return {
         "position": line.position,
@@ -77,17 +78,34 @@ def standing_row(line: StandingLine) -> Row:
         "entry_id": line.entry_id,
         "player_id": line.player_id,
         "name": line.name,
-        "points": number(line.points),
+        "points": word(line.points),
         "played": line.played,
         "byes": line.byes,
         "first_places": line.first_places,
         "fools": line.fools,
-        "buchholz": number(line.buchholz),
-        "head_to_head": None if h2h is None else number(h2h),
+        "buchholz": word(line.buchholz),
+        "head_to_head": None if h2h is None else word(h2h),
         "decided_by": line.decided_by,
         "pogony_given": line.pogony_given,
         "pogony_received": line.pogony_received,
     }
+
+
+def standing_rows(lines: Iterable[StandingLine]) -> list[Row]:
+    """:func:`standing_row` of every line, each distinct points value worded once: the scoring
+    gives one ``Fraction`` per distinct value (a 10,000-line stage has a few dozen), so they are
+    remembered by identity while ``lines`` hold them (30,000 ``float``/``round`` calls made
+    a tenth of a 10,000-row answer)."""
+    worded: dict[int, float] = {}
+
+    def word(value: Fraction) -> float:
+        known = worded.get(id(value))
+        if known is None:
+            known = worded[id(value)] = number(value)
+        return known
+
+    kept = list(lines)  # the Fractions stay alive (and their ids unique) while worded is used
+    return [standing_row(line, word) for line in kept]
 
 
 def final_place_row(line: FinalPlace, currency: str) -> Row:
