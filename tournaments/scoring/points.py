@@ -335,9 +335,11 @@ def totals(results: Sequence[TableResult], config: ScoringConfig) -> dict[str, F
     return out
 
 
-def _head_to_head(group: Sequence[str], results: Sequence[TableResult]) -> dict[str, Fraction]:
+def _head_to_head(group: Sequence[str], results: Sequence[TableResult]) -> dict[str, int]:
+    """The ``group``'s mini-table over ``results``, in half points (a win 2, a shared place 1
+    each): integers, which hash and compare faster than the Fractions they stand for."""
     members = set(group)
-    score = dict.fromkeys(group, Fraction(0))
+    score = dict.fromkeys(group, 0)
     for result in results:
         if result.is_bye or len(members.intersection(result.places)) < 2:
             continue
@@ -346,12 +348,12 @@ def _head_to_head(group: Sequence[str], results: Sequence[TableResult]) -> dict[
         for i, a in enumerate(present):
             for b in present[i + 1 :]:
                 if rank[a] < rank[b]:
-                    score[a] += 1
+                    score[a] += 2
                 elif rank[a] > rank[b]:
-                    score[b] += 1
+                    score[b] += 2
                 else:
-                    score[a] += Fraction(1, 2)
-                    score[b] += Fraction(1, 2)
+                    score[a] += 1
+                    score[b] += 1
     return score
 
 
@@ -392,6 +394,7 @@ def standings(
         return value
 
     h2h: dict[str, Fraction] = {}
+    halved: dict[int, Fraction] = {}  # one Fraction per head-to-head score
 
     def keys(criterion: str, group: list[str]) -> dict[str, int]:
         # Bigger is better for every key, hence fewest fools as a negative count; points and
@@ -425,12 +428,15 @@ def standings(
                 for i in tables_of.get(e, ()):
                     sat[i] = sat.get(i, 0) + 1
             met = sorted(i for i, members in sat.items() if members > 1)
-            scores = _head_to_head(group, [ordered[i] for i in met])
-            h2h.update(scores)
-            values: Mapping[str, Fraction | int] = scores
+            values = _head_to_head(group, [ordered[i] for i in met])
+            for entry, halves in values.items():
+                exact_h2h = halved.get(halves)
+                if exact_h2h is None:
+                    exact_h2h = halved[halves] = Fraction(halves, 2)
+                h2h[entry] = exact_h2h
         else:
             values = keys(criterion, group)
-        buckets: dict[Fraction | int, list[str]] = {}
+        buckets: dict[int, list[str]] = {}
         for entry in group:
             buckets.setdefault(values[entry], []).append(entry)
         out: list[tuple[str, str | None]] = []
