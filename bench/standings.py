@@ -208,6 +208,7 @@ def finish(tournament: Any) -> None:
                     pogony_received=line.pogony_received,
                 )
                 for line in lines
+                if line.player_id is not None  # an individual event: every line has one
             ),
             batch_size=2000,
         )

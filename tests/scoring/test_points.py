@@ -334,7 +334,7 @@ def test_bad_correction_chains_are_refused(results: list[TableResult], message: 
 @settings(max_examples=100, deadline=None)
 @given(raw=results_strategy, penalty=st.sampled_from([0, 1, "1/3"]))
 def test_totals_are_the_sums_of_the_results_points_and_the_standings_points(
-    raw: list[tuple[tuple[str, ...], int, bool]], penalty: object
+    raw: list[tuple[tuple[str, ...], int, bool]], penalty: int | str
 ) -> None:
     # given results (draws among them, a pogony on every third fool) and a fractional scoring
     results = [
@@ -345,7 +345,7 @@ def test_totals_are_the_sums_of_the_results_points_and_the_standings_points(
     ]
     cfg = ScoringConfig(
         tables={3: ("2.5", "1", "0")}, bye_points="1/2", fool_pogony_penalty=penalty
-    )  # type: ignore[arg-type]
+    )
     # when they are totalled
     total = totals(results, cfg)
     # then each entry's is the sum of its results' points, and its standings points

@@ -34,7 +34,7 @@ from rest_framework.response import Response
 from tournaments.api.common import TournamentReadView
 from tournaments.api.contract import error_responses
 from tournaments.api.events import serializers as out
-from tournaments.api.events.rows import final_place_row, standing_rows
+from tournaments.api.events.rows import final_place_rows, standing_rows
 from tournaments.api.events.views import StageReadView
 from tournaments.models import Stage, Tournament
 from tournaments.selectors import events, standings
@@ -229,7 +229,7 @@ class FinalStandingsExportView(ExportView):
 
         def rows() -> Any:
             code = tournament.currency
-            listed = [final_place_row(line, code) for line in final_places(tournament).lines]
+            listed = final_place_rows(final_places(tournament).lines, code)
             return out.FinalStandingRowSerializer(listed, many=True).data
 
         return self.export(tournament, rows, FINAL_COLUMNS, final_cells)

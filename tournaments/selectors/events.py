@@ -15,7 +15,7 @@ or rejected one; people are named as the standings name them (no accounts, no em
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -91,11 +91,11 @@ def standing_row(line: StandingLine, word: Callable[[Fraction], float] = number)
     }
 
 
-def standing_rows(lines: Iterable[StandingLine]) -> list[Row]:
-    """:func:`standing_row` of every line, each distinct points value worded once: the scoring
-    gives one ``Fraction`` per distinct value (a 10,000-line stage has a few dozen), so they are
-    remembered by identity while ``lines`` hold them (30,000 ``float``/``round`` calls made
-    a tenth of a 10,000-row answer)."""
+def _worded() -> Callable[[Fraction], float]:
+    """:func:`number`, each distinct value worded once and remembered by identity: the
+    selectors give one ``Fraction`` per distinct value (a 10,000-line answer has a few dozen),
+    alive while their lines are (a float and a round per value made a tenth of a 10,000-row
+    answer)."""
     worded: dict[int, float] = {}
 
     def word(value: Fraction) -> float:
@@ -104,11 +104,24 @@ def standing_rows(lines: Iterable[StandingLine]) -> list[Row]:
             known = worded[id(value)] = number(value)
         return known
 
-    kept = list(lines)  # the Fractions stay alive (and their ids unique) while worded is used
-    return [standing_row(line, word) for line in kept]
+    return word
 
 
-def final_place_row(line: FinalPlace, currency: str) -> Row:
+def standing_rows(lines: Sequence[StandingLine]) -> list[Row]:
+    """:func:`standing_row` of every line (``lines`` hold the values it remembers)."""
+    word = _worded()
+    return [standing_row(line, word) for line in lines]
+
+
+def final_place_rows(lines: Sequence[FinalPlace], currency: str) -> list[Row]:
+    """:func:`final_place_row` of every line (``lines`` hold the values it remembers)."""
+    word = _worded()
+    return [final_place_row(line, currency, word) for line in lines]
+
+
+def final_place_row(
+    line: FinalPlace, currency: str, word: Callable[[Fraction], float] = number
+) -> Row:
     """A final place (``selectors.places.final_places``) in the API's shape
     (``FinalStandingRowSerializer``); ``currency``: the tournament's, which its payout is in.
     The feed's events carry the same rows."""
@@ -120,7 +133,7 @@ def final_place_row(line: FinalPlace, currency: str) -> Row:
         "team_id": line.team_id,
         "name": line.name,
         "status": str(line.status),
-        "points": number(line.points),
+        "points": word(line.points),
         "stage": line.stage,
         "pogony_given": line.pogony_given,
         "pogony_received": line.pogony_received,

@@ -7,13 +7,20 @@ from typing import Any
 
 from tournaments.api import links
 from tournaments.money import amount_text
-from tournaments.selectors.events import final_place_row, number, standing_row, standing_rows
+from tournaments.selectors.events import (
+    final_place_row,
+    final_place_rows,
+    number,
+    standing_row,
+    standing_rows,
+)
 from tournaments.selectors.leagues import LeagueLine
 
 #: The standings rows are built in the domain (``selectors.events``): the feed's events carry
 #: the same rows (``selectors.facts``).
 __all__ = [
     "final_place_row",
+    "final_place_rows",
     "final_standing_json",
     "league_table_row",
     "standing_row",

@@ -30,7 +30,7 @@ from tournaments.api.common import (
 from tournaments.api.contract import ContractView, error_responses
 from tournaments.api.events import serializers as out
 from tournaments.api.events.rows import (
-    final_place_row,
+    final_place_rows,
     final_standing_json,
     league_table_row,
     linked_table,
@@ -244,7 +244,7 @@ class StageStandingsView(StageReadView):
 
 
 def final_standings_body(tournament: Tournament) -> dict[str, Any]:
-    rows = [final_place_row(line, tournament.currency) for line in final_places(tournament).lines]
+    rows = final_place_rows(final_places(tournament).lines, tournament.currency)
     return {
         "finished": tournament.status == Tournament.Status.FINISHED,
         "currency": tournament.currency,
