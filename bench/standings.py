@@ -22,6 +22,10 @@ Uncached: the shared cache of built answers and the standings a process keeps
 6. **API, kept**: the API with the shared cache cleared but the standings the process keeps
    still there: what a request sees during an event, when the feed has computed them after
    the last result;
+7. **final API, final embed, final page**: the event then finished in bulk (every entry
+   placed as the standings order it, the top 15 % paid, a rank record each): the final
+   standings (``GET /api/v1/tournaments/<slug>/standings/``, every row), the embed (a page of
+   final places) and the tournament page;
 
 through Django's test client in this process, with the SQL queries of each. Target (issue 23,
 at 10,000 entries): the API and the pages < 300 ms uncached. ``--profile FILE`` writes a
@@ -42,6 +46,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/durak_standbench"
@@ -163,6 +168,59 @@ def build(entries: int, rounds: int, label: str) -> Any:
     return Tournament.objects.get(pk=tournament.pk)
 
 
+def finish(tournament: Any) -> None:
+    """The event as its end leaves it, in bulk: every entry placed as the stage's standings
+    order it, the top 15 % paid, a rank record per player; the tournament finished."""
+    from django.db import connection, transaction  # noqa: PLC0415 (after django.setup())
+    from django.utils import timezone  # noqa: PLC0415 (after django.setup())
+
+    from tournaments.models import Entry, Payout, RankRecord, Tournament  # noqa: PLC0415
+    from tournaments.selectors.standings import stage_standings  # noqa: PLC0415
+
+    lines = stage_standings(tournament.stages.select_related("tournament").get())
+    paid = len(lines) * 15 // 100
+    with transaction.atomic():
+        entries = list(Entry.objects.filter(tournament=tournament).only("pk", "player_id"))
+        place = {line.entry_id: line.place for line in lines}
+        for entry in entries:
+            entry.final_place = place[entry.pk]
+        Entry.objects.bulk_update(entries, ["final_place"], batch_size=2000)
+        Payout.objects.bulk_create(
+            (
+                Payout(
+                    tournament=tournament,
+                    entry_id=line.entry_id,
+                    place=line.place,
+                    amount=Decimal(paid - i) * Decimal("10.125"),
+                    final=True,
+                )
+                for i, line in enumerate(lines[:paid])
+            ),
+            batch_size=2000,
+        )
+        RankRecord.objects.bulk_create(
+            (
+                RankRecord(
+                    tournament=tournament,
+                    player_id=line.player_id,
+                    rank="",
+                    pogony_given=line.pogony_given,
+                    pogony_received=line.pogony_received,
+                )
+                for line in lines
+                if line.player_id is not None  # an individual event: every line has one
+            ),
+            batch_size=2000,
+        )
+        Tournament.objects.filter(pk=tournament.pk).update(
+            status=Tournament.Status.FINISHED, finished_at=timezone.now()
+        )
+    with connection.cursor() as cursor:
+        for model in (Entry, Payout, RankRecord):
+            cursor.execute(f"ANALYZE {model._meta.db_table}")
+    tournament.refresh_from_db()
+
+
 def timed(work: Callable[[], Any], *, kept: bool = False) -> tuple[float, int]:
     """Median seconds of ``RUNS`` runs of ``work``, the cache cleared before each (and the
     standings the process keeps, unless ``kept``); the SQL queries of the last."""
@@ -242,6 +300,12 @@ def main(argv: list[str] | None = None) -> int:
         # What a request sees during an event: the shared cache of built answers is emptied at
         # every change, while the process still keeps the standings the feed computed after it.
         "API, kept": timed(get(f"/api/v1/tournaments/{slug}/stages/1/standings/"), kept=True),
+    }
+    finish(tournament)
+    figures |= {
+        "final API": timed(get(f"/api/v1/tournaments/{slug}/standings/")),
+        "final embed": timed(get(f"/embed/tournaments/{slug}/standings/")),
+        "final page": timed(get(f"/tournaments/{slug}/")),
     }
     if args.profile:
         cache.clear()

@@ -11,12 +11,15 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from rest_framework.renderers import JSONRenderer
 
-from bench.standings import build
+from bench.standings import build, finish
 from tests.api.test_events import API
 from tests.tournaments.test_corrections import enter, finish_round, seated, started, tables
-from tournaments.api.events.serializers import StageStandingRowSerializer
+from tournaments.api.events.rows import final_place_row
+from tournaments.api.events.serializers import FinalStandingsSerializer, StageStandingRowSerializer
 from tournaments.models import Round, Stage, TableResult
+from tournaments.selectors.places import final_places
 from tournaments.selectors.standings import (
     forget_kept,
     stage_standings,
@@ -118,3 +121,21 @@ def test_the_feed_s_standings_change_takes_the_same_queries_for_8_and_256_entrie
         assert len(after) == entries and before != after
         counts.append(len(queries))
     assert counts[0] == counts[1] <= 2
+
+
+def test_the_final_standings_rows_are_what_the_row_serializer_makes_of_them(
+    client: Client,
+) -> None:
+    # given a finished event: places, payouts with fractions of the minor unit, rank records
+    tournament = build(24, 2, "final-rows")
+    finish(tournament)
+    # when the API sends its final standings
+    response = client.get(f"{API}tournaments/{tournament.slug}/standings/")
+    body = response.json()
+    # then each row is the row serializer's rendering, its fields in its order, byte for byte
+    code = tournament.currency
+    rows = [final_place_row(line, code) for line in final_places(tournament).lines]
+    serialized = FinalStandingsSerializer({"finished": True, "currency": code, "rows": rows}).data
+    assert response.content == JSONRenderer().render(serialized)
+    assert len(body["rows"]) == 24
+    assert body["rows"][0]["payout"] and body["rows"][-1]["payout"] is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from itertools import pairwise
@@ -21,6 +22,7 @@ from tournaments.scoring import (
     result_points,
     standings,
 )
+from tournaments.scoring.points import totals
 
 PLAYERS = [f"p{i:02d}" for i in range(12)]
 
@@ -327,3 +329,29 @@ def test_a_correction_chain_keeps_the_newest_result_in_place() -> None:
 def test_bad_correction_chains_are_refused(results: list[TableResult], message: str) -> None:
     with pytest.raises(ScoringError, match=message):
         effective_results(results)
+
+
+@settings(max_examples=100, deadline=None)
+@given(raw=results_strategy, penalty=st.sampled_from([0, 1, "1/3"]))
+def test_totals_are_the_sums_of_the_results_points_and_the_standings_points(
+    raw: list[tuple[tuple[str, ...], int, bool]], penalty: int | str
+) -> None:
+    # given results (draws among them, a pogony on every third fool) and a fractional scoring
+    results = [
+        replace(r, pogony=Pogony(by=r.places[0], on=(r.fool,)))
+        if i % 3 == 0 and r.fool is not None
+        else r
+        for i, r in enumerate(_results(raw))
+    ]
+    cfg = ScoringConfig(
+        tables={3: ("2.5", "1", "0")}, bye_points="1/2", fool_pogony_penalty=penalty
+    )
+    # when they are totalled
+    total = totals(results, cfg)
+    # then each entry's is the sum of its results' points, and its standings points
+    added: dict[str, Fraction] = {}
+    for result in results:
+        for entry, value in result_points(result, cfg).items():
+            added[entry] = added.get(entry, Fraction(0)) + value
+    assert total == added
+    assert total == {row.entry: row.points for row in standings(results, cfg, seed="s")}

@@ -34,7 +34,7 @@ from rest_framework.response import Response
 from tournaments.api.common import TournamentReadView
 from tournaments.api.contract import error_responses
 from tournaments.api.events import serializers as out
-from tournaments.api.events.rows import final_place_row, standing_row
+from tournaments.api.events.rows import final_place_rows, standing_rows
 from tournaments.api.events.views import StageReadView
 from tournaments.models import Stage, Tournament
 from tournaments.selectors import events, standings
@@ -215,7 +215,7 @@ class StageStandingsExportView(ExportView, StageReadView):
 
         def rows() -> Any:
             stage: Stage = self.get_stage(tournament)
-            listed = [standing_row(line) for line in standings.stage_standings(stage)]
+            listed = standing_rows(standings.stage_standings(stage))
             return out.StageStandingRowSerializer(listed, many=True).data
 
         return self.export(tournament, rows, STAGE_COLUMNS)
@@ -229,7 +229,7 @@ class FinalStandingsExportView(ExportView):
 
         def rows() -> Any:
             code = tournament.currency
-            listed = [final_place_row(line, code) for line in final_places(tournament).lines]
+            listed = final_place_rows(final_places(tournament).lines, code)
             return out.FinalStandingRowSerializer(listed, many=True).data
 
         return self.export(tournament, rows, FINAL_COLUMNS, final_cells)

@@ -15,7 +15,7 @@ or rejected one; people are named as the standings name them (no accounts, no em
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -65,11 +65,12 @@ def number(value: Fraction | float) -> float:
     return round(float(value), 4)
 
 
-def standing_row(line: StandingLine) -> Row:
+def standing_row(line: StandingLine, word: Callable[[Fraction], float] = number) -> Row:
     """A stage's standings line (``selectors.standings.stage_standings``) in the API's shape
     (``StageStandingRowSerializer``, its fields in its order: the API sends these rows as
     they are); the feed's events carry the same rows. Written out, not ``asdict``: a
-    10,000-entry stage makes 10,000 of them per answer."""
+    10,000-entry stage makes 10,000 of them per answer. ``word``: :func:`number`, or one that
+    remembers (:func:`standing_rows`)."""
     h2h = line.head_to_head
     return {
         "position": line.position,
@@ -77,20 +78,50 @@ def standing_row(line: StandingLine) -> Row:
         "entry_id": line.entry_id,
         "player_id": line.player_id,
         "name": line.name,
-        "points": number(line.points),
+        "points": word(line.points),
         "played": line.played,
         "byes": line.byes,
         "first_places": line.first_places,
         "fools": line.fools,
-        "buchholz": number(line.buchholz),
-        "head_to_head": None if h2h is None else number(h2h),
+        "buchholz": word(line.buchholz),
+        "head_to_head": None if h2h is None else word(h2h),
         "decided_by": line.decided_by,
         "pogony_given": line.pogony_given,
         "pogony_received": line.pogony_received,
     }
 
 
-def final_place_row(line: FinalPlace, currency: str) -> Row:
+def _worded() -> Callable[[Fraction], float]:
+    """:func:`number`, each distinct value worded once and remembered by identity: the
+    selectors give one ``Fraction`` per distinct value (a 10,000-line answer has a few dozen),
+    alive while their lines are (a float and a round per value made a tenth of a 10,000-row
+    answer)."""
+    worded: dict[int, float] = {}
+
+    def word(value: Fraction) -> float:
+        known = worded.get(id(value))
+        if known is None:
+            known = worded[id(value)] = number(value)
+        return known
+
+    return word
+
+
+def standing_rows(lines: Sequence[StandingLine]) -> list[Row]:
+    """:func:`standing_row` of every line (``lines`` hold the values it remembers)."""
+    word = _worded()
+    return [standing_row(line, word) for line in lines]
+
+
+def final_place_rows(lines: Sequence[FinalPlace], currency: str) -> list[Row]:
+    """:func:`final_place_row` of every line (``lines`` hold the values it remembers)."""
+    word = _worded()
+    return [final_place_row(line, currency, word) for line in lines]
+
+
+def final_place_row(
+    line: FinalPlace, currency: str, word: Callable[[Fraction], float] = number
+) -> Row:
     """A final place (``selectors.places.final_places``) in the API's shape
     (``FinalStandingRowSerializer``); ``currency``: the tournament's, which its payout is in.
     The feed's events carry the same rows."""
@@ -102,7 +133,7 @@ def final_place_row(line: FinalPlace, currency: str) -> Row:
         "team_id": line.team_id,
         "name": line.name,
         "status": str(line.status),
-        "points": number(line.points),
+        "points": word(line.points),
         "stage": line.stage,
         "pogony_given": line.pogony_given,
         "pogony_received": line.pogony_received,

@@ -21,7 +21,7 @@ from tournaments.models import Stage, StageEntry, TableResult
 from tournaments.scoring import points as scoring_points
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
-from tournaments.selectors import RESULT_FIELDS, pure_result, stage_entry_ids
+from tournaments.selectors import pure_result, result_values, stage_entry_ids
 
 
 @dataclass(frozen=True)
@@ -145,10 +145,9 @@ def forget_kept() -> None:
 def _results(stage: Stage) -> list[tuple[Any, ...]]:
     """The stage's confirmed results as :data:`RESULT_FIELDS` tuples, oldest first."""
     return list(
-        TableResult.objects.filter(table__round__stage=stage)
-        .counted()
-        .order_by("id")
-        .values_list(*RESULT_FIELDS)
+        result_values(
+            TableResult.objects.filter(table__round__stage=stage).counted().order_by("id")
+        )
     )
 
 

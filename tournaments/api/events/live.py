@@ -21,7 +21,7 @@ from tournaments.api import links
 from tournaments.api.common import TournamentReadView
 from tournaments.api.contract import error_responses
 from tournaments.api.events import serializers as out
-from tournaments.api.events.rows import final_place_row, standing_row
+from tournaments.api.events.rows import final_place_row, standing_rows
 from tournaments.api.events.views import SLUG, TAG, _describe
 from tournaments.api.tables import TableDetailSeatSerializer, seat_rows
 from tournaments.models import Round, Stage, Table, Tournament
@@ -145,7 +145,7 @@ def live_body(tournament: Tournament) -> dict[str, Any]:
             "finished_at": round_.finished_at,
             "links": links.round_links(slug, stage.order, round_.number),
         },
-        "standings": [standing_row(line) for line in now.standings],
+        "standings": standing_rows(now.standings),
         "tables": [_table(facts) for facts in now.tables],
         "currency": tournament.currency,
         "prize_pool": None if pool is None else prize_pool_row(pool),

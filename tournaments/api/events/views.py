@@ -30,10 +30,11 @@ from tournaments.api.common import (
 from tournaments.api.contract import ContractView, error_responses
 from tournaments.api.events import serializers as out
 from tournaments.api.events.rows import (
-    final_place_row,
+    final_place_rows,
+    final_standing_json,
     league_table_row,
     linked_table,
-    standing_row,
+    standing_rows,
 )
 from tournaments.models import Entry, League, Round, Stage, Tournament
 from tournaments.selectors import events, standings, visibility
@@ -210,7 +211,7 @@ def stage_standings_body(tournament: Tournament, stage: Stage) -> dict[str, Any]
         "format": stage.format,
         "status": stage.status,
         "tie_breaks": standings.stage_tie_breaks(stage),
-        "rows": [standing_row(line) for line in standings.stage_standings(stage)],
+        "rows": standing_rows(standings.stage_standings(stage)),
     }
 
 
@@ -243,7 +244,7 @@ class StageStandingsView(StageReadView):
 
 
 def final_standings_body(tournament: Tournament) -> dict[str, Any]:
-    rows = [final_place_row(line, tournament.currency) for line in final_places(tournament).lines]
+    rows = final_place_rows(final_places(tournament).lines, tournament.currency)
     return {
         "finished": tournament.status == Tournament.Status.FINISHED,
         "currency": tournament.currency,
@@ -266,10 +267,16 @@ def final_standings_body(tournament: Tournament) -> dict[str, Any]:
 class FinalStandingsView(TournamentReadView):
     def get(self, request: Request, slug: str) -> Response:
         tournament = self.get_tournament()
-        return self.respond(
-            tournament,
-            lambda: out.FinalStandingsSerializer(final_standings_body(tournament)).data,
-        )
+
+        def build() -> Any:
+            body = final_standings_body(tournament)
+            # Only the envelope goes through the serializer; the rows are written in its shape
+            # (``final_standing_json``), not 10,000 of them field by field.
+            data = out.FinalStandingsSerializer({**body, "rows": []}).data
+            data["rows"] = [final_standing_json(row) for row in body["rows"]]
+            return data
+
+        return self.respond(tournament, build)
 
 
 @extend_schema(
