@@ -27,6 +27,8 @@ CHUNK = 250
 #: States kept for one watcher that cannot take them at once (the oldest are dropped: every
 #: state message is complete, and the socket's next frame carries the log it missed).
 BACKLOG = 16
+#: The pause of a reader after the channel layer failed it.
+RETRY_SECONDS = 1.0
 
 
 class Watcher(Protocol):
@@ -105,7 +107,13 @@ class Reader:
             raise
         self.subscribed.set_result(None)
         while True:
-            message = await self.layer.receive(self.channel)
+            try:
+                message = await self.layer.receive(self.channel)
+            except Exception:
+                # (the layer lost its server: its own receiver subscribes again once it is back)
+                log.warning("group %s: the watchers' reader failed", self.group, exc_info=True)
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
             if message.get("type") == "game.changed":
                 await self.watchers.fan_out(self.layer, self.group, message)
 

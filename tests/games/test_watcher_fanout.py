@@ -175,3 +175,23 @@ async def test_a_spectator_that_cannot_take_a_frame_gets_it_later_without_holdin
     for sock in (slow, fast, *players):
         await sock.disconnect()
     assert not slow_consumer.backlog
+
+
+async def test_a_reader_outlives_a_failure_of_the_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fanout, "RETRY_SECONDS", 0.01)
+    layer, watchers = InMemoryChannelLayer(), fanout.Watchers()
+    seen: list[tuple[str, int]] = []
+    real, failures = layer.receive, [ConnectionError("Redis is down")]
+
+    async def receive(channel: str) -> Any:
+        if failures:
+            raise failures.pop()
+        return await real(channel)
+
+    monkeypatch.setattr(layer, "receive", receive)
+    await watchers.join(layer, "g", Taker("1", seen))
+    await asyncio.sleep(0.05)
+    assert not failures  # the reader's first receive failed
+    await published(layer, "g", 1)
+    await settled(seen, 1)
+    assert seen == [("1", 1)]
