@@ -429,6 +429,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         ):
             self.queue(snapshot)
             return
+        started = time.perf_counter()
         text = watcher_frame(
             snapshot,
             role=self.access.role,
@@ -437,12 +438,18 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             log_since=self.version,
             language=self.language,
         )
+        redacted = time.perf_counter()
         # (text only: ASGI wants exactly one of text and bytes, whatever the typed dict says)
         event = cast("WebSocketSendEvent", {"type": "websocket.send", "text": text})
         if not fanout.sent_at_once(self.base_send(event)):
             self.queue(snapshot)
             return
         self.version, self.latest = version, snapshot
+        if timing.ENABLED:  # as :meth:`deliver` and :meth:`game_changed` record them
+            if "sent_at" in snapshot:
+                timing.record("layer", time.time() - snapshot["sent_at"])
+            timing.record("redact", redacted - started)
+            timing.record("send", time.perf_counter() - redacted)
 
     def draining(self) -> bool:
         return self.backlog_task is not None and not self.backlog_task.done()
