@@ -24,12 +24,13 @@ import asyncio
 import json
 import logging
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ParamSpec, cast
 
 import psycopg
+from asgiref.typing import WebSocketSendEvent
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils import translation
@@ -38,7 +39,7 @@ from django.utils.translation import gettext
 from durak_site import jobs
 from durak_site.dbthreads import db_async
 from durak_site.errors import DATABASE_DOWN, ServiceError, Unavailable
-from games import broadcast, presence, selectors, services, timing
+from games import broadcast, fanout, presence, selectors, services, timing
 from games.actors import Actor, person
 from games.auth import refused_credentials
 from games.broadcast import game_message, table_group
@@ -271,8 +272,18 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         # The last state delivered, the full truth: a seated player's action at its version is
         # applied on the event loop (``services.live``).
         self.latest: dict[str, Any] | None = None
+        # A socket without a seat at the table (a spectator, a player of another table) is one
+        # of the process's watchers of it (``games.fanout``): its states come from the table's
+        # one reader in the process, in order, through :meth:`watch`.
+        self.watcher = self.access.role not in (PLAYER, REFEREE)
+        self.backlog: deque[dict[str, Any]] = deque(maxlen=fanout.BACKLOG)
+        self.backlog_task: asyncio.Task[None] | None = None
+        self.admitted = False
         self.group = table_group(self.table_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        if self.watcher:
+            await fanout.WATCHERS.join(self.channel_layer, self.group, self)
+        else:
+            await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         # A read-only token watches: its player is not "at the table" (no seat taken back).
         self.read_only = self.scope.get("token_scope") == READ
@@ -284,9 +295,17 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 table_id=self.table_id, player_id=self.access.player_id
             )
         await self.send_current()
+        self.admitted = True
+        if self.backlog:
+            self.backlog_task = asyncio.create_task(self.drain())
 
     async def disconnect(self, code: int) -> None:
-        if self.group is not None:
+        if self.group is not None and self.watcher:
+            await fanout.WATCHERS.leave(self.channel_layer, self.group, self)
+            self.backlog.clear()
+            if self.backlog_task is not None:
+                self.backlog_task.cancel()
+        elif self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
         if self.presence is not None:
             # Not cancelled: a renewal under way finishes first, so none lands after the leave.
@@ -331,13 +350,18 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.deliver(snapshot, force=True)
 
+    def overtaken(self, game_id: int, version: int) -> bool:
+        """Whether a state is older than the one this socket was sent last."""
+        if self.game_id is None:
+            return False
+        if game_id < self.game_id:
+            return True  # late news of an earlier game of the series
+        return game_id == self.game_id and version < self.version
+
     async def deliver(self, snapshot: dict[str, Any], *, force: bool = False) -> None:
         game_id, version = snapshot["game_id"], snapshot["version"]
-        if not force and self.game_id is not None:
-            if game_id < self.game_id:
-                return  # late news of an earlier game of the series
-            if game_id == self.game_id and version < self.version:
-                return  # overtaken by a newer state already sent
+        if not force and self.overtaken(game_id, version):
+            return
         # The log entries this socket has not had yet: all of the tail on connect, sync and a new
         # game, else those after the last state sent (the page skips any it already shows).
         log_since = self.version if not force and game_id == self.game_id else 0
@@ -384,6 +408,67 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if timing.ENABLED:
             timing.record("redact", redacted - started)
             timing.record("send", time.perf_counter() - redacted)
+
+    def watch(self, snapshot: dict[str, Any]) -> None:
+        """A state for this watcher from the process's reader of the table (``games.fanout``):
+        the shared frame written now, without waiting; else (before the socket's first state,
+        while states wait, for a game whose names or ranks it has not read, a seat in it, a
+        socket that cannot take a frame at once) queued for :meth:`drain`, which keeps their
+        order."""
+        if not self.admitted or self.backlog or self.draining():
+            self.queue(snapshot)
+            return
+        game_id, version = snapshot["game_id"], snapshot["version"]
+        if self.overtaken(game_id, version) or (game_id, version) == (self.game_id, self.version):
+            return
+        if (
+            game_id != self.game_id
+            or self.ranks_game != game_id
+            or any(p not in self.names for p in snapshot["players"])
+            or selectors.seat_of(snapshot["players"], self.access.player_id) is not None
+        ):
+            self.queue(snapshot)
+            return
+        started = time.perf_counter()
+        text = watcher_frame(
+            snapshot,
+            role=self.access.role,
+            names=self.names,
+            ranks=self.ranks,
+            log_since=self.version,
+            language=self.language,
+        )
+        redacted = time.perf_counter()
+        # (text only: ASGI wants exactly one of text and bytes, whatever the typed dict says)
+        event = cast("WebSocketSendEvent", {"type": "websocket.send", "text": text})
+        if not fanout.sent_at_once(self.base_send(event)):
+            self.queue(snapshot)
+            return
+        self.version, self.latest = version, snapshot
+        if timing.ENABLED:  # as :meth:`deliver` and :meth:`game_changed` record them
+            if "sent_at" in snapshot:
+                timing.record("layer", time.time() - snapshot["sent_at"])
+            timing.record("redact", redacted - started)
+            timing.record("send", time.perf_counter() - redacted)
+
+    def draining(self) -> bool:
+        return self.backlog_task is not None and not self.backlog_task.done()
+
+    def queue(self, snapshot: dict[str, Any]) -> None:
+        """Keep a state for :meth:`drain` (the newest :data:`fanout.BACKLOG`), started once the
+        socket has had its first state."""
+        self.backlog.append(snapshot)
+        if self.admitted and not self.draining():
+            self.backlog_task = asyncio.create_task(self.drain())
+
+    async def drain(self) -> None:
+        """Deliver the queued states one by one, the oldest first."""
+        while self.backlog:
+            try:
+                await self.deliver(self.backlog.popleft())
+            except Exception:
+                log.info("table %s: a watcher's state was not sent", self.table_id, exc_info=True)
+                self.backlog.clear()
 
     async def game_changed(self, message: dict[str, Any]) -> None:
         """Group message from ``games.broadcast``: the full truth, redacted here per viewer."""
