@@ -142,6 +142,8 @@ def round_complete(*, round_id: int) -> Round:
         round_.finished_at = timezone.now()
         round_.save(update_fields=["status", "finished_at"])
         stage = round_.stage
+        # The fair-play evidence of the round's games (and, for the last round, the event's).
+        enqueue_on_commit("tournaments.fairplay_count", stage.tournament_id)
         event = _round_finish(round_, stage)
         _announce_finish(round_, stage, event)
         return round_
