@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+from collections.abc import Sequence
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
+from django.db import connection
 
 from games.models import Game, GameAction
 from tournaments.fairplay import GameRecord, game_evidence
 from tournaments.models import GameEvidenceRow, League, PairEvidence, Player, Tournament
 from tournaments.selectors.fairplay import league_pairs_flagged, pair_games, pairs_flagged
+from tournaments.services import fairplay
 from tournaments.services.fairplay import fairplay_count
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -80,7 +85,7 @@ def test_the_rounds_jobs_store_each_game_once_and_the_colluding_pair(
 ) -> None:
     # given: an event played through its jobs (the fair-play job after each round)
     tournament, (a, b) = _simulate(tmp_path)
-    games = Game.objects.filter(table__round__stage__tournament=tournament)
+    games = Game.objects.filter(table__round__stage__tournament=tournament).order_by("pk")
     assert games.count() == 5
     # then: one evidence row per game, each as the evidence of its log says
     rows = {r.game_id: r for r in GameEvidenceRow.objects.all()}
@@ -192,3 +197,42 @@ def test_a_season_pools_its_events(eager_jobs: None, tmp_path: Path) -> None:
     assert [p.z for p in above] == sorted(
         (p.z for p in season.values() if p.z >= threshold), reverse=True
     )
+
+
+@pytest.mark.skipif(not settings.USES_POSTGRES, reason="a race of two workers needs PostgreSQL")
+def test_two_workers_counting_at_once_store_the_same_rows(
+    eager_jobs: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tournament, _pair = _simulate(tmp_path)
+    incremental = _pairs()
+    GameEvidenceRow.objects.all().delete()
+    PairEvidence.objects.all().delete()
+    # given: two jobs that both found the same five games due before either wrote
+    barrier = threading.Barrier(2)
+    count_batch = fairplay._count_batch
+
+    def together(tournament_id: int, game_ids: Sequence[int]) -> None:
+        barrier.wait(timeout=30)
+        count_batch(tournament_id, game_ids)
+
+    monkeypatch.setattr(fairplay, "_count_batch", together)
+    counted: list[int] = []
+    errors: list[BaseException] = []
+
+    def job() -> None:
+        try:
+            counted.append(fairplay_count(tournament_id=tournament.pk))
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=job) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    # then: both counted the five games, one row each, and the pairs are the incremental ones
+    assert errors == [] and counted == [5, 5]
+    assert GameEvidenceRow.objects.count() == 5
+    assert _pairs() == incremental

@@ -12,6 +12,7 @@ and can be rebuilt from them at any time (``docs/fairplay.md``).
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
@@ -61,7 +62,8 @@ class GameEvidenceRow(models.Model):
 
 
 class PairEvidence(models.Model):
-    """Two players' score over one tournament, with what it rests on.
+    """Two players' score over one tournament, with what it rests on, and the referee's
+    decision on it (``services.fairplay.pair_decide``; the job never changes it).
 
     ``z`` is the pooled signed departure ``departure / sqrt(variance)`` over the scored terms
     (``tournaments.fairplay.score``); ``terms`` lists every term: ``{"mover", "kind",
@@ -95,6 +97,29 @@ class PairEvidence(models.Model):
         _("games counted"), default=0, help_text=_("The event's games the score was computed from.")
     )
     computed_at = models.DateTimeField(_("computed at"), auto_now=True)
+
+    class Decision(models.TextChoices):
+        NONE = "", _("Not reviewed")
+        CLEARED = "cleared", _("Cleared")
+        WARNED = "warned", _("Warned")
+        DISQUALIFIED = "disqualified", _("Disqualified")
+
+    decision = models.CharField(
+        _("decision"), max_length=20, choices=Decision.choices, default="", blank=True
+    )
+    decision_reason = models.CharField(_("reason"), max_length=300, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    decided_on_games = models.PositiveIntegerField(
+        _("games counted when decided"), null=True, blank=True
+    )
 
     class Meta:
         ordering = ["tournament", "-z"]

@@ -14,6 +14,10 @@ recomputed from every row of the event, in game order, under the tournament's ro
 of the tournaments' lock order, ``services.awards``), held only to re-check the rows and write:
 the replay, the cost, happens before any lock. Run twice, or by two workers at once, the rows
 are the same; recounted from scratch, the scores are the same as the incremental ones.
+
+**Decisions** (:func:`pair_decide`): a person who referees the event (its referees, its
+organiser) clears, warns or disqualifies a pair, with a reason; audited; a disqualification
+disqualifies both players' entries through ``entry_disqualify``. Nothing here decides by itself.
 """
 
 from __future__ import annotations
@@ -21,13 +25,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext
 
-from durak_site.dbretry import atomic_retry
+from durak_site.dbretry import atomic_retry, run_atomic
+from games.actors import Actor
 from games.models import Game, GameAction
+from tournaments.errors import FairPlayError
 from tournaments.fairplay import GameRecord, game_evidence
 from tournaments.fairplay.pairs import PairRow, counts_to_json, evidence_from_json, pair_rows
-from tournaments.models import GameEvidenceRow, PairEvidence, Player, Tournament
+from tournaments.models import (
+    AuditEvent,
+    Entry,
+    GameEvidenceRow,
+    PairEvidence,
+    Player,
+    Tournament,
+)
 from tournaments.models.fairplay import EVIDENCE_VERSION
+from tournaments.permissions import require_referee
+from tournaments.services.audit import audit_record
+from tournaments.services.registration import entry_disqualify
 
 #: Games replayed and written per batch.
 FAIRPLAY_BATCH = 200
@@ -200,12 +218,74 @@ def _pairs_store(tournament_id: int, counted: list[int], rows: list[PairRow]) ->
             update_fields=[*_PAIR_FIELDS, "computed_at"],
         )
         keep = {(r.first, r.second) for r in rows}
-        stale = [
+        stale = [  # a pair with a decision stays, whatever the count says now
             pk
-            for pk, a, b in PairEvidence.objects.filter(tournament_id=tournament_id).values_list(
-                "pk", "first_id", "second_id"
-            )
+            for pk, a, b in PairEvidence.objects.filter(
+                tournament_id=tournament_id, decision=""
+            ).values_list("pk", "first_id", "second_id")
             if (a, b) not in keep
         ]
         PairEvidence.objects.filter(pk__in=stale).delete()
     return len(pairs)
+
+
+def pair_decide(
+    *, pair: PairEvidence, decision: str, reason: str, actor: Actor | None
+) -> PairEvidence:
+    """Record a referee's decision on ``pair`` (cleared, warned, disqualified) with a reason,
+    in one transaction with its audit row; a later decision replaces it (the audit keeps each).
+    Disqualified: both players' entries in the event are disqualified (``entry_disqualify``,
+    each audited there), unless they already are. Only a person who referees the event (its
+    referees, its organiser: ``permissions.can_referee``) may decide; the system may not (no
+    automatic punishment). Locks the tournament's row first (the job's lock order), then the
+    pair's."""
+    if actor is None:
+        raise FairPlayError(gettext("a fair-play decision is a person's"))
+    require_referee(actor, pair.tournament)
+    if decision not in (c for c in PairEvidence.Decision.values if c):
+        raise FairPlayError(gettext("no such decision: %(decision)s") % {"decision": decision})
+    if not reason.strip():
+        raise FairPlayError(gettext("a fair-play decision needs a reason"))
+
+    def decide() -> PairEvidence:
+        tournament = Tournament.objects.select_for_update(no_key=True).get(pk=pair.tournament_id)
+        locked = PairEvidence.objects.select_for_update().get(pk=pair.pk)
+        before = {"decision": locked.decision, "reason": locked.decision_reason}
+        locked.decision = decision
+        locked.decision_reason = reason.strip()[:300]
+        locked.decided_by_id = getattr(actor, "pk", None)
+        locked.decided_at = timezone.now()
+        locked.decided_on_games = locked.games_counted
+        locked.save(
+            update_fields=[
+                "decision",
+                "decision_reason",
+                "decided_by",
+                "decided_at",
+                "decided_on_games",
+            ]
+        )
+        audit_record(
+            actor=actor,
+            action=AuditEvent.Action.FAIRPLAY_DECIDE,
+            tournament=tournament,
+            target=locked,
+            reason=reason,
+            before=before,
+            after={
+                "decision": decision,
+                "reason": locked.decision_reason,
+                "pair": [locked.first_id, locked.second_id],
+                "z": locked.z,
+                "games_counted": locked.games_counted,
+            },
+        )
+        if decision == PairEvidence.Decision.DISQUALIFIED:
+            entries = Entry.objects.filter(
+                tournament_id=tournament.pk, player_id__in=(locked.first_id, locked.second_id)
+            ).exclude(status=Entry.Status.DISQUALIFIED)
+            for entry in entries.order_by("pk"):
+                entry_disqualify(entry=entry, reason=f"fair play: {reason.strip()}", actor=actor)
+        return locked
+
+    return run_atomic(decide, label="pair_decide")
