@@ -140,6 +140,14 @@ def test_stored_rows_keep_the_score_and_name_each_events_game_and_move() -> None
     assert pair_rows(games) == rows
 
 
+def test_a_pair_without_a_chance_towards_each_other_keeps_its_overlap() -> None:
+    game = evidence({(1, 2, THREW_IN): Tally(10, 5), (1, 3, THREW_IN): Tally(10, 5)})
+    rows = {(r.first, r.second): r for r in pair_rows([game, game])}
+    assert sorted(rows) == [(1, 2), (1, 3), (2, 3)]
+    assert (rows[(2, 3)].z, rows[(2, 3)].opportunities, rows[(2, 3)].terms) == (0.0, 0, ())
+    assert rows[(2, 3)].games == 2
+
+
 @pytest.mark.parametrize(
     "name",
     [

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tournaments.fairplay.evidence import GameEvidence, Tally, pairs_together
-from tournaments.fairplay.score import SIGNS, pair_scores
+from tournaments.fairplay.score import SIGNS, PairScore, pair_scores
 
 __all__ = ["PairRow", "counts_to_json", "evidence_from_json", "pair_rows"]
 
@@ -92,14 +92,19 @@ def _event_moves(games: Sequence[GameEvidence]) -> dict[tuple[int, int, str], li
 def pair_rows(
     games: Iterable[GameEvidence], *, prior: float = 4.0, min_variance: float = 1.0
 ) -> list[PairRow]:
-    """Every scored pair of ``games`` (``score.pair_scores``, same arguments) with its table
-    overlap (``pairs_together``), highest score first. The same games in the same order give
-    the same rows."""
+    """Every pair who shared a table in ``games``: its score (``score.pair_scores``, same
+    arguments; 0 without a chance towards each other) and its table overlap
+    (``pairs_together``), the scored pairs first, highest first. The same games in the same
+    order give the same rows."""
     games = list(games)
     together = pairs_together(games)
     moves = _event_moves(games)
+    scores = pair_scores(games, prior=prior, min_variance=min_variance)
+    scored = {(s.first, s.second) for s in scores}
+    # a pair who shared a table without a chance towards each other: its overlap, z 0
+    scores += [PairScore(a, b, 0.0, 0, ()) for a, b in sorted(together) if (a, b) not in scored]
     rows = []
-    for score in pair_scores(games, prior=prior, min_variance=min_variance):
+    for score in scores:
         a, b = score.first, score.second
         met = together.get((a, b))
         used = [t for t in score.terms if t.variance >= min_variance]

@@ -11,7 +11,7 @@ from tournaments.models.api import IdempotentRequest, Webhook, WebhookDelivery
 from tournaments.models.audit import AuditEvent
 from tournaments.models.awards import AwardsFailure, Payout, PrizePool, RankRecord, RatingChange
 from tournaments.models.events import Entry, League, Stage, StageEntry, Tournament
-from tournaments.models.fairplay import GameEvidenceRow, PairEvidence
+from tournaments.models.fairplay import FairplayState, GameEvidenceRow, PairEvidence
 from tournaments.models.feed import FeedEvent
 from tournaments.models.people import Player, Team, TeamMember
 from tournaments.models.staff import RefereeInvitation
@@ -21,6 +21,7 @@ __all__ = [
     "AuditEvent",
     "AwardsFailure",
     "Entry",
+    "FairplayState",
     "FeedEvent",
     "GameEvidenceRow",
     "IdempotentRequest",

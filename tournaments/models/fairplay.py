@@ -61,6 +61,28 @@ class GameEvidenceRow(models.Model):
         return f"evidence of game {self.game_id}"
 
 
+class FairplayState(models.Model):
+    """One per tournament whose games were counted: the lock the pairs' recomputation takes
+    (not the tournament's row, which the round jobs and the feed need while it writes), and how
+    many games its pairs rest on."""
+
+    tournament = models.OneToOneField(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="fairplay_state",
+        verbose_name=_("tournament"),
+    )
+    games_counted = models.PositiveIntegerField(_("games counted"), default=0)
+    computed_at = models.DateTimeField(_("computed at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("fair-play state")
+        verbose_name_plural = _("fair-play states")
+
+    def __str__(self) -> str:
+        return f"fair play of tournament {self.tournament_id}"
+
+
 class PairEvidence(models.Model):
     """Two players' score over one tournament, with what it rests on, and the referee's
     decision on it (``services.fairplay.pair_decide``; the job never changes it).

@@ -10,9 +10,10 @@ gets the same scores). A move the seat did not choose is replayed and not counte
 
 **Incremental and idempotent.** A game is counted once (``GameEvidenceRow``, one per game: an
 upsert on the game, so two workers counting the same game write the same row). The scores are
-recomputed from every row of the event, in game order, under the tournament's row lock (step 1
-of the tournaments' lock order, ``services.awards``), held only to re-check the rows and write:
-the replay, the cost, happens before any lock. Run twice, or by two workers at once, the rows
+recomputed from every row of the event, in game order, and written under the lock of the
+event's ``FairplayState`` row (not the tournament's: the round jobs and the feed write that one
+while a big event's pairs are written), held only to re-check the rows and write: the replay
+and the score happen before any lock. Run twice, or by two workers at once, the rows
 are the same; recounted from scratch, the scores are the same as the incremental ones.
 
 **Decisions** (:func:`pair_decide`): a person who referees the event (its referees, its
@@ -37,6 +38,7 @@ from tournaments.fairplay.pairs import PairRow, counts_to_json, evidence_from_js
 from tournaments.models import (
     AuditEvent,
     Entry,
+    FairplayState,
     GameEvidenceRow,
     PairEvidence,
     Player,
@@ -181,7 +183,8 @@ def pairs_recompute(*, tournament_id: int) -> int:
 
 @atomic_retry
 def _pairs_store(tournament_id: int, counted: list[int], rows: list[PairRow]) -> int:
-    Tournament.objects.select_for_update(no_key=True).get(pk=tournament_id)
+    FairplayState.objects.get_or_create(tournament_id=tournament_id)
+    state = FairplayState.objects.select_for_update().get(tournament_id=tournament_id)
     now = list(
         GameEvidenceRow.objects.filter(tournament_id=tournament_id)
         .order_by("game_id")
@@ -226,6 +229,8 @@ def _pairs_store(tournament_id: int, counted: list[int], rows: list[PairRow]) ->
             if (a, b) not in keep
         ]
         PairEvidence.objects.filter(pk__in=stale).delete()
+        state.games_counted = len(counted)
+        state.save(update_fields=["games_counted", "computed_at"])
     return len(pairs)
 
 
@@ -237,8 +242,8 @@ def pair_decide(
     Disqualified: both players' entries in the event are disqualified (``entry_disqualify``,
     each audited there), unless they already are. Only a person who referees the event (its
     referees, its organiser: ``permissions.can_referee``) may decide; the system may not (no
-    automatic punishment). Locks the tournament's row first (the job's lock order), then the
-    pair's."""
+    automatic punishment). Locks the tournament's row (``entry_disqualify``'s order after the
+    end), then the pair's."""
     if actor is None:
         raise FairPlayError(gettext("a fair-play decision is a person's"))
     require_referee(actor, pair.tournament)
