@@ -76,3 +76,7 @@ __all__ = [
     "StateError",
     "TournamentError",
 ]
+
+
+class FairPlayError(TournamentError):
+    """A fair-play decision that cannot be recorded (no reason, no such decision, no person)."""

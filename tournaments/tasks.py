@@ -23,7 +23,7 @@ from celery import shared_task
 from durak_site.jobs import Reconciled
 from tournaments import reconcile as reconciler
 from tournaments import services
-from tournaments.services import failures, idempotency
+from tournaments.services import failures, fairplay, idempotency
 from tournaments.services.webhooks import delivery as webhook_delivery
 
 
@@ -69,6 +69,14 @@ def league_ranks_compute(league_id: int) -> int:
 @shared_task(name="tournaments.ratings_update", base=Reconciled)
 def ratings_update(tournament_id: int) -> int | None:
     return failures.awards_job(failures.Job.RATINGS, tournament_id)  # type: ignore[no-any-return]
+
+
+@shared_task(name="tournaments.fairplay_count")
+def fairplay_count(tournament_id: int) -> int:
+    """After each round (the last one's is the event's end): count the event's finished games
+    not counted yet and recompute its pairs' fair-play scores (``services.fairplay``); safe to
+    run twice and on two workers at once. Returns how many games it counted."""
+    return fairplay.fairplay_count(tournament_id=tournament_id)
 
 
 @shared_task(name="tournaments.reconcile")

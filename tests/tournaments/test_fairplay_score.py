@@ -21,6 +21,7 @@ from tournaments.fairplay import (
     Tally,
     game_evidence,
 )
+from tournaments.fairplay.pairs import counts_to_json, evidence_from_json, pair_rows
 from tournaments.fairplay.score import pair_scores
 
 from .test_fairplay_evidence import logged_game
@@ -101,10 +102,57 @@ def test_a_colluding_pair_tops_the_scores_of_a_bot_series() -> None:
     assert pair_scores(games) == scores
 
 
+def test_stored_rows_keep_the_score_and_name_each_events_game_and_move() -> None:
+    # given: two bot games of a full-strength squeeze pair (seats 0 and 1) and a third player,
+    # stored as the job stores them (the log's seqs 101, 102, ... for moves 1, 2, ...)
+    rules = Rules(players=3)
+    games = []
+    for game_id, seed in ((7, "s1"), (8, "s2")):
+        table: dict[int, Bot] = {0: make_bot("squeeze:1:1"), 1: make_bot("squeeze:1:0")}
+        table[2] = HeuristicBot()
+        log = logged_game(rules, seed, table)
+        ev = game_evidence(GameRecord(rules.to_dict(), log, seed, players=[10, 11, 12]))
+        stored = counts_to_json(ev, seqs=list(range(101, 101 + len(log))))
+        games.append(
+            evidence_from_json(
+                game_id,
+                list(ev.players),
+                stored,
+                fool=ev.fool,
+                draw=ev.draw,
+                complete=ev.complete,
+                moves=ev.moves,
+            )
+        )
+        assert counts_to_json(games[-1], seqs=list(range(1, 200))) == stored
+    rows = pair_rows(games)
+    # then: the scores are pair_scores', pooled from the departure and the variance
+    assert [(r.first, r.second, r.z) for r in rows] == [
+        (s.first, s.second, s.z) for s in pair_scores(games)
+    ]
+    for row in rows:
+        assert row.games == 2 and row.game_ids == (7, 8)
+        if row.variance > 0:
+            assert row.z == pytest.approx(row.departure / row.variance**0.5)
+        for term in row.terms:
+            assert len(term["moves"]) == term["observed"]
+            assert all(g in (7, 8) and s > 100 for g, s in term["moves"])
+    assert pair_rows(games) == rows
+
+
+def test_a_pair_without_a_chance_towards_each_other_keeps_its_overlap() -> None:
+    game = evidence({(1, 2, THREW_IN): Tally(10, 5), (1, 3, THREW_IN): Tally(10, 5)})
+    rows = {(r.first, r.second): r for r in pair_rows([game, game])}
+    assert sorted(rows) == [(1, 2), (1, 3), (2, 3)]
+    assert (rows[(2, 3)].z, rows[(2, 3)].opportunities, rows[(2, 3)].terms) == (0.0, 0, ())
+    assert rows[(2, 3)].games == 2
+
+
 @pytest.mark.parametrize(
     "name",
     [
         "tournaments.fairplay.evidence",
+        "tournaments.fairplay.pairs",
         "tournaments.fairplay.score",
         "tournaments.simulation.collusion",
     ],

@@ -53,6 +53,7 @@ class AuditEvent(models.Model):
         REFEREE_CREATE = "referee.create", _("Referee account created")
         TOKEN_CREATE = "token.create", _("API token created")
         TOKEN_REVOKE = "token.revoke", _("API token revoked")
+        FAIRPLAY_DECIDE = "fairplay.decide", _("Fair-play decision on a pair")
 
     tournament = models.ForeignKey(
         Tournament,

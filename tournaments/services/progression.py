@@ -144,6 +144,9 @@ def round_complete(*, round_id: int) -> Round:
         stage = round_.stage
         event = _round_finish(round_, stage)
         _announce_finish(round_, stage, event)
+        # The fair-play evidence of the round's games (for the last round, the event's): sent
+        # after the next round's pairing, so that an in-process run pairs first.
+        enqueue_on_commit("tournaments.fairplay_count", stage.tournament_id)
         return round_
 
 
