@@ -8,7 +8,7 @@ variable's name in the message: a typo in production must never fall back to a d
 from __future__ import annotations
 
 import os
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
@@ -85,6 +85,14 @@ def env_url(name: str, schemes: tuple[str, ...]) -> str | None:
     if scheme not in schemes:
         raise EnvError(f"{name} must be a URL starting with one of {schemes}, got {value!r}")
     return value
+
+
+def redis_database(url: str) -> str:
+    """The database number of a Redis URL as redis-py reads it: ``?db=N``, else the path's
+    ``/N``, else 0."""
+    parts = urlsplit(url)
+    asked = parse_qs(parts.query).get("db")
+    return (asked[0] if asked else parts.path.strip("/")) or "0"
 
 
 def env_origins(name: str) -> list[str]:

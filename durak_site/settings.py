@@ -17,7 +17,6 @@ import dj_database_url
 import django_stubs_ext
 from corsheaders.defaults import default_headers
 from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
-from redis.connection import parse_url
 
 from durak_site import layerformat  # registers the channel layer's message format
 from durak_site.env import (
@@ -29,6 +28,7 @@ from durak_site.env import (
     env_origins,
     env_str,
     env_url,
+    redis_database,
 )
 from durak_site.processes import TRUSTED_PROXIES, trusted_proxies_in
 
@@ -208,7 +208,7 @@ if REDIS_URL:
                 # Pub/sub channels are one namespace for the whole Redis server, whatever its
                 # database: the database's number in the prefix keeps two services (or two
                 # checkouts) that share a Redis server on different databases apart.
-                "prefix": f"durak:asgi:{parse_url(REDIS_URL).get('db', 0)}",
+                "prefix": f"durak:asgi:{redis_database(REDIS_URL)}",
                 # msgpack, each message decoded once per process (``durak_site.layerformat``).
                 "serializer_format": layerformat.FORMAT,
             },
