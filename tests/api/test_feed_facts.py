@@ -260,3 +260,35 @@ def test_the_facts_take_the_same_queries_for_8_and_256_players_and_stay_bounded(
         # displayed rating, before and after)
         per_row = 320 if name == "awards_computed/ratings" else 256
         assert size < per_row * 256, name
+
+
+def test_a_stage_too_large_for_moved_rows_gives_none_and_says_truncated(
+    client: Client, messages: Messages, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given an event of 8 bots whose first round is paired
+    tournament = started(8)
+    stage1 = tournament.stages.get(order=1)
+    services.round_pair(round_id=Round.objects.get(stage=stage1, number=1).pk)
+    tables = list(Table.objects.filter(round__stage=stage1, is_bye=False).order_by("number"))
+    assert len(tables) == 2
+    # when a table finishes in a stage of exactly MOVED_ROWS_MAX_ENTRIES entries
+    monkeypatch.setattr(facts, "MOVED_ROWS_MAX_ENTRIES", 8)
+    record(tables[0], pogony=False)
+    # then its moved rows come (the table's entries among them)
+    (small,) = messages.of("table_finished")
+    assert small["standings"]["rows"] and not small["standings"]["truncated"]
+    # and when the next finishes in a stage of one entry more than the limit
+    monkeypatch.setattr(facts, "MOVED_ROWS_MAX_ENTRIES", 7)
+    record(tables[1], pogony=False)
+    # then it carries no rows, and says that rows moved: read the stage's standings
+    (_, large) = messages.of("table_finished")
+    assert large["standings"] == {"stage": 1, "rows": [], "truncated": True}
+    assert large["table_detail"]["result"]["places"]
+    # and the round's end carries the stage's standings whole, as REST answers them
+    services.round_complete(round_id=tables[1].round_id)
+    (finished,) = messages.of("round_finished")
+    rest = get(client, f"tournaments/{tournament.slug}/stages/1/standings/").json()["rows"]
+    assert [row["entry_id"] for row in finished["standings"]["rows"]] == [
+        row["entry_id"] for row in rest
+    ]
+    assert len(rest) == 8

@@ -23,7 +23,15 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
-from tournaments.models import RankRecord, RatingChange, Round, Stage, Table, Tournament
+from tournaments.models import (
+    RankRecord,
+    RatingChange,
+    Round,
+    Stage,
+    StageEntry,
+    Table,
+    Tournament,
+)
 from tournaments.money import amount_text
 from tournaments.notifications import time_text
 from tournaments.selectors import events, standings
@@ -37,6 +45,12 @@ Row = dict[str, Any]
 #: event: the table's own entries first (their points changed), then the rows it pushed, nearest
 #: the top first. Beyond it, ``truncated`` is true: read the stage's standings.
 MOVED_ROWS_LIMIT: Final = 100
+#: Above this many entries in a stage, a table's result carries no moved rows, only
+#: ``truncated``: finding them takes the stage's whole standings before and after the result
+#: (about 0.3 s each at 10,000 entries, for each of the round's thousands of tables), and such a
+#: result moves far more than :data:`MOVED_ROWS_LIMIT` rows anyway. ``round_finished`` carries
+#: the stage's standings whole.
+MOVED_ROWS_MAX_ENTRIES: Final = 1024
 #: A stage's standings row as ``round_finished`` and ``stage_finished`` carry it (the REST
 #: row's keys, the tie-break values left out).
 SHORT_STANDING_KEYS: Final = ("position", "place", "entry_id", "player_id", "name", "points")
@@ -93,7 +107,13 @@ def moved_standings(stage: Stage, result_id: int) -> Row:
     tie-break: an opponent's points move a Buchholz), by position. So a client that keeps the
     rows of these events holds the REST standings. At most :data:`MOVED_ROWS_LIMIT`, the
     table's entries first (``truncated`` says more moved). No rows for a stage without
-    standings (a knockout's: its bracket tells)."""
+    standings (a knockout's: its bracket tells), nor for a stage of more than
+    :data:`MOVED_ROWS_MAX_ENTRIES` entries (``truncated``: read the stage's standings)."""
+    if (
+        standings.has_standings(stage)
+        and StageEntry.objects.filter(stage=stage).count() > MOVED_ROWS_MAX_ENTRIES
+    ):
+        return {"stage": stage.order, "rows": [], "truncated": True}
     before, after = standings.standings_change(stage, result_id)
     old = {line.entry_id: line for line in before}
     scored, pushed = [], []
