@@ -35,7 +35,6 @@ import argparse
 import asyncio
 import http.client
 import os
-import secrets
 import statistics
 import subprocess
 import sys
@@ -51,6 +50,7 @@ from django.db.models import Count
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from bench import production_env
 from bench.live_tables import ensure_database
 from durak_site.processes import asgi_command, collectstatic_command, free_port, wait_serving
 
@@ -227,10 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     port = free_port()
     env = {
         **os.environ,
-        "DJANGO_DEBUG": "0",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(48),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        **production_env("127.0.0.1"),
         "DURAK_ROOT_URLCONF": "bench.api_urls",
     }
     # Production's server starts only with the static files collected (durak_site.server).

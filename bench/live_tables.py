@@ -68,6 +68,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
+from bench import production_env
 from durak_site.processes import (
     asgi_command,
     collectstatic_command,
@@ -680,10 +681,7 @@ def run_once(args: argparse.Namespace, n: int, env: dict[str, str], work: Path) 
     server_env = {
         **env,
         "DURAK_CELERY_QUEUE": queue,
-        "DJANGO_DEBUG": "0",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(60),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        **production_env(),
         "DJANGO_LOG_LEVEL": "WARNING",
         "DURAK_TIMING": timing_prefix,
         # every client socket comes from 127.0.0.1: no cap per address (one socket per user)

@@ -31,6 +31,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connections
 
+from bench import production_env
 from bench.live_tables import ensure_database
 from durak_site.processes import worker_command
 
@@ -73,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("REDIS_URL", DEFAULT_REDIS_URL)
     os.environ["DURAK_CELERY_QUEUE"] = queue = f"bench-{secrets.token_hex(4)}"
     os.environ.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    # The bench and its workers with production's settings (DEBUG off: no debug cursor).
+    os.environ.update(production_env())
     ensure_database(os.environ["DATABASE_URL"])
     django.setup()  # after the environment above: the settings read it
     call_command("migrate", "--noinput", verbosity=0)
