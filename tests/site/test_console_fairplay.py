@@ -21,7 +21,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 from pytest_django import DjangoDbBlocker
 
-from games.models import GameAction
+from games.models import Game, GameAction
 from tests.conftest import jobs_in_process
 from tests.factories import console_user
 from tournaments import services
@@ -269,6 +269,20 @@ def test_each_move_link_opens_the_replay_at_that_move(sim: Simulated) -> None:
         move = replay.context["move"]
         assert move.step == int(step) and move.seat == action.seat and move.kind == action.kind
         assert f'data-step="{step}"' in replay.content.decode()
+
+
+def test_a_game_not_over_shows_no_move_and_no_replay(sim: Simulated) -> None:
+    # given one of the pair's games whose seed is not revealed (as a game in play)
+    pair = the_pair(sim)
+    hidden = next(g for t in pair.terms for g, _seq in t["moves"])
+    Game.objects.filter(pk=hidden).update(status=Game.Status.ACTIVE, seed_revealed=False)
+    # when the referee opens the pair's page
+    page = as_user(sim.referee).get(pair_url(pair)).content.decode()
+    # then none of that game's moves is linked, nor its replay
+    assert f"/games/{hidden}/replay/" not in page
+    others = [(g, s) for t in pair.terms for g, s in t["moves"] if g != hidden]
+    assert len(re.findall(r'class="move-link"', page)) == len(others)
+    assert 'id="games-table"' in page
 
 
 def test_a_decision_is_recorded_with_its_reason_and_audited(sim: Simulated) -> None:
