@@ -113,6 +113,16 @@ def test_a_referee_reads_a_pairs_evidence_jumps_to_a_move_and_decides(
         assert "Предупреждение" in page.locator("#current-decision").inner_text()
         assert page.locator("#history-table tbody tr").count() == 1
         shot(page, "5-decided")
+
+        # the season: the league's page links its queue, whose rows link each event's pair page
+        page.goto(f"{base}/admin/tournaments/league/{sim.league.pk}/change/")
+        page.click(".object-tools a:text-is('Честная игра')")
+        page.wait_for_url(re.compile(rf"/admin/tournaments/league/{sim.league.pk}/fairplay/"))
+        page.fill("#id_threshold", "0")
+        page.click("#threshold-form input[type=submit]")
+        page.wait_for_url(re.compile(r"threshold=0"))
+        assert page.locator(f"a.pair-link[href$='/fairplay/pairs/{top.pk}/']").count() == 1
+        shot(page, "5-season")
         context.close()
 
         # the same pages on a phone
