@@ -110,13 +110,15 @@ def _worded() -> Callable[[Fraction], float]:
 def standing_rows(lines: Sequence[StandingLine]) -> list[Row]:
     """:func:`standing_row` of every line (``lines`` hold the values it remembers)."""
     word = _worded()
-    return [standing_row(line, word) for line in lines]
+    with standings.collector_paused():
+        return [standing_row(line, word) for line in lines]
 
 
 def final_place_rows(lines: Sequence[FinalPlace], currency: str) -> list[Row]:
     """:func:`final_place_row` of every line (``lines`` hold the values it remembers)."""
     word = _worded()
-    return [final_place_row(line, currency, word) for line in lines]
+    with standings.collector_paused():
+        return [final_place_row(line, currency, word) for line in lines]
 
 
 def final_place_row(
@@ -564,16 +566,30 @@ def stage_row(stage: Stage, name: str | None = None) -> Row:
     }
 
 
-def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = None) -> Row:
+def tournament_detail(
+    tournament: Tournament, stages: Sequence[Stage] | None = None, *, payouts: bool = True
+) -> Row:
     """A tournament's public facts: status and dates, rules, play settings, money (the prize
     pool as last computed, the payout structure used, the payouts) and its stages (``stages``:
     already read, in order; else read here). At most six queries (one fewer with
-    ``stages``)."""
+    ``stages``, one fewer without ``payouts``: then ``money`` has no ``payouts``, which the
+    pages do not show: a 10,000-entry event pays 1,500 of them)."""
     pool = prize_pool(tournament)
     structure, default_structure = payout_structure_used(tournament)
     league = tournament.league
     plan = list(tournament.stages.order_by("order") if stages is None else stages)
     names = stage_names(plan)
+    money: Row = {
+        "currency": tournament.currency,
+        "entry_fee": tournament.entry_fee,
+        "reentry_fee": tournament.reentry_fee,
+        "rake_percent": tournament.rake_percent,
+        "guarantee": tournament.guarantee,
+        "payout_structure": structure,
+        "payout_structure_default": default_structure,
+        **({"payouts": payout_rows(tournament)} if payouts else {}),
+        "prize_pool": None if pool is None else prize_pool_row(pool),
+    }
     return {
         "slug": tournament.slug,
         "name": tournament.name,
@@ -601,17 +617,7 @@ def tournament_detail(tournament: Tournament, stages: Sequence[Stage] | None = N
             "max_entries": tournament.max_entries,
             "late_registration_rounds": tournament.late_registration_rounds,
         },
-        "money": {
-            "currency": tournament.currency,
-            "entry_fee": tournament.entry_fee,
-            "reentry_fee": tournament.reentry_fee,
-            "rake_percent": tournament.rake_percent,
-            "guarantee": tournament.guarantee,
-            "payout_structure": structure,
-            "payout_structure_default": default_structure,
-            "payouts": payout_rows(tournament),
-            "prize_pool": None if pool is None else prize_pool_row(pool),
-        },
+        "money": money,
         "stages": [stage_row(s, names[s.order]) for s in plan],
     }
 
