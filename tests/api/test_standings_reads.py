@@ -53,6 +53,9 @@ def test_the_facts_without_payouts_are_the_facts_but_the_payouts() -> None:
     assert detail["money"]["payouts"]
     # when the pages ask for its facts without the payouts
     lean = events.tournament_detail(tournament, payouts=False)
-    # then nothing else differs
+    # then nothing else differs but the default scale's percentages, which they word
+    assert detail["money"]["payout_structure_default"]
+    assert lean["money"]["payout_structure"] == []
     del detail["money"]["payouts"]
+    detail["money"]["payout_structure"] = []
     assert lean == detail

@@ -220,6 +220,47 @@ def test_tie_break_order_is_respected(
             assert below.rank == below.position
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    raw=results_strategy,
+    order=st.permutations(["points", "first_places", "buchholz", "fewest_fools"]),
+    cut=st.integers(0, 4),
+)
+def test_head_to_head_splits_only_the_group_tied_on_the_criteria_before_it(
+    raw: list[tuple[tuple[str, ...], int, bool]], order: list[str], cut: int
+) -> None:
+    # given head-to-head among the tie-breaks, the others before and after it
+    criteria = [*order[:cut], "head_to_head", *order[cut:]]
+    rows = standings(_results(raw), ScoringConfig(tie_breaks=criteria), seed="s")
+
+    def key(row: StandingRow) -> tuple[Fraction, ...]:
+        values = {
+            "points": row.points,
+            "first_places": Fraction(row.first_places),
+            "buchholz": row.buchholz,
+            "fewest_fools": Fraction(-row.fools),
+            # only the entries whose tie reached it have one: compared within such a tie
+            "head_to_head": row.head_to_head if row.head_to_head is not None else Fraction(0),
+        }
+        return tuple(values[name] for name in criteria)
+
+    # then the rows are sorted by those keys in that order, each below the one above by the
+    # first criterion that tells them apart (the draw if none does)
+    for above, below in pairwise(rows):
+        assert key(above) >= key(below)
+        if key(above) == key(below):
+            assert below.decided_by == "draw" and below.rank == above.rank
+        else:
+            first_diff = next(
+                n for n, a, b in zip(criteria, key(above), key(below), strict=True) if a != b
+            )
+            assert below.decided_by == first_diff and below.rank == below.position
+            if first_diff != "head_to_head" and criteria.index(first_diff) < cut:
+                continue
+            # past the criteria before head-to-head, both reached it together (tied before)
+            assert key(above)[:cut] == key(below)[:cut]
+
+
 def test_head_to_head_among_the_tied_group_only() -> None:
     # given a and b on 2 points each, b having beaten a when they met; x and y on 1 each but
     # they never met

@@ -146,10 +146,8 @@ def forget_kept() -> None:
 
 def _results(stage: Stage) -> list[tuple[Any, ...]]:
     """The stage's confirmed results as :data:`RESULT_FIELDS` tuples, oldest first."""
-    return list(
-        result_values(
-            TableResult.objects.filter(table__round__stage=stage).counted().order_by("id")
-        )
+    return result_values(
+        TableResult.objects.filter(table__round__stage=stage).counted().order_by("id")
     )
 
 
