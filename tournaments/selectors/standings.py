@@ -84,7 +84,9 @@ def _kept_or(key: Hashable, compute: Callable[[], list[T]]) -> list[T]:
     return list(rows)
 
 
-def _scored_key(stage: Stage, results: list[PureResult], entries: tuple[str, ...]) -> Hashable:
+def _scored_key(stage: Stage, results: Iterable[PureResult], entries: tuple[str, ...]) -> Hashable:
+    # ``results`` may come as the frozenset already: ``frozenset()`` gives it back, not hashing
+    # 7,500 results again (:func:`_lines` keys its lines and their scoring by the same).
     return (
         "scored",
         stage.pk,
@@ -97,13 +99,17 @@ def _scored_key(stage: Stage, results: list[PureResult], entries: tuple[str, ...
 
 
 def _scored(
-    stage: Stage, results: list[PureResult], entry_ids: Iterable[int]
+    stage: Stage,
+    results: list[PureResult],
+    entry_ids: Iterable[int],
+    held: frozenset[PureResult] | None = None,
 ) -> list[scoring_points.StandingRow]:
-    """The scoring's rows over ``results`` (in force) and ``entry_ids`` (kept: :func:`_kept_or`)."""
+    """The scoring's rows over ``results`` (in force) and ``entry_ids`` (kept: :func:`_kept_or`;
+    ``held``: ``frozenset(results)``, if the caller has it)."""
     entries = tuple(str(e) for e in entry_ids)
     seed = f"{stage.tournament.seed}:{stage.order}"
     return _kept_or(
-        _scored_key(stage, results, entries),
+        _scored_key(stage, results if held is None else held, entries),
         lambda: scoring_points.standings(
             results, adapters.scoring_config(stage), seed=seed, entries=entries
         ),
@@ -236,8 +242,9 @@ def _lines(
     effective = effective_results(pure)
     in_force = {int(r.id) for r in effective}
     hangings = [(row[0], row[5]) for row in stored if row[5] and row[0] in in_force]
-    key = ("lines", _scored_key(stage, effective, ()), tuple(entries), repr(hangings))
-    return _kept_or(key, lambda: _new_lines(stage, effective, hangings, entries))
+    held = frozenset(effective)
+    key = ("lines", _scored_key(stage, held, ()), tuple(entries), repr(hangings))
+    return _kept_or(key, lambda: _new_lines(stage, effective, hangings, entries, held))
 
 
 def _new_lines(
@@ -245,12 +252,13 @@ def _new_lines(
     effective: list[PureResult],
     hangings: list[tuple[int, list[Any]]],
     entries: list[tuple[int, int | None, str | None, str | None]],
+    held: frozenset[PureResult],
 ) -> list[StandingLine]:
     given, received = _pogony_counts(pogony for _, pogony in hangings)
     names = {e: player or team or "" for e, _, player, team in entries}
     players = {e: player for e, player, _, _ in entries}
     lines = []
-    for row in _scored(stage, effective, names):
+    for row in _scored(stage, effective, names, held):
         entry = int(row.entry)
         lines.append(
             StandingLine(
