@@ -387,7 +387,6 @@ def standings(
     ordered = sorted(results, key=lambda r: r.id)
     scale = _scale(ordered, config)
     tallies, buchholz = _tally(ordered, config, entries, scale)
-    tables_of: dict[str, list[int]] = {}  # filled when a tie first reaches head-to-head
     # One Fraction per distinct scaled value, not per row: a big field shares a few dozen.
     exact: dict[int, Fraction] = {}
 
@@ -399,6 +398,30 @@ def standings(
 
     h2h: dict[str, Fraction] = {}
     halved: dict[int, Fraction] = {}  # one Fraction per head-to-head score
+    tie_breaks: tuple[str, ...] = tuple(config.tie_breaks)
+    # The tables where two entries tied on every criterion before head-to-head sat, by those
+    # criteria's values (a tie-break is listed once: the groups that reach head-to-head are
+    # exactly the entries of equal values). Filled when a tie first reaches it, in one pass
+    # over the tables, not a pass over each entry's tables per group.
+    met: dict[tuple[int, ...], list[int]] = {}
+    tied: dict[str, tuple[int, ...]] = {}  # each entry's values of the criteria before it
+
+    def met_by(group: list[str]) -> list[int]:
+        if not tied:
+            everyone = list(tallies)
+            before = tie_breaks[: tie_breaks.index("head_to_head")]
+            columns = [keys(c, everyone).values() for c in before]
+            tied.update(
+                zip(everyone, zip(*columns, strict=True), strict=True)
+                if before
+                else dict.fromkeys(everyone, ())
+            )
+            for index, result in enumerate(ordered):
+                at = [tied[e] for e in result.places]
+                if len(set(at)) < len(at):
+                    for value in {v for v in at if at.count(v) > 1}:
+                        met.setdefault(value, []).append(index)
+        return met.get(tied[group[0]], [])
 
     def keys(criterion: str, group: list[str]) -> dict[str, int]:
         # Bigger is better for every key, hence fewest fools as a negative count; points and
@@ -422,19 +445,9 @@ def standings(
         values: Mapping[str, Hashable]
         if criterion == "head_to_head":
             run, rest = criteria[:1], criteria[1:]
-            # Only the entries still tied take part: a mini-table of their meetings.
-            # Only the tables where a member sat: big fields split into many small tied groups.
-            if not tables_of:
-                for index, result in enumerate(ordered):
-                    for entry in result.places:
-                        tables_of.setdefault(entry, []).append(index)
-            # A table counts only if two of them sat at it: most tied groups never met.
-            sat: dict[int, int] = {}
-            for e in group:
-                for i in tables_of.get(e, ()):
-                    sat[i] = sat.get(i, 0) + 1
-            met = sorted(i for i, members in sat.items() if members > 1)
-            values = _head_to_head(group, [ordered[i] for i in met])
+            # Only the entries still tied take part: a mini-table of their meetings, over the
+            # tables two of them sat at (most tied groups never met).
+            values = _head_to_head(group, [ordered[i] for i in met_by(group)])
             for entry, halves in values.items():
                 exact_h2h = halved.get(halves)
                 if exact_h2h is None:
@@ -470,7 +483,6 @@ def standings(
             previous = value
         return out
 
-    tie_breaks: tuple[str, ...] = tuple(config.tie_breaks)
     rows: list[StandingRow] = []
     rank = 0
     for position, (entry, decided_by) in enumerate(order(sorted(tallies), tie_breaks), 1):
