@@ -15,11 +15,11 @@ in ``docs/readings.md`` ("Points and tie-breaks").
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from tournaments.scoring._common import Exact, draw_key, to_fraction
 from tournaments.scoring.errors import ScoringError
@@ -260,18 +260,22 @@ def _tally(
     tables: dict[int, tuple[int, ...]] = {}
     penalty = int(config.penalty * scale)
     bye = int(config.bye * scale)
-    played: list[TableResult] = []
+    played: list[tuple[tuple[str, ...], list[_Tally]]] = []
     for result in results:
         places = result.places
+        # The tallies of the table, looked up once (a 10,000-entry stage: 30,000 seats).
+        seated = []
         for entry in places:
-            if entry not in tallies:
-                tallies[entry] = _Tally()
+            tally = tallies.get(entry)
+            if tally is None:
+                tally = tallies[entry] = _Tally()
+            seated.append(tally)
         if len(places) == 1:  # a bye
-            tally = tallies[places[0]]
+            tally = seated[0]
             tally.points += bye
             tally.byes += 1
             continue
-        played.append(result)
+        played.append((places, seated))
         size = len(places)
         table = tables.get(size)
         if table is None:
@@ -286,11 +290,11 @@ def _tally(
                 place += len(group)
             winners: Sequence[str] = groups[0] if len(groups[0]) == 1 or result.team_lost else ()
         else:  # the common case: one entry per place
-            for entry, share in zip(places, table, strict=True):
-                tallies[entry].points += share
+            for tally, share in zip(seated, table, strict=True):
+                tally.points += share
             winners = places[:1]
-        for entry in places:
-            tallies[entry].played += 1
+        for tally in seated:
+            tally.played += 1
         if result.pogony is not None and penalty:
             for entry in result.pogony.on:
                 tallies[entry].points -= penalty
@@ -302,10 +306,10 @@ def _tally(
     if not with_buchholz:
         return tallies, {}
     buchholz = dict.fromkeys(tallies, 0)
-    for result in played:
-        scored = [tallies[e].points for e in result.places]
+    for places, seated in played:
+        scored = [tally.points for tally in seated]
         total = sum(scored)
-        for entry, own in zip(result.places, scored, strict=True):
+        for entry, own in zip(places, scored, strict=True):
             buchholz[entry] += total - own
     return tallies, buchholz
 
@@ -383,7 +387,6 @@ def standings(
     ordered = sorted(results, key=lambda r: r.id)
     scale = _scale(ordered, config)
     tallies, buchholz = _tally(ordered, config, entries, scale)
-    tables_of: dict[str, list[int]] = {}  # filled when a tie first reaches head-to-head
     # One Fraction per distinct scaled value, not per row: a big field shares a few dozen.
     exact: dict[int, Fraction] = {}
 
@@ -395,6 +398,30 @@ def standings(
 
     h2h: dict[str, Fraction] = {}
     halved: dict[int, Fraction] = {}  # one Fraction per head-to-head score
+    tie_breaks: tuple[str, ...] = tuple(config.tie_breaks)
+    # The tables where two entries tied on every criterion before head-to-head sat, by those
+    # criteria's values (a tie-break is listed once: the groups that reach head-to-head are
+    # exactly the entries of equal values). Filled when a tie first reaches it, in one pass
+    # over the tables, not a pass over each entry's tables per group.
+    met: dict[tuple[int, ...], list[int]] = {}
+    tied: dict[str, tuple[int, ...]] = {}  # each entry's values of the criteria before it
+
+    def met_by(group: list[str]) -> list[int]:
+        if not tied:
+            everyone = list(tallies)
+            before = tie_breaks[: tie_breaks.index("head_to_head")]
+            columns = [keys(c, everyone).values() for c in before]
+            tied.update(
+                zip(everyone, zip(*columns, strict=True), strict=True)
+                if before
+                else dict.fromkeys(everyone, ())
+            )
+            for index, result in enumerate(ordered):
+                at = [tied[e] for e in result.places]
+                if len(set(at)) < len(at):
+                    for value in {v for v in at if at.count(v) > 1}:
+                        met.setdefault(value, []).append(index)
+        return met.get(tied[group[0]], [])
 
     def keys(criterion: str, group: list[str]) -> dict[str, int]:
         # Bigger is better for every key, hence fewest fools as a negative count; points and
@@ -414,40 +441,48 @@ def standings(
         if not criteria:
             drawn = sorted(group, key=lambda e: draw_key(seed, e))
             return [(e, None if i == 0 else DRAW) for i, e in enumerate(drawn)]
-        criterion, rest = criteria[0], criteria[1:]
+        criterion = criteria[0]
+        values: Mapping[str, Hashable]
         if criterion == "head_to_head":
-            # Only the entries still tied take part: a mini-table of their meetings.
-            # Only the tables where a member sat: big fields split into many small tied groups.
-            if not tables_of:
-                for index, result in enumerate(ordered):
-                    for entry in result.places:
-                        tables_of.setdefault(entry, []).append(index)
-            # A table counts only if two of them sat at it: most tied groups never met.
-            sat: dict[int, int] = {}
-            for e in group:
-                for i in tables_of.get(e, ()):
-                    sat[i] = sat.get(i, 0) + 1
-            met = sorted(i for i, members in sat.items() if members > 1)
-            values = _head_to_head(group, [ordered[i] for i in met])
+            run, rest = criteria[:1], criteria[1:]
+            # Only the entries still tied take part: a mini-table of their meetings, over the
+            # tables two of them sat at (most tied groups never met).
+            values = _head_to_head(group, [ordered[i] for i in met_by(group)])
             for entry, halves in values.items():
                 exact_h2h = halved.get(halves)
                 if exact_h2h is None:
                     exact_h2h = halved[halves] = Fraction(halves, 2)
                 h2h[entry] = exact_h2h
         else:
-            values = keys(criterion, group)
-        buckets: dict[int, list[str]] = {}
+            # The criteria up to the next head-to-head split the group by the tuple of their
+            # keys, in one pass: nested, each made a pass over 10,000 entries of its own.
+            cut = criteria.index("head_to_head") if "head_to_head" in criteria else len(criteria)
+            run, rest = criteria[:cut], criteria[cut:]
+            if cut == 1:
+                values = keys(criterion, group)
+            else:
+                columns = [keys(c, group).values() for c in run]
+                values = dict(zip(group, zip(*columns, strict=True), strict=True))
+        buckets: dict[Any, list[str]] = {}
         for entry in group:
             buckets.setdefault(values[entry], []).append(entry)
         out: list[tuple[str, str | None]] = []
+        previous: Any = None
         for i, value in enumerate(sorted(buckets, reverse=True)):
             part = order(buckets[value], rest)
-            if i > 0:
-                part[0] = (part[0][0], criterion)
+            if i > 0:  # below the bucket before, by the first criterion that tells them apart
+                split = (
+                    0
+                    if len(run) == 1
+                    else next(
+                        j for j, (a, b) in enumerate(zip(previous, value, strict=True)) if a != b
+                    )
+                )
+                part[0] = (part[0][0], run[split])
             out.extend(part)
+            previous = value
         return out
 
-    tie_breaks: tuple[str, ...] = tuple(config.tie_breaks)
     rows: list[StandingRow] = []
     rank = 0
     for position, (entry, decided_by) in enumerate(order(sorted(tallies), tie_breaks), 1):

@@ -84,7 +84,9 @@ def _kept_or(key: Hashable, compute: Callable[[], list[T]]) -> list[T]:
     return list(rows)
 
 
-def _scored_key(stage: Stage, results: list[PureResult], entries: tuple[str, ...]) -> Hashable:
+def _scored_key(stage: Stage, results: Iterable[PureResult], entries: tuple[str, ...]) -> Hashable:
+    # ``results`` may come as the frozenset already: ``frozenset()`` gives it back, not hashing
+    # 7,500 results again (:func:`_lines` keys its lines and their scoring by the same).
     return (
         "scored",
         stage.pk,
@@ -97,30 +99,36 @@ def _scored_key(stage: Stage, results: list[PureResult], entries: tuple[str, ...
 
 
 def _scored(
-    stage: Stage, results: list[PureResult], entry_ids: Iterable[int]
+    stage: Stage,
+    results: list[PureResult],
+    entry_ids: Iterable[int],
+    held: frozenset[PureResult] | None = None,
 ) -> list[scoring_points.StandingRow]:
-    """The scoring's rows over ``results`` (in force) and ``entry_ids`` (kept: :func:`_kept_or`)."""
+    """The scoring's rows over ``results`` (in force) and ``entry_ids`` (kept: :func:`_kept_or`;
+    ``held``: ``frozenset(results)``, if the caller has it)."""
     entries = tuple(str(e) for e in entry_ids)
     seed = f"{stage.tournament.seed}:{stage.order}"
     return _kept_or(
-        _scored_key(stage, results, entries),
+        _scored_key(stage, results if held is None else held, entries),
         lambda: scoring_points.standings(
             results, adapters.scoring_config(stage), seed=seed, entries=entries
         ),
     )
 
 
-_paused = 0  # computations running with the cycle collector paused (:func:`_collector_paused`)
+_paused = 0  # computations running with the cycle collector paused (:func:`collector_paused`)
 _resume = False  # whether the collector ran before the first of them
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """The cycle collector paused while a standings computation runs. It allocates tens of
     thousands of acyclic objects (results, tallies, rows), each allocation burst triggering a
     full collection that walks every object of the process (a Django worker holds millions):
     at 10,000 entries a third of the selector's time. Nothing it makes is a cycle, so nothing
-    waits for the collector; it is resumed (if it ran before) when the last one ends."""
+    waits for the collector; it is resumed (if it ran before) when the last one ends. The
+    selectors that build a row per entry of a big field (the final places, the API's rows)
+    pause it so too."""
     global _paused, _resume  # noqa: PLW0603 (one counter per process, under its lock)
     with _kept_lock:
         _paused += 1
@@ -144,17 +152,15 @@ def forget_kept() -> None:
 
 def _results(stage: Stage) -> list[tuple[Any, ...]]:
     """The stage's confirmed results as :data:`RESULT_FIELDS` tuples, oldest first."""
-    return list(
-        result_values(
-            TableResult.objects.filter(table__round__stage=stage).counted().order_by("id")
-        )
+    return result_values(
+        TableResult.objects.filter(table__round__stage=stage).counted().order_by("id")
     )
 
 
 def standing_rows(stage: Stage) -> list[scoring_points.StandingRow]:
     """The scoring's rows of the stage (entries as strings), tie-broken as configured: what the
     services advance, place and pair by."""
-    with _collector_paused():
+    with collector_paused():
         pure = effective_results([pure_result(row) for row in _results(stage)])
         return _scored(stage, pure, stage_entry_ids(stage))
 
@@ -192,7 +198,7 @@ def stage_standings(stage: Stage) -> list[StandingLine]:
     a stage without standings (:func:`has_standings`)."""
     if not has_standings(stage):
         return []
-    with _collector_paused():
+    with collector_paused():
         stored = _results(stage)
         return _lines(stage, stored, [pure_result(row) for row in stored], _stage_entries(stage))
 
@@ -204,7 +210,7 @@ def standings_change(stage: Stage, result_id: int) -> tuple[list[StandingLine], 
     without standings."""
     if not has_standings(stage):
         return [], []
-    with _collector_paused():
+    with collector_paused():
         stored = _results(stage)
         pure = [pure_result(row) for row in stored]
         entries = _stage_entries(stage)
@@ -236,8 +242,9 @@ def _lines(
     effective = effective_results(pure)
     in_force = {int(r.id) for r in effective}
     hangings = [(row[0], row[5]) for row in stored if row[5] and row[0] in in_force]
-    key = ("lines", _scored_key(stage, effective, ()), tuple(entries), repr(hangings))
-    return _kept_or(key, lambda: _new_lines(stage, effective, hangings, entries))
+    held = frozenset(effective)
+    key = ("lines", _scored_key(stage, held, ()), tuple(entries), repr(hangings))
+    return _kept_or(key, lambda: _new_lines(stage, effective, hangings, entries, held))
 
 
 def _new_lines(
@@ -245,12 +252,13 @@ def _new_lines(
     effective: list[PureResult],
     hangings: list[tuple[int, list[Any]]],
     entries: list[tuple[int, int | None, str | None, str | None]],
+    held: frozenset[PureResult],
 ) -> list[StandingLine]:
     given, received = _pogony_counts(pogony for _, pogony in hangings)
     names = {e: player or team or "" for e, _, player, team in entries}
     players = {e: player for e, player, _, _ in entries}
     lines = []
-    for row in _scored(stage, effective, names):
+    for row in _scored(stage, effective, names, held):
         entry = int(row.entry)
         lines.append(
             StandingLine(
