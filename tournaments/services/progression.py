@@ -132,7 +132,9 @@ def round_complete(*, round_id: int) -> Round:
     only the job that the round's last table sent can finish it."""
     with transaction.atomic():
         round_ = (
-            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_id)
+            Round.objects.select_for_update(no_key=True)
+            .select_related("stage__tournament")
+            .get(pk=round_id)
         )
         if round_.status != Round.Status.PLAYING:
             return round_
