@@ -13,7 +13,10 @@ upsert on the game, so two workers counting the same game write the same row). T
 recomputed from every row of the event, in game order, and written under the lock of the
 event's ``FairplayState`` row (not the tournament's: the round jobs and the feed write that one
 while a big event's pairs are written), held only to re-check the rows and write: the replay
-and the score happen before any lock. Run twice, or by two workers at once, the rows
+and the score happen before any lock. A round's job recomputes the pairs only once the games
+counted have grown by :data:`PAIRS_GROWTH` since; a stage's end, the event's end and the
+reconciler (a finished event with games not counted or stale pairs: ``tournaments.reconcile``)
+always do. Run twice, or by two workers at once, the rows
 are the same; recounted from scratch, the scores are the same as the incremental ones.
 
 **Decisions** (:func:`pair_decide`): a person who referees the event (its referees, its
