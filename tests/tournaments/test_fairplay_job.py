@@ -160,6 +160,36 @@ def test_recounted_from_scratch_without_the_bots_fields_the_scores_are_the_same(
     assert _pairs() == incremental
 
 
+def test_a_round_recomputes_the_pairs_only_once_the_games_grew_a_stage_end_always(
+    eager_jobs: None, tmp_path: Path
+) -> None:
+    tournament, _pair = _simulate(tmp_path)
+    state = FairplayState.objects.get(tournament=tournament)
+    assert state.games_counted == 5
+    final = _pairs()
+    # given: the pairs as the first four games gave them, the last game's row lost
+    last = GameEvidenceRow.objects.order_by("game_id").last()
+    assert last is not None
+    last.delete()
+    fairplay.pairs_recompute(tournament_id=tournament.pk)
+    four = _pairs()
+    assert four != final and not fairplay.pairs_due(tournament.pk)
+    # when: a round's job (not its stage's end) counts the fifth game: 5 < 1.5 * 4
+    assert fairplay_count(tournament_id=tournament.pk, full=False) == 1
+    # then: the game is counted, the pairs wait (stale, as the reconciler would see)
+    assert GameEvidenceRow.objects.count() == 5
+    assert _pairs() == four and fairplay.pairs_due(tournament.pk)
+    assert not fairplay.pairs_due(tournament.pk, growth=fairplay.PAIRS_GROWTH)
+    # a stage's end (full) recomputes them: the same as counted round by round
+    assert fairplay_count(tournament_id=tournament.pk) == 0
+    assert _pairs() == final and not fairplay.pairs_due(tournament.pk)
+    # and from two games to five the pairs grew enough: a round's job recomputes them
+    GameEvidenceRow.objects.filter(game_id__in=[r[1] for r in _games()[2:]]).delete()
+    fairplay.pairs_recompute(tournament_id=tournament.pk)
+    assert fairplay_count(tournament_id=tournament.pk, full=False) == 3
+    assert _pairs() == final
+
+
 def test_a_clock_move_is_replayed_not_counted(eager_jobs: None, tmp_path: Path) -> None:
     tournament, _pair = _simulate(tmp_path)
     game = Game.objects.filter(table__round__stage__tournament=tournament).order_by("pk").first()

@@ -147,8 +147,11 @@ def round_complete(*, round_id: int) -> Round:
         event = _round_finish(round_, stage)
         _announce_finish(round_, stage, event)
         # The fair-play evidence of the round's games (for the last round, the event's): sent
-        # after the next round's pairing, so that an in-process run pairs first.
-        enqueue_on_commit("tournaments.fairplay_count", stage.tournament_id)
+        # after the next round's pairing, so that an in-process run pairs first; the pairs are
+        # recomputed in full at a stage's end (``services.fairplay.PAIRS_GROWTH``).
+        enqueue_on_commit(
+            "tournaments.fairplay_count", stage.tournament_id, event != "round_finished"
+        )
         return round_
 
 
