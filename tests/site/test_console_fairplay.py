@@ -6,11 +6,9 @@ flushed afterwards; every number the pages show is compared with the stored rows
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from io import StringIO
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from django.urls import reverse
 from pytest_django import DjangoDbBlocker
 
 from games.models import Game, GameAction
+from tests.builders import six_bots_with_a_colluding_pair
 from tests.conftest import jobs_in_process
 from tests.factories import console_user
 from tournaments import services
@@ -54,24 +53,9 @@ class Simulated:
 def simulate(tmp_path: Path) -> Simulated:
     """Six bots at tables of three over two swiss rounds, then all six at the final, one pair
     colluding at full strength; its referee, organiser and league; another event in the league."""
-    key_file = tmp_path / "pairs.json"
     with jobs_in_process():
-        call_command(
-            "simulate_tournament",
-            players=6,
-            plan="swiss:3:2:top=6,knockout:6:1",
-            bots="heuristic",
-            collusion_pairs=1,
-            collusion_policy="squeeze",
-            collusion_strength=1.0,
-            seed="fair2-1",
-            collusion_seed="pair-2",
-            collusion_out=str(key_file),
-            no_progress=True,
-            timeout=300,
-            stdout=StringIO(),
-        )
-    (pair,) = json.loads(key_file.read_text())["pairs"]
+        key = six_bots_with_a_colluding_pair(tmp_path / "pairs.json")
+    (pair,) = key["pairs"]
     a, b = sorted(pair["players"])
     organiser = console_user("fp-organiser", ORGANISER)
     referee = console_user("fp-referee", REFEREE)

@@ -4,20 +4,18 @@ without the bots' fields, or twice, it stores the same; the queue's selectors re
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections.abc import Sequence
-from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
 from django.db import connection
 
 from games.models import Game, GameAction
+from tests.builders import six_bots_with_a_colluding_pair
 from tournaments.fairplay import GameRecord, game_evidence
 from tournaments.models import (
     FairplayState,
@@ -66,23 +64,7 @@ def _games() -> list[tuple[Any, ...]]:
 def _simulate(tmp_path: Path) -> tuple[Tournament, tuple[int, int]]:
     """Six bots at tables of three over two swiss rounds, then all six at the final; one pair
     colluding at full strength. Returns the event and the pair's player ids."""
-    key_file = tmp_path / "pairs.json"
-    call_command(
-        "simulate_tournament",
-        players=6,
-        plan="swiss:3:2:top=6,knockout:6:1",
-        bots="heuristic",
-        collusion_pairs=1,
-        collusion_policy="squeeze",
-        collusion_strength=1.0,
-        seed="fair2-1",
-        collusion_seed="pair-2",
-        collusion_out=str(key_file),
-        no_progress=True,
-        timeout=300,
-        stdout=StringIO(),
-    )
-    (pair,) = json.loads(key_file.read_text())["pairs"]
+    (pair,) = six_bots_with_a_colluding_pair(tmp_path / "pairs.json")["pairs"]
     a, b = sorted(pair["players"])
     return Tournament.objects.get(), (a, b)
 
