@@ -25,7 +25,10 @@ The plan defaults to a multi-stage money event (:func:`money_plan`; at 1,024 pla
 avoid repeat meetings, so partners drawn at random in a large field rarely share a table;
 ``--plan`` with round-robin groups (``rr:4:G``) and ``--series`` seat the pairs that share a
 group many times. Timings are the
-machine's (noisy when shared); the figures are deterministic for a seed.
+machine's (noisy when shared). The seed fixes the pairs drawn and the pairings' draws, not the
+deals: each game's seed is a fresh secret (its commitment is published before play), so two runs
+of one seed play other games and their figures differ a little (which pairs met, their z);
+``bench.fairplay_probe`` (engine only) is deterministic.
 """
 
 from __future__ import annotations
