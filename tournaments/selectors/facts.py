@@ -119,6 +119,8 @@ def moved_standings(stage: Stage, result_id: int) -> Row:
     scored, pushed = [], []
     for line in after:
         was = old.get(line.entry_id)
+        if was is line:  # the same line (``selectors.standings``: most of them)
+            continue
         if was is None or _moved_by(was) != _moved_by(line):
             scored.append(line)
         elif was != line:

@@ -85,6 +85,11 @@ def _kept_or(key: Hashable, compute: Callable[[], list[T]]) -> list[T]:
 
 
 def _scored_key(stage: Stage, results: list[PureResult], entries: tuple[str, ...]) -> Hashable:
+    return (*_rules_key(stage, entries), frozenset(results))
+
+
+def _rules_key(stage: Stage, entries: tuple[str, ...]) -> tuple[Any, ...]:
+    """What a stage's standings read besides its results."""
     return (
         "scored",
         stage.pk,
@@ -92,22 +97,62 @@ def _scored_key(stage: Stage, results: list[PureResult], entries: tuple[str, ...
         repr(stage.scoring),
         repr(stage.tiebreaks),
         entries,
-        frozenset(results),
     )
+
+
+#: How many results may differ from those of the last standings computed for the same stage,
+#: rules and entries for them to be updated (``scoring.points.Standings.updated``) rather than
+#: computed whole: a table's result, a correction (one out, one in), a few at once.
+UPDATE_MAX = 8
+#: The lines last made per stage, each with the scoring's row it was made of (:func:`_new_lines`
+#: makes a line again only when its row or its name, player or pogony changed).
+_line_memo: OrderedDict[int, dict[int, tuple[scoring_points.StandingRow, StandingLine]]] = (
+    OrderedDict()
+)
+#: The last :class:`~tournaments.scoring.points.Standings` computed per stage, rules and
+#: entries (:func:`_rules_key`), with the results they are over: the next computation for
+#: them updates it (the feed's moved rows after each table's result; the faces after it).
+_latest: OrderedDict[Hashable, tuple[frozenset[PureResult], scoring_points.Standings]] = (
+    OrderedDict()
+)
 
 
 def _scored(
     stage: Stage, results: list[PureResult], entry_ids: Iterable[int]
 ) -> list[scoring_points.StandingRow]:
-    """The scoring's rows over ``results`` (in force) and ``entry_ids`` (kept: :func:`_kept_or`)."""
+    """The scoring's rows over ``results`` (in force) and ``entry_ids`` (kept: :func:`_kept_or`;
+    updated from the last ones computed for the stage when only a few results differ)."""
     entries = tuple(str(e) for e in entry_ids)
-    seed = f"{stage.tournament.seed}:{stage.order}"
-    return _kept_or(
-        _scored_key(stage, results, entries),
-        lambda: scoring_points.standings(
-            results, adapters.scoring_config(stage), seed=seed, entries=entries
-        ),
-    )
+    rules = _rules_key(stage, entries)
+    over = frozenset(results)
+    return _kept_or((*rules, over), lambda: _computed(stage, rules, over, results))
+
+
+def _computed(
+    stage: Stage, rules: Hashable, over: frozenset[PureResult], results: list[PureResult]
+) -> list[scoring_points.StandingRow]:
+    entries = rules[-1]  # type: ignore[index]
+    with _kept_lock:
+        latest = _latest.get(rules)
+    state = None
+    if latest is not None:
+        before, kept = latest
+        added, removed = over - before, before - over
+        if len(added) + len(removed) <= UPDATE_MAX:
+            state = kept.updated(added=added, removed=removed)
+    if state is None:
+        state = scoring_points.Standings.of(
+            results,
+            adapters.scoring_config(stage),
+            seed=f"{stage.tournament.seed}:{stage.order}",
+            entries=entries,
+        )
+    with _kept_lock:
+        _latest[rules] = (over, state)
+        _latest.move_to_end(rules)
+        while len(_latest) > KEPT:
+            _latest.popitem(last=False)
+    return state.rows
 
 
 _paused = 0  # computations running with the cycle collector paused (:func:`_collector_paused`)
@@ -137,9 +182,12 @@ def _collector_paused() -> Iterator[None]:
 
 
 def forget_kept() -> None:
-    """Drop the computations :func:`_scored` keeps (a benchmark's uncached figures)."""
+    """Drop the computations :func:`_scored` keeps (a benchmark's uncached figures), and the
+    last standings of each stage it would update."""
     with _kept_lock:
         _kept.clear()
+        _latest.clear()
+        _line_memo.clear()
 
 
 def _results(stage: Stage) -> list[tuple[Any, ...]]:
@@ -249,15 +297,34 @@ def _new_lines(
     given, received = _pogony_counts(pogony for _, pogony in hangings)
     names = {e: player or team or "" for e, _, player, team in entries}
     players = {e: player for e, player, _, _ in entries}
+    with _kept_lock:
+        memo = _line_memo.get(stage.pk, {})
+    made: dict[int, tuple[scoring_points.StandingRow, StandingLine]] = {}
     lines = []
     for row in _scored(stage, effective, names):
         entry = int(row.entry)
-        lines.append(
-            StandingLine(
+        name = names.get(entry, f"#{entry}")
+        pogony_given = given.get(entry, 0)
+        pogony_received = received.get(entry, 0)
+        player = players.get(entry)
+        # The line before when its row is the row before (``Standings``: the same object) and
+        # nothing else of it changed: most of them after one table's result.
+        was = memo.get(entry)
+        if (
+            was is not None
+            and was[0] is row
+            and was[1].name == name
+            and was[1].pogony_given == pogony_given
+            and was[1].pogony_received == pogony_received
+            and was[1].player_id == player
+        ):
+            line = was[1]
+        else:
+            line = StandingLine(
                 position=row.position,
                 place=row.rank,
                 entry_id=entry,
-                name=names.get(entry, f"#{entry}"),
+                name=name,
                 points=row.points,
                 played=row.played,
                 byes=row.byes,
@@ -266,9 +333,15 @@ def _new_lines(
                 buchholz=row.buchholz,
                 head_to_head=row.head_to_head,
                 decided_by=row.decided_by or "",
-                pogony_given=given.get(entry, 0),
-                pogony_received=received.get(entry, 0),
-                player_id=players.get(entry),
+                pogony_given=pogony_given,
+                pogony_received=pogony_received,
+                player_id=player,
             )
-        )
+        made[entry] = (row, line)
+        lines.append(line)
+    with _kept_lock:
+        _line_memo[stage.pk] = made
+        _line_memo.move_to_end(stage.pk)
+        while len(_line_memo) > KEPT:
+            _line_memo.popitem(last=False)
     return lines
