@@ -15,7 +15,7 @@ in ``docs/readings.md`` ("Points and tie-breaks").
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
@@ -563,6 +563,7 @@ class Standings:
         "scale",
         "seed",
         "sizes",
+        "starts",
         "tallies",
     )
 
@@ -593,6 +594,8 @@ class Standings:
         self.inner: dict[Key, list[tuple[str, str | None]]] = {}  # each group's order
         self.h2h: dict[str, Fraction] = {}
         self.rows: list[StandingRow] = []
+        # each group's first row (an index of rows) and the group before it
+        self.starts: dict[Key, tuple[int, Key | None]] = {}
 
     @classmethod
     def of(
@@ -625,7 +628,7 @@ class Standings:
         for entry in sorted(tallies):
             made.groups.setdefault(made.keys[entry], []).append(entry)
         made.order(made.groups)
-        made.rows = made.ranked({}, frozenset())
+        made.rows = made.ranked(None, frozenset(), frozenset())
         return made
 
     def updated(
@@ -697,7 +700,7 @@ class Standings:
                 del made.groups[key]
                 del made.inner[key]
         made.order(reordered)
-        made.rows = made.ranked({row.entry: row for row in self.rows}, frozenset(moved))
+        made.rows = made.ranked(self, frozenset(moved), dirty)
         return made
 
     def buchholz_of(self, entry: str) -> int:
@@ -748,18 +751,34 @@ class Standings:
         for key, members in groups.items():
             self.inner[key] = ranker.order(members, rest)
 
-    def ranked(self, before: Mapping[str, StandingRow], moved: frozenset[str]) -> list[StandingRow]:
-        """The rows, the groups by their values, best first; the row ``before`` of an entry
-        not ``moved`` again when nothing of it changed."""
+    def ranked(
+        self, before: Standings | None, moved: frozenset[str], dirty: Set[Key]
+    ) -> list[StandingRow]:
+        """The rows, the groups by their values, best first (each group's first row and
+        predecessor in :attr:`starts`). From the standings ``before``: the rows of a group not
+        ``dirty`` that starts where it started after the same group again, and the row of an
+        entry not ``moved`` again when nothing of it changed."""
         tie_breaks = tuple(self.config.tie_breaks)
         fraction = _fractions(self.scale)
+        was = {} if before is None else {row.entry: row for row in before.rows}
         rows: list[StandingRow] = []
         previous: Key | None = None
         rank = 0
-        position = 0
         for key in sorted(self.groups, reverse=True):
-            for i, (entry, within) in enumerate(self.inner[key]):
-                position += 1
+            inner = self.inner[key]
+            start = len(rows)
+            self.starts[key] = (start, previous)
+            if (
+                before is not None
+                and key not in dirty
+                and before.starts.get(key) == (start, previous)
+            ):
+                rows.extend(before.rows[start : start + len(inner)])  # nothing of it changed
+                rank = rows[-1].rank
+                previous = key
+                continue
+            for i, (entry, within) in enumerate(inner):
+                position = start + i + 1
                 decided_by = within
                 if i == 0 and previous is not None:
                     # the first of a group: below the group before by the first value that differs
@@ -767,16 +786,16 @@ class Standings:
                 if decided_by != DRAW:
                     rank = position
                 h2h = self.h2h.get(entry)
-                row = before.get(entry)
-                if (
+                row = was.get(entry)
+                same_place = (
                     row is not None
-                    and entry not in moved
                     and row.position == position
                     and row.rank == rank
                     and row.decided_by == decided_by
                     and row.head_to_head == h2h
-                ):
-                    rows.append(row)
+                )
+                if same_place and entry not in moved:
+                    rows.append(row)  # type: ignore[arg-type]
                     continue
                 tally = self.tallies[entry]
                 new = StandingRow(
@@ -792,6 +811,6 @@ class Standings:
                     head_to_head=h2h,
                     decided_by=decided_by,
                 )
-                rows.append(row if new == row else new)
+                rows.append(row if same_place and new == row else new)
             previous = key
         return rows

@@ -60,11 +60,17 @@ SHORT_FINAL_KEYS: Final = ("place", "entry_id", "player_id", "name", "status", "
 PAIRED_TABLE_KEYS: Final = ("id", "number", "status", "is_bye", "score_group", "seats")
 
 
+#: The types :func:`jsonable` gives back as they are (exactly these, not their subclasses).
+_AS_IS: Final = frozenset({str, int, bool, float})
+
+
 def jsonable(value: Any, currency: str | None = None) -> Any:
     """``value`` (a selector's row) as the REST API writes it in JSON: times in ISO 8601 with
     ``Z`` for UTC (DRF's ``DateTimeField``), points as numbers, and money as the API's
     ``MoneyField``: a string with the minor-unit digits of the ``currency`` named in the same
     row or an enclosing one (``tournaments.money.amount_text``)."""
+    if value is None or type(value) in _AS_IS:  # most values: no abstract class to ask
+        return value
     if isinstance(value, Mapping):
         currency = value.get("currency", currency)
         return {str(k): jsonable(v, currency) for k, v in value.items()}

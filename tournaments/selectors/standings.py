@@ -84,10 +84,6 @@ def _kept_or(key: Hashable, compute: Callable[[], list[T]]) -> list[T]:
     return list(rows)
 
 
-def _scored_key(stage: Stage, results: list[PureResult], entries: tuple[str, ...]) -> Hashable:
-    return (*_rules_key(stage, entries), frozenset(results))
-
-
 def _rules_key(stage: Stage, entries: tuple[str, ...]) -> tuple[Any, ...]:
     """What a stage's standings read besides its results."""
     return (
@@ -104,11 +100,17 @@ def _rules_key(stage: Stage, entries: tuple[str, ...]) -> tuple[Any, ...]:
 #: rules and entries for them to be updated (``scoring.points.Standings.updated``) rather than
 #: computed whole: a table's result, a correction (one out, one in), a few at once.
 UPDATE_MAX = 8
-#: The lines last made per stage, each with the scoring's row it was made of (:func:`_new_lines`
-#: makes a line again only when its row or its name, player or pogony changed).
-_line_memo: OrderedDict[int, dict[int, tuple[scoring_points.StandingRow, StandingLine]]] = (
-    OrderedDict()
-)
+#: The lines last made per stage, each with the scoring's row it was made of, and the pogony
+#: and entries they read (:func:`_new_lines` makes a line again only when its row changed, or
+#: any name, player or pogony).
+_line_memo: OrderedDict[
+    int,
+    tuple[
+        tuple[list[tuple[int, list[Any]]], list[tuple[int, int | None, str | None, str | None]]]
+        | None,
+        dict[int, tuple[scoring_points.StandingRow, StandingLine]],
+    ],
+] = OrderedDict()
 #: The last :class:`~tournaments.scoring.points.Standings` computed per stage, rules and
 #: entries (:func:`_rules_key`), with the results they are over: the next computation for
 #: them updates it (the feed's moved rows after each table's result; the faces after it).
@@ -118,13 +120,17 @@ _latest: OrderedDict[Hashable, tuple[frozenset[PureResult], scoring_points.Stand
 
 
 def _scored(
-    stage: Stage, results: list[PureResult], entry_ids: Iterable[int]
+    stage: Stage,
+    results: list[PureResult],
+    entry_ids: Iterable[int],
+    over: frozenset[PureResult] | None = None,
 ) -> list[scoring_points.StandingRow]:
-    """The scoring's rows over ``results`` (in force) and ``entry_ids`` (kept: :func:`_kept_or`;
-    updated from the last ones computed for the stage when only a few results differ)."""
+    """The scoring's rows over ``results`` (in force; ``over``: the same as a set, when the
+    caller has it) and ``entry_ids`` (kept: :func:`_kept_or`; updated from the last ones
+    computed for the stage when only a few results differ)."""
     entries = tuple(str(e) for e in entry_ids)
     rules = _rules_key(stage, entries)
-    over = frozenset(results)
+    over = frozenset(results) if over is None else over
     return _kept_or((*rules, over), lambda: _computed(stage, rules, over, results))
 
 
@@ -188,6 +194,7 @@ def forget_kept() -> None:
         _kept.clear()
         _latest.clear()
         _line_memo.clear()
+        _pure_kept.clear()
 
 
 def _results(stage: Stage) -> list[tuple[Any, ...]]:
@@ -199,11 +206,46 @@ def _results(stage: Stage) -> list[tuple[Any, ...]]:
     )
 
 
+#: The scoring's value of each stored result read lately, by every field it is made of
+#: (:func:`_pure`); emptied when it holds more than :data:`PURE_KEPT`.
+_pure_kept: dict[tuple[Any, ...], PureResult] = {}
+PURE_KEPT = 50_000
+
+
+def _pure(stored: list[tuple[Any, ...]]) -> list[PureResult]:
+    """``selectors.pure_result`` of each of ``stored``, the same object as the last time the
+    same fields were read: the keys of the kept standings then compare by identity, not field
+    by field (and the object is made and validated once, not after every table's result)."""
+    out = []
+    kept = _pure_kept
+    for row in stored:
+        pk, places, fool, drawn, team_lost, pogony, supersedes, reason = row
+        key = (
+            pk,
+            tuple(places),
+            fool,
+            tuple(drawn) if drawn else None,
+            tuple(team_lost) if team_lost else None,
+            repr(pogony) if pogony else None,
+            supersedes,
+            reason,
+        )
+        pure = kept.get(key)
+        if pure is None:
+            pure = pure_result(row)
+            with _kept_lock:
+                if len(kept) >= PURE_KEPT:
+                    kept.clear()
+                kept[key] = pure
+        out.append(pure)
+    return out
+
+
 def standing_rows(stage: Stage) -> list[scoring_points.StandingRow]:
     """The scoring's rows of the stage (entries as strings), tie-broken as configured: what the
     services advance, place and pair by."""
     with _collector_paused():
-        pure = effective_results([pure_result(row) for row in _results(stage)])
+        pure = effective_results(_pure(_results(stage)))
         return _scored(stage, pure, stage_entry_ids(stage))
 
 
@@ -242,7 +284,7 @@ def stage_standings(stage: Stage) -> list[StandingLine]:
         return []
     with _collector_paused():
         stored = _results(stage)
-        return _lines(stage, stored, [pure_result(row) for row in stored], _stage_entries(stage))
+        return _lines(stage, stored, _pure(stored), _stage_entries(stage))
 
 
 def standings_change(stage: Stage, result_id: int) -> tuple[list[StandingLine], list[StandingLine]]:
@@ -254,7 +296,7 @@ def standings_change(stage: Stage, result_id: int) -> tuple[list[StandingLine], 
         return [], []
     with _collector_paused():
         stored = _results(stage)
-        pure = [pure_result(row) for row in stored]
+        pure = _pure(stored)
         entries = _stage_entries(stage)
         # The standings before are those after the table before it: kept (_kept_or).
         kept = [i for i, row in enumerate(stored) if row[0] != result_id]
@@ -284,13 +326,15 @@ def _lines(
     effective = effective_results(pure)
     in_force = {int(r.id) for r in effective}
     hangings = [(row[0], row[5]) for row in stored if row[5] and row[0] in in_force]
-    key = ("lines", _scored_key(stage, effective, ()), tuple(entries), repr(hangings))
-    return _kept_or(key, lambda: _new_lines(stage, effective, hangings, entries))
+    over = frozenset(effective)
+    key = ("lines", *_rules_key(stage, ()), over, tuple(entries), repr(hangings))
+    return _kept_or(key, lambda: _new_lines(stage, effective, over, hangings, entries))
 
 
 def _new_lines(
     stage: Stage,
     effective: list[PureResult],
+    over: frozenset[PureResult],
     hangings: list[tuple[int, list[Any]]],
     entries: list[tuple[int, int | None, str | None, str | None]],
 ) -> list[StandingLine]:
@@ -298,33 +342,23 @@ def _new_lines(
     names = {e: player or team or "" for e, _, player, team in entries}
     players = {e: player for e, player, _, _ in entries}
     with _kept_lock:
-        memo = _line_memo.get(stage.pk, {})
+        inputs, memo = _line_memo.get(stage.pk, (None, {}))
+    # The same names, players and pogony as the lines before: a line whose row is the row
+    # before (``Standings``: the same object) is the line before, unchanged.
+    same = inputs == (hangings, entries)
     made: dict[int, tuple[scoring_points.StandingRow, StandingLine]] = {}
     lines = []
-    for row in _scored(stage, effective, names):
+    for row in _scored(stage, effective, names, over):
         entry = int(row.entry)
-        name = names.get(entry, f"#{entry}")
-        pogony_given = given.get(entry, 0)
-        pogony_received = received.get(entry, 0)
-        player = players.get(entry)
-        # The line before when its row is the row before (``Standings``: the same object) and
-        # nothing else of it changed: most of them after one table's result.
         was = memo.get(entry)
-        if (
-            was is not None
-            and was[0] is row
-            and was[1].name == name
-            and was[1].pogony_given == pogony_given
-            and was[1].pogony_received == pogony_received
-            and was[1].player_id == player
-        ):
+        if was is not None and was[0] is row and same:
             line = was[1]
         else:
             line = StandingLine(
                 position=row.position,
                 place=row.rank,
                 entry_id=entry,
-                name=name,
+                name=names.get(entry, f"#{entry}"),
                 points=row.points,
                 played=row.played,
                 byes=row.byes,
@@ -333,14 +367,14 @@ def _new_lines(
                 buchholz=row.buchholz,
                 head_to_head=row.head_to_head,
                 decided_by=row.decided_by or "",
-                pogony_given=pogony_given,
-                pogony_received=pogony_received,
-                player_id=player,
+                pogony_given=given.get(entry, 0),
+                pogony_received=received.get(entry, 0),
+                player_id=players.get(entry),
             )
         made[entry] = (row, line)
         lines.append(line)
     with _kept_lock:
-        _line_memo[stage.pk] = made
+        _line_memo[stage.pk] = ((hangings, entries), made)
         _line_memo.move_to_end(stage.pk)
         while len(_line_memo) > KEPT:
             _line_memo.popitem(last=False)
