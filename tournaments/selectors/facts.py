@@ -46,10 +46,11 @@ Row = dict[str, Any]
 #: the top first. Beyond it, ``truncated`` is true: read the stage's standings.
 MOVED_ROWS_LIMIT: Final = 100
 #: Above this many entries in a stage, a table's result carries no moved rows, only
-#: ``truncated``: finding them takes the stage's whole standings before and after the result
-#: (about 0.3 s each at 10,000 entries, for each of the round's thousands of tables), and such a
-#: result moves far more than :data:`MOVED_ROWS_LIMIT` rows anyway. ``round_finished`` carries
-#: the stage's standings whole.
+#: ``truncated``: finding them reads the stage's whole standings before and after the result
+#: (the results and entries read again, the standings updated from those before, every line
+#: compared: ``selectors.standings.standings_change``, for each of the round's thousands of
+#: tables), and such a result moves far more than :data:`MOVED_ROWS_LIMIT` rows anyway.
+#: ``round_finished`` carries the stage's standings whole.
 MOVED_ROWS_MAX_ENTRIES: Final = 1024
 #: A stage's standings row as ``round_finished`` and ``stage_finished`` carry it (the REST
 #: row's keys, the tie-break values left out).

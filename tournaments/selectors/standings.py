@@ -291,7 +291,9 @@ def standings_change(stage: Stage, result_id: int) -> tuple[list[StandingLine], 
     """The stage's standings before and after the result ``result_id`` (a table's first result
     or a correction, already stored and confirmed) took effect: the feed's moved rows. The
     queries of :func:`stage_standings`, whatever the stage's size; two empty lists for a stage
-    without standings."""
+    without standings. The standings before are those the process kept after the result
+    before it; those after are them updated (:func:`_computed`), and a line the result did not
+    change is the same object in both."""
     if not has_standings(stage):
         return [], []
     with _collector_paused():
