@@ -135,9 +135,12 @@ def _scored(
 
 
 def _computed(
-    stage: Stage, rules: Hashable, over: frozenset[PureResult], results: list[PureResult]
+    stage: Stage, rules: tuple[Any, ...], over: frozenset[PureResult], results: list[PureResult]
 ) -> list[scoring_points.StandingRow]:
-    entries = rules[-1]  # type: ignore[index]
+    """The rows over ``results`` (``over``: as a set) under ``rules`` (:func:`_rules_key`): the
+    last standings computed under the same rules updated when at most :data:`UPDATE_MAX`
+    results differ, else computed whole; kept as the last under those rules."""
+    entries = rules[-1]
     with _kept_lock:
         latest = _latest.get(rules)
     state = None
