@@ -2,7 +2,7 @@
 
     python -m bench.fairplay_probe [--players 24] [--rounds 30] [--table 4] [--pairs 4]
         [--policy squeeze] [--strength 1,0.5,0.25] [--variant throw_in] [--seed 1]
-        [--threshold 3]
+        [--threshold 3] [--min-variance 0.25] [--by-games SEEDS]
 
 Each round seats the players at random tables of ``--table`` (so a pair meets about
 ``rounds * (table - 1) / (players - 1)`` times, as in swiss rounds that ignore who met); the
@@ -14,7 +14,9 @@ together, the share of them at or above ``--threshold`` (recall), the share of t
 there (false positives; then among the pairs with no colluder: a colluder's victims depart
 from it too), the median score of each, and the time. The real benchmark of the
 issue runs ``simulate_tournament`` events through the services; this one says whether the
-evidence can tell the pairs apart at all, and how fast it is counted.
+evidence can tell the pairs apart at all, and how fast it is counted. ``--by-games SEEDS``
+pools that many events and prints the recall by games together (1, 2, 3-4, 5+), at
+``--threshold`` and at the honest pairs' 99th percentile (the power at 1% of them flagged).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 
 from games.engine import Rules, new_game, rng_for_seed
 from games.engine.bots import Bot, make_bot, play_game
-from tournaments.fairplay import GameEvidence, GameRecord, game_evidence
+from tournaments.fairplay import GameEvidence, GameRecord, game_evidence, pairs_together
 from tournaments.fairplay.score import pair_scores
 
 HONEST = ("heuristic", "pogony", "random")
@@ -85,7 +87,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--variant", default="throw_in")
     parser.add_argument("--seed", default="1")
     parser.add_argument("--threshold", type=float, default=3.0)
+    parser.add_argument(
+        "--by-games",
+        type=int,
+        default=0,
+        metavar="SEEDS",
+        help="instead: pool SEEDS events (seeds SEED:0, SEED:1...) and print the recall by games "
+        "together, at --threshold and at the honest pairs' 99th percentile",
+    )
+    parser.add_argument("--min-variance", type=float, default=0.25, help="the score's cut")
     args = parser.parse_args(argv)
+    if args.by_games:
+        return by_games(args)
     print(
         f"{args.players} players, {args.rounds} rounds at random tables of {args.table} "
         f"({args.variant}), {args.pairs} {args.policy} pairs, seed {args.seed!r}, "
@@ -99,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for text in args.strength.split(","):
         strength = float(text)
         evidence, colluding, played, counted = run_event(args, strength)
-        scores = pair_scores(evidence)
+        scores = pair_scores(evidence, min_variance=args.min_variance)
         together: dict[tuple[int, int], int] = {}
         for game in evidence:
             seated = sorted(game.players)
@@ -122,6 +135,52 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{statistics.median(s.z for s in good) if good else 0:<10.2f}"
             f"{len(evidence):>6} {played:>7.1f} {counted:>8.1f}"
         )
+    return 0
+
+
+#: Games together → the bucket the recall is printed by.
+BUCKETS = {1: "1", 2: "2", 3: "3-4", 4: "3-4", 5: "5+"}
+
+
+def by_games(args: argparse.Namespace) -> int:
+    """The recall of the colluding pairs by how many games they shared (1, 2, 3-4, 5+), pooled over
+    ``--by-games`` events, at ``--threshold`` and at the threshold that flags 1% of the honest
+    pairs."""
+    seed = args.seed
+    print(
+        f"{args.by_games} events of {args.players} players, {args.rounds} rounds, {args.pairs} "
+        f"{args.policy} pairs, score cut {args.min_variance:g}"
+    )
+    for text in args.strength.split(","):
+        strength = float(text)
+        colluders: list[tuple[float, str]] = []
+        honest: list[float] = []
+        for i in range(args.by_games):
+            args.seed = f"{seed}:{i}"
+            evidence, colluding, _played, _counted = run_event(args, strength)
+            scores = {
+                (s.first, s.second): s.z
+                for s in pair_scores(evidence, min_variance=args.min_variance)
+            }
+            for pair, met in pairs_together(evidence).items():
+                z = scores.get(pair, 0.0)
+                if pair in colluding:
+                    colluders.append((z, BUCKETS[min(met.games, 5)]))
+                else:
+                    honest.append(z)
+        args.seed = seed
+        honest.sort()
+        q99 = honest[int(0.99 * len(honest))]
+        for label, cut in ((f"z >= {args.threshold:g}", args.threshold), ("honest 99th", q99)):
+            flagged = sum(z >= cut for z in honest) / len(honest)
+            recall = []
+            for bucket in ("1", "2", "3-4", "5+"):
+                zs = [z for z, g in colluders if g == bucket]
+                recall.append(f"{sum(z >= cut for z in zs)}/{len(zs)}")
+            print(
+                f"strength {strength:g}, {label} ({cut:.2f}): recall of pairs that met "
+                f"1 / 2 / 3-4 / 5+ times {' / '.join(recall)}; honest flagged {flagged:.2%}"
+            )
     return 0
 
 

@@ -64,11 +64,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
+import uvloop
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
 from bench import production_env
+from bench.spectator_socket import Key, SpectatorSocket, open_spectator
 from durak_site.processes import (
     asgi_command,
     collectstatic_command,
@@ -406,8 +408,6 @@ async def _play(
 
 # --- the spectators -----------------------------------------------------------------------------
 
-Key = tuple[int, int]  # one state of a table: (game id, version)
-
 
 def spectator_process(
     urls: list[Target], timing: tuple[float, float], to_parent: Any, go: Any
@@ -416,6 +416,9 @@ def spectator_process(
     first reaches each socket (wall clock, as the database stamps its rows) until the window's
     end and :data:`SPECTATOR_GRACE`, then report what every socket saw.
 
+    The sockets are :mod:`bench.spectator_socket`'s lean readers on uvloop (a ``websockets``
+    client cost the shared cores five times as much per frame).
+
     ``timing``: (warm-up, window) in seconds.
     """
     warmup, seconds = timing
@@ -423,23 +426,28 @@ def spectator_process(
     async def main() -> None:
         gate = asyncio.Semaphore(CONNECT_AT_ONCE)
         started = time.monotonic()
-        sockets = await asyncio.gather(*(opener(url, gate) for url in urls))
+        sockets = await asyncio.gather(*(spectator_opener(target, gate) for target in urls))
         opened = [s for s in sockets if s is not None]
         to_parent.put(("ready", len(opened), time.monotonic() - started))
         while not go.is_set():
             await asyncio.sleep(0.02)
         until = time.time() + warmup + seconds + SPECTATOR_GRACE
         cpu0 = time.process_time()
-        seen: list[dict[Key, float]] = [{} for _ in opened]
+        for sock in opened:
+            sock.seen.clear()  # what came before ``go`` (the first state) is not the window's
         errors: Counter[str] = Counter()
-        await asyncio.gather(
-            *(watch(sock, until, got, errors) for sock, got in zip(opened, seen, strict=True))
-        )
+        # (``asyncio.wait`` leaves the futures as they are at the timeout: none is cancelled)
+        if opened:
+            await asyncio.wait([sock.closed for sock in opened], timeout=until - time.time())
+        for sock in opened:
+            if sock.closed.done():
+                errors[sock.closed.result()] += 1
+            sock.close()
         to_parent.put(
             (
                 "done",
                 {
-                    "seen": seen,
+                    "seen": [sock.seen for sock in opened],
                     "errors": dict(errors),
                     "cpu": time.process_time() - cpu0,
                     "connect_failures": len(urls) - len(opened),
@@ -447,26 +455,17 @@ def spectator_process(
             )
         )
 
-    asyncio.run(main())
+    uvloop.run(main())
 
 
-async def watch(sock: Any, until: float, seen: dict[Key, float], errors: Counter[str]) -> None:
-    """One spectator until ``until`` (wall clock): when each state first reached it."""
-    try:
-        async with asyncio.timeout(max(0.0, until - time.time())):
-            async for raw in sock:
-                arrived = time.time()
-                msg = json.loads(raw)
-                if msg.get("type") == "state" and msg.get("game") is not None:
-                    seen.setdefault((msg["game"], msg["version"]), arrived)
-            errors["closed by the server"] += 1
-    except TimeoutError:
-        pass
-    except ConnectionClosed as exc:
-        errors[f"closed {exc.rcvd.code if exc.rcvd else '?'}"] += 1
-    finally:
-        with contextlib.suppress(Exception):
-            await sock.close()
+async def spectator_opener(target: Target, gate: asyncio.Semaphore) -> SpectatorSocket | None:
+    async with gate:
+        for _attempt in range(3):
+            try:
+                return await open_spectator(target.url, target.origin)
+            except Exception:
+                await asyncio.sleep(0.5)
+    return None
 
 
 @dataclass

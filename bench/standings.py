@@ -27,7 +27,8 @@ Uncached: the shared cache of built answers and the standings a process keeps
    standings (``GET /api/v1/tournaments/<slug>/standings/``, every row), the embed (a page of
    final places) and the tournament page;
 
-through Django's test client in this process, with the SQL queries of each. Target (issue 23,
+through Django's test client in this process, with this process's CPU time (what a shared
+machine stretches least; PostgreSQL's is not in it) and the SQL queries of each. Target (issue 23,
 at 10,000 entries): the API and the pages < 300 ms uncached. ``--profile FILE`` writes a
 cProfile of one uncached request (the API's; ``--profile-path`` another path, e.g. the page's).
 
@@ -221,9 +222,11 @@ def finish(tournament: Any) -> None:
     tournament.refresh_from_db()
 
 
-def timed(work: Callable[[], Any], *, kept: bool = False) -> tuple[float, int]:
+def timed(work: Callable[[], Any], *, kept: bool = False) -> tuple[float, float, int]:
     """Median seconds of ``RUNS`` runs of ``work``, the cache cleared before each (and the
-    standings the process keeps, unless ``kept``); the SQL queries of the last."""
+    standings the process keeps, unless ``kept``); the median CPU seconds of this process
+    (a machine shared with other work stretches the wall time, much less this); the SQL
+    queries of the last."""
     from django.core.cache import cache  # noqa: PLC0415 (after django.setup())
     from django.db import connection  # noqa: PLC0415 (after django.setup())
     from django.test.utils import CaptureQueriesContext  # noqa: PLC0415
@@ -231,17 +234,19 @@ def timed(work: Callable[[], Any], *, kept: bool = False) -> tuple[float, int]:
     from tournaments.selectors.standings import forget_kept  # noqa: PLC0415
 
     seconds = []
+    cpu = []
     queries = 0
     for _ in range(RUNS):
         cache.clear()
         if not kept:
             forget_kept()
         with CaptureQueriesContext(connection) as captured:
-            started = time.perf_counter()
+            started, used = time.perf_counter(), time.process_time()
             work()
             seconds.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - used)
         queries = len(captured)
-    return statistics.median(seconds), queries
+    return statistics.median(seconds), statistics.median(cpu), queries
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -317,8 +322,9 @@ def main(argv: list[str] | None = None) -> int:
         f"standings of a 4-seat swiss of {args.entries:,} entries after {args.rounds} rounds "
         f"(built in {built:.1f} s), uncached, medians of {RUNS}:"
     )
-    for name, (seconds, queries) in figures.items():
-        print(f"{name:<11} {seconds * 1000:8.1f} ms  {queries:>3} queries")
+    for name, (seconds, cpu, queries) in figures.items():
+        cpu_ms = cpu * 1000
+        print(f"{name:<11} {seconds * 1000:8.1f} ms  {cpu_ms:8.1f} ms CPU  {queries:>3} queries")
     return 0
 
 

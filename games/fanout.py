@@ -23,7 +23,7 @@ from typing import Any, Protocol
 log = logging.getLogger(__name__)
 
 #: Watchers written to between two yields of the event loop.
-CHUNK = 250
+CHUNK = 50
 #: States kept for one watcher that cannot take them at once (the oldest are dropped: every
 #: state message is complete, and the socket's next frame carries the log it missed).
 BACKLOG = 16

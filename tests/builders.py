@@ -7,13 +7,17 @@ variant (a private tournament, a move clock, other rules) calls them itself.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from io import StringIO
+from pathlib import Path
+from typing import IO, Any
 
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.db import transaction
 from django.test import Client
 from django.utils import timezone
@@ -257,3 +261,33 @@ def run_jobs(
         for item in due:
             registered(item.task)(*item.args)
     raise AssertionError("the jobs did not settle")  # pragma: no cover - a bug in the services
+
+
+def six_bots_with_a_colluding_pair(
+    key_file: Path,
+    *,
+    policy: str = "squeeze",
+    seed: str = "fair2-1",
+    collusion_seed: str = "pair-2",
+    stdout: IO[str] | None = None,
+) -> dict[str, Any]:
+    """``simulate_tournament``: six bots at tables of three over two swiss rounds, then all six at
+    the final, one pair colluding by ``policy`` at full strength. Returns the answer key (also
+    written to ``key_file``). Run where the jobs run (eagerly, or in process)."""
+    call_command(
+        "simulate_tournament",
+        players=6,
+        plan="swiss:3:2:top=6,knockout:6:1",
+        bots="heuristic",
+        collusion_pairs=1,
+        collusion_policy=policy,
+        collusion_strength=1.0,
+        seed=seed,
+        collusion_seed=collusion_seed,
+        collusion_out=str(key_file),
+        no_progress=True,
+        timeout=300,
+        stdout=stdout or StringIO(),
+    )
+    key: dict[str, Any] = json.loads(key_file.read_text())
+    return key

@@ -59,6 +59,11 @@ from tournaments.console.admin_base import (
     choosing,
 )
 from tournaments.console.dashboard import tournament_dashboard_view
+from tournaments.console.fairplay import (
+    league_fairplay_view,
+    pair_fairplay_view,
+    tournament_fairplay_view,
+)
 from tournaments.console.filters import DistinctRelatedFilter
 from tournaments.console.live import live_tables_view
 from tournaments.console.plan import tournament_add_view
@@ -84,6 +89,7 @@ from tournaments.permissions import (
     can_change_player,
     can_manage,
     can_manage_league,
+    can_referee,
     is_console_user,
     is_organiser,
     is_superuser,
@@ -248,11 +254,20 @@ class LeagueAdmin(ConsoleAdmin[League]):
         def table(request: HttpRequest, object_id: str) -> HttpResponse:
             return league_table_view(self, request, object_id)
 
+        @require_safe
+        def fairplay(request: HttpRequest, object_id: str) -> HttpResponse:
+            return league_fairplay_view(self, request, object_id)
+
         return [
             path(
                 "<path:object_id>/table/",
                 self.admin_site.admin_view(table),
                 name=f"{self.opts.app_label}_{self.opts.model_name}_table",
+            ),
+            path(
+                "<path:object_id>/fairplay/",
+                self.admin_site.admin_view(fairplay),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_fairplay",
             ),
             *super().get_urls(),
         ]
@@ -416,6 +431,14 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
         def recompute(request: HttpRequest, object_id: str) -> HttpResponse:
             return tournament_recompute_view(self, request, object_id)
 
+        @require_safe
+        def fairplay(request: HttpRequest, object_id: str) -> HttpResponse:
+            return tournament_fairplay_view(self, request, object_id)
+
+        @require_http_methods(["GET", "HEAD", "POST"])
+        def fairplay_pair(request: HttpRequest, object_id: str, pair_id: int) -> HttpResponse:
+            return pair_fairplay_view(self, request, object_id, pair_id)
+
         def staff(request: HttpRequest) -> HttpResponse:
             return staff_view(self, request)
 
@@ -437,6 +460,8 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
             page("<path:object_id>/import-players/", import_players, "import_players"),
             page("staff/", staff, "staff"),
             page("<path:object_id>/referees/", referees, "referees"),
+            page("<path:object_id>/fairplay/", fairplay, "fairplay"),
+            page("<path:object_id>/fairplay/pairs/<int:pair_id>/", fairplay_pair, "fairplay_pair"),
             *super().get_urls(),
         ]
 
@@ -458,6 +483,7 @@ class TournamentAdmin(ConsoleAdmin[Tournament]):
             **(extra_context or {}),
             "can_import": importable,
             "can_manage_referees": shown is not None and can_manage(request.user, shown),
+            "can_review_fairplay": shown is not None and can_referee(request.user, shown),
         }
         return super().change_view(request, object_id, form_url, extra)
 

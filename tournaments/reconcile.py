@@ -31,10 +31,15 @@ pool, ranks (with its league's) or ratings, or whose job   ``tournament_places_c
 failed and whose inputs changed since (finished in the     ``prize_pool_compute``,
 last :data:`AWARDS_WINDOW`, unless asked about it alone)   ``tournament_ranks_compute``,
                                                            ``ratings_update``
+a finished tournament (in the same window) with a counted  ``tournaments.fairplay_count``
+game (finished, adjudicated) without fair-play evidence
+of the current version, or whose pairs rest on another
+number of games than it has counted: the last round's job
+was lost (a lost round's is caught up by the next round's)
 =========================================================  ====================================
 
 Only running tournaments' games and rounds are looked at (a cancelled event's tables stay as
-they are). Cheap when nothing is due: nine indexed queries, whatever the number of events.
+they are). Cheap when nothing is due: ten indexed queries, whatever the number of events.
 Safe to run concurrently (two beats, a slow run overlapping the next): a job's lease is taken
 with ``cache.add`` before it is sent, and every job is idempotent anyway.
 
@@ -47,7 +52,8 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from durak_site.jobs import GRACE, Due, enqueue_due
@@ -56,6 +62,8 @@ from games.models import Game
 from tournaments.models import (
     AwardsFailure,
     Entry,
+    FairplayState,
+    GameEvidenceRow,
     PrizePool,
     Round,
     Seat,
@@ -63,7 +71,8 @@ from tournaments.models import (
     Table,
     Tournament,
 )
-from tournaments.services import failures
+from tournaments.models.fairplay import EVIDENCE_VERSION
+from tournaments.services import failures, fairplay
 from tournaments.services.failures import Job
 
 log = logging.getLogger(__name__)
@@ -99,6 +108,7 @@ def due_jobs(
         *_rounds_complete(running, cutoff),
         *_rounds_to_pair(running, cutoff),
         *_awards(now, cutoff, tournament_id),
+        *_fairplay(now, cutoff, tournament_id),
     ]
 
 
@@ -173,15 +183,20 @@ def _rounds_to_pair(running: QuerySet[Tournament], cutoff: datetime) -> list[Due
     ]
 
 
+def _finished(now: datetime, cutoff: datetime, tournament_id: int | None) -> QuerySet[Tournament]:
+    """Tournaments finished before ``cutoff``, in the last :data:`AWARDS_WINDOW` (or
+    ``tournament_id`` alone, however long ago)."""
+    finished = Tournament.objects.filter(status=Tournament.Status.FINISHED, finished_at__lte=cutoff)
+    if tournament_id is None:
+        return finished.filter(finished_at__gte=now - AWARDS_WINDOW)
+    return finished.filter(pk=tournament_id)  # asked about one tournament: however old
+
+
 def _awards(now: datetime, cutoff: datetime, tournament_id: int | None) -> list[Due]:
     """Finished tournaments without their final places, prize pool, ranks or ratings, or with a
     stored failure of one of them; a failed job is sent again only once its inputs have changed
     (``services.failures.awards_inputs``), not every few seconds for the same failure."""
-    finished = Tournament.objects.filter(status=Tournament.Status.FINISHED, finished_at__lte=cutoff)
-    if tournament_id is None:
-        finished = finished.filter(finished_at__gte=now - AWARDS_WINDOW)
-    else:  # asked about one tournament: however old
-        finished = finished.filter(pk=tournament_id)
+    finished = _finished(now, cutoff, tournament_id)
     unplaced = Entry.objects.filter(
         tournament=OuterRef("pk"), final_place__isnull=True, stage_entries__isnull=False
     )
@@ -220,6 +235,43 @@ def _awards(now: datetime, cutoff: datetime, tournament_id: int | None) -> list[
             if missing:
                 due.append(Due(failures.TASKS[job], (pk,), missing))
     return due
+
+
+def _fairplay(now: datetime, cutoff: datetime, tournament_id: int | None) -> list[Due]:
+    """Finished tournaments with a counted game (finished or adjudicated) without fair-play
+    evidence of the current version, or whose pairs were computed from another number of games
+    than it has counted (``FairplayState.games_counted``): the last round's job was lost, or
+    died between counting and scoring."""
+    current = GameEvidenceRow.objects.filter(game=OuterRef("pk"), version=EVIDENCE_VERSION)
+    uncounted = Game.objects.filter(
+        table__round__stage__tournament=OuterRef("pk"), status__in=fairplay.COUNTED
+    ).exclude(Exists(current))
+    rows = (
+        GameEvidenceRow.objects.filter(tournament=OuterRef("pk"))
+        .order_by()
+        .values("tournament")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    scored = FairplayState.objects.filter(tournament=OuterRef("pk")).values("games_counted")
+    found = (
+        _finished(now, cutoff, tournament_id)
+        .annotate(
+            uncounted=Exists(uncounted),
+            rows=Coalesce(Subquery(rows), 0),
+            scored=Coalesce(Subquery(scored), 0),
+        )
+        .filter(Q(uncounted=True) | ~Q(rows=F("scored")))
+        .values_list("pk", "uncounted")
+    )
+    return [
+        Due(
+            "tournaments.fairplay_count",
+            (pk,),
+            "games without fair-play evidence" if uncounted_games else "fair-play pairs stale",
+        )
+        for pk, uncounted_games in found
+    ]
 
 
 # --- for the waiting commands -------------------------------------------------------------------

@@ -71,12 +71,14 @@ def ratings_update(tournament_id: int) -> int | None:
     return failures.awards_job(failures.Job.RATINGS, tournament_id)  # type: ignore[no-any-return]
 
 
-@shared_task(name="tournaments.fairplay_count")
-def fairplay_count(tournament_id: int) -> int:
+@shared_task(name="tournaments.fairplay_count", base=Reconciled)
+def fairplay_count(tournament_id: int, full: bool = True) -> int:
     """After each round (the last one's is the event's end): count the event's finished games
-    not counted yet and recompute its pairs' fair-play scores (``services.fairplay``); safe to
-    run twice and on two workers at once. Returns how many games it counted."""
-    return fairplay.fairplay_count(tournament_id=tournament_id)
+    not counted yet and recompute its pairs' fair-play scores (``services.fairplay``; ``full``
+    False, a round that did not end its stage: the pairs only once stale enough); safe to run
+    twice and on two workers at once; sent again by the reconciler for a finished event whose
+    evidence is missing or whose pairs are stale. Returns how many games it counted."""
+    return fairplay.fairplay_count(tournament_id=tournament_id, full=full)
 
 
 @shared_task(name="tournaments.reconcile")

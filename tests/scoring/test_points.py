@@ -22,7 +22,7 @@ from tournaments.scoring import (
     result_points,
     standings,
 )
-from tournaments.scoring.points import totals
+from tournaments.scoring.points import _head_to_head, totals
 
 PLAYERS = [f"p{i:02d}" for i in range(12)]
 
@@ -186,6 +186,39 @@ def test_standings_are_deterministic_and_order_free(
     assert [row.position for row in once] == list(range(1, len(once) + 1))
 
 
+def tie_break_key(row: StandingRow, criteria: list[str]) -> tuple[Fraction, ...]:
+    """The row's values of ``criteria``, bigger better."""
+    values = {
+        "points": row.points,
+        "first_places": Fraction(row.first_places),
+        "buchholz": row.buchholz,
+        "fewest_fools": Fraction(-row.fools),
+        # only the entries whose tie reached it have one: compared within such a tie
+        "head_to_head": row.head_to_head if row.head_to_head is not None else Fraction(0),
+    }
+    return tuple(values[name] for name in criteria)
+
+
+def assert_ordered_by(rows: list[StandingRow], criteria: list[str]) -> None:
+    """``rows`` sorted by the values of ``criteria`` in that order, each below the one above
+    by the first criterion that tells them apart (the draw if none does)."""
+
+    def key(row: StandingRow) -> tuple[Fraction, ...]:
+        return tie_break_key(row, criteria)
+
+    for above, below in pairwise(rows):
+        assert key(above) >= key(below)
+        if key(above) == key(below):
+            assert below.decided_by == "draw"
+            assert below.rank == above.rank
+        else:
+            first_diff = next(
+                n for n, a, b in zip(criteria, key(above), key(below), strict=True) if a != b
+            )
+            assert below.decided_by == first_diff
+            assert below.rank == below.position
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     raw=results_strategy,
@@ -196,28 +229,34 @@ def test_tie_break_order_is_respected(
 ) -> None:
     # given standings ordered by a random order of the group-independent tie-breaks
     rows = standings(_results(raw), ScoringConfig(tie_breaks=order), seed="s")
-
-    def key(row: StandingRow) -> tuple[Fraction, ...]:
-        values = {
-            "points": row.points,
-            "first_places": Fraction(row.first_places),
-            "buchholz": row.buchholz,
-            "fewest_fools": Fraction(-row.fools),
-        }
-        return tuple(values[name] for name in order)
-
     # then the rows are sorted by those keys, in that order, and labelled by the deciding one
-    for above, below in pairwise(rows):
-        assert key(above) >= key(below)
-        if key(above) == key(below):
-            assert below.decided_by == "draw"
-            assert below.rank == above.rank
-        else:
-            first_diff = next(
-                n for n, a, b in zip(order, key(above), key(below), strict=True) if a != b
-            )
-            assert below.decided_by == first_diff
-            assert below.rank == below.position
+    assert_ordered_by(rows, order)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    raw=results_strategy,
+    order=st.permutations(["points", "first_places", "buchholz", "fewest_fools"]),
+    cut=st.integers(0, 4),
+)
+def test_head_to_head_splits_only_the_group_tied_on_the_criteria_before_it(
+    raw: list[tuple[tuple[str, ...], int, bool]], order: list[str], cut: int
+) -> None:
+    # given head-to-head among the tie-breaks, the others before and after it
+    criteria = [*order[:cut], "head_to_head", *order[cut:]]
+    rows = standings(_results(raw), ScoringConfig(tie_breaks=criteria), seed="s")
+    # then the rows are sorted by those keys, head-to-head within the ties before it, and
+    # labelled by the deciding one
+    assert_ordered_by(rows, criteria)
+    # and each such tie's head-to-head is its mini-table over every table two of it met at
+    ties: dict[tuple[Fraction, ...], list[StandingRow]] = {}
+    for row in rows:
+        ties.setdefault(tie_break_key(row, order[:cut]), []).append(row)
+    for tie in (tie for tie in ties.values() if len(tie) > 1):
+        halves = _head_to_head([row.entry for row in tie], _results(raw))
+        assert {row.entry: row.head_to_head for row in tie} == {
+            entry: Fraction(half, 2) for entry, half in halves.items()
+        }
 
 
 def test_head_to_head_among_the_tied_group_only() -> None:

@@ -41,7 +41,16 @@ from games.models import ApiToken, Game
 from tests.builders import ConsoleEvent, console_event
 from tests.factories import SuperuserFactory, console_user
 from tournaments import services
-from tournaments.models import Seat, Stage, Table, Team, Tournament, Webhook, WebhookDelivery
+from tournaments.models import (
+    PairEvidence,
+    Seat,
+    Stage,
+    Table,
+    Team,
+    Tournament,
+    Webhook,
+    WebhookDelivery,
+)
 from tournaments.permissions import ORGANISER, REFEREE
 from tournaments.services.tokens import api_token_create
 from tournaments.services.webhooks.management import webhook_create
@@ -79,6 +88,7 @@ class Cast:
     team: Team
     admin_objects: dict[type[models.Model], models.Model]  # one object of X per console model
     token_a: ApiToken  # player A's personal API token
+    fairplay_pair: PairEvidence  # a pair of X's players with its fair-play evidence
     clients: dict[str, Client] = field(default_factory=dict)
 
     @property
@@ -137,6 +147,9 @@ def build_cast() -> Cast:
     webhook = webhook_create(
         tournament=x.tournament, url="https://example.com/hook", actor=organiser_x
     )
+    # the fair-play row of two of X's players (what the job writes; no score needed to probe)
+    first, second = sorted(p.pk for p in players)  # type: ignore[union-attr]
+    pair = PairEvidence.objects.create(tournament=x.tournament, first_id=first, second_id=second)
     delivery = WebhookDelivery.objects.create(
         webhook=webhook, event_id="msg_matrix", event="table_finished", payload={}
     )
@@ -170,6 +183,7 @@ def build_cast() -> Cast:
         team=team,
         admin_objects={type(obj): obj for obj in objects},
         token_a=api_token_create(actor=users[PLAYER_A], name="matrix", scope="read").token,
+        fairplay_pair=pair,
     )
     for role, user in users.items():
         client = MatrixClient()
@@ -267,10 +281,16 @@ def admin_key(model: type[models.Model], page: str) -> str:
     return f"admin:{model._meta.app_label}_{model._meta.model_name}_{page}"
 
 
+def console_parameters(cast: Cast) -> dict[str, Any]:
+    """The values of the console's own pages' parameters besides the object's id: X's."""
+    return {"pair_id": cast.fairplay_pair.pk}
+
+
 def console_probes(cast: Cast) -> Iterator[Probe]:
     """Every page of every ModelAdmin (GET), its add and change forms posted empty, its own
-    pages (``get_urls()``), and each of its actions (and ``delete_selected``) posted on X's
-    object."""
+    pages (``get_urls()``, their other parameters from :func:`console_parameters`), and each of
+    its actions (and ``delete_selected``) posted on X's object."""
+    others = console_parameters(cast)
     for model, model_admin in admin.site._registry.items():
         obj = cast.admin_objects.get(model)
         if obj is None:
@@ -296,8 +316,9 @@ def console_probes(cast: Cast) -> Iterator[Probe]:
             name = pattern.name
             if name is None or any(name.endswith(f"_{page}") for page in STANDARD_PAGES):
                 continue
-            args = [pk] if "object_id" in str(pattern.pattern) else []
-            address = reverse(f"admin:{name}", args=args)
+            names = getattr(pattern.pattern, "converters", {})
+            kwargs = {n: pk if n == "object_id" else others[n] for n in names}
+            address = reverse(f"admin:{name}", kwargs=kwargs)
             yield Probe(f"admin:{name}", "GET", address)
             yield Probe(f"admin:{name}", "POST", address, data={}, write=True)
         actions = [a if isinstance(a, str) else a.__name__ for a in model_admin.actions or []]

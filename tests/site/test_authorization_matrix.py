@@ -170,6 +170,15 @@ DECLARED: dict[str, str] = {
     "POST admin:tournaments_tournament_staff": f"{L3} 403 403 400 400 403 400",
     "GET admin:tournaments_tournament_referees": f"{L3} 403 404 200 404 404 200",
     "POST admin:tournaments_tournament_referees": f"{L3} 403 404 400 404 404 400",
+    # the fair-play review (issue 24): X's referee and organiser (and superusers); the queues are
+    # pages to read; a pair's decision posted empty is the form's errors (nothing decided). The
+    # season's queue: who sees X's league in the console, over the events each referees.
+    "GET admin:tournaments_tournament_fairplay": X_OBJECT,
+    "POST admin:tournaments_tournament_fairplay": f"{L3} 405 405 405 405 405 405",
+    "GET admin:tournaments_tournament_fairplay_pair": X_OBJECT,
+    "POST admin:tournaments_tournament_fairplay_pair": X_OBJECT,
+    "GET admin:tournaments_league_fairplay": X_OBJECT,
+    "POST admin:tournaments_league_fairplay": f"{L3} 405 405 405 405 405 405",
     "GET admin:tournaments_round_swap_seats": X_OBJECT,
     "POST admin:tournaments_round_swap_seats": X_OBJECT,  # the form's errors
     # a round's paper for the hall (pairings, result slips, the projector): pages to read and

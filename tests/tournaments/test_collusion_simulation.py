@@ -3,7 +3,6 @@ bound to their partner at shared tables, with the answer key only in the command
 
 from __future__ import annotations
 
-import json
 from io import StringIO
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from games.engine import Rules
 from games.engine.actions import THROW, TRANSFER
 from games.models import Game
 from games.services.fairness import replay_log
+from tests.builders import six_bots_with_a_colluding_pair
 from tournaments.models import Entry, Player
 from tournaments.simulation.collusion import CollusionPlan
 
@@ -45,25 +45,14 @@ def test_a_simulated_event_seats_colluders_who_spare_each_other(
 ) -> None:
     # given: six bots at tables of three over two swiss rounds, then all six at the final;
     # one colluding pair
-    key_file = tmp_path / "pairs.json"
     out = StringIO()
-    call_command(
-        "simulate_tournament",
-        players=6,
-        plan="swiss:3:2:top=6,knockout:6:1",
-        bots="heuristic",
-        collusion_pairs=1,
-        collusion_policy="collude",
-        collusion_strength=1.0,
+    key = six_bots_with_a_colluding_pair(
+        tmp_path / "pairs.json",
+        policy="collude",
         seed="fair-1",
         collusion_seed="pair-1",
-        collusion_out=str(key_file),
-        no_progress=True,
-        timeout=300,
         stdout=out,
     )
-    # then: the answer key names two entries of the event, in the file and the output
-    key = json.loads(key_file.read_text())
     assert key["policy"] == "collude" and key["strength"] == 1.0 and key["seed"] == "pair-1"
     (pair,) = key["pairs"]
     entries = Entry.objects.filter(pk__in=pair["entries"]).select_related("player")

@@ -4,20 +4,18 @@ without the bots' fields, or twice, it stores the same; the queue's selectors re
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections.abc import Sequence
-from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
 from django.db import connection
 
 from games.models import Game, GameAction
+from tests.builders import six_bots_with_a_colluding_pair
 from tournaments.fairplay import GameRecord, game_evidence
 from tournaments.models import (
     FairplayState,
@@ -66,23 +64,7 @@ def _games() -> list[tuple[Any, ...]]:
 def _simulate(tmp_path: Path) -> tuple[Tournament, tuple[int, int]]:
     """Six bots at tables of three over two swiss rounds, then all six at the final; one pair
     colluding at full strength. Returns the event and the pair's player ids."""
-    key_file = tmp_path / "pairs.json"
-    call_command(
-        "simulate_tournament",
-        players=6,
-        plan="swiss:3:2:top=6,knockout:6:1",
-        bots="heuristic",
-        collusion_pairs=1,
-        collusion_policy="squeeze",
-        collusion_strength=1.0,
-        seed="fair2-1",
-        collusion_seed="pair-2",
-        collusion_out=str(key_file),
-        no_progress=True,
-        timeout=300,
-        stdout=StringIO(),
-    )
-    (pair,) = json.loads(key_file.read_text())["pairs"]
+    (pair,) = six_bots_with_a_colluding_pair(tmp_path / "pairs.json")["pairs"]
     a, b = sorted(pair["players"])
     return Tournament.objects.get(), (a, b)
 
@@ -158,6 +140,36 @@ def test_recounted_from_scratch_without_the_bots_fields_the_scores_are_the_same(
     assert fairplay_count(tournament_id=tournament.pk) == 1
     assert [g for g in _games() if g[1] != lost.game_id] == kept
     assert _pairs() == incremental
+
+
+def test_a_round_recomputes_the_pairs_only_once_the_games_grew_a_stage_end_always(
+    eager_jobs: None, tmp_path: Path
+) -> None:
+    tournament, _pair = _simulate(tmp_path)
+    state = FairplayState.objects.get(tournament=tournament)
+    assert state.games_counted == 5
+    final = _pairs()
+    # given: the pairs as the first four games gave them, the last game's row lost
+    last = GameEvidenceRow.objects.order_by("game_id").last()
+    assert last is not None
+    last.delete()
+    fairplay.pairs_recompute(tournament_id=tournament.pk)
+    four = _pairs()
+    assert four != final and not fairplay.pairs_due(tournament.pk)
+    # when: a round's job (not its stage's end) counts the fifth game: 5 < 1.5 * 4
+    assert fairplay_count(tournament_id=tournament.pk, full=False) == 1
+    # then: the game is counted, the pairs wait (stale, as the reconciler would see)
+    assert GameEvidenceRow.objects.count() == 5
+    assert _pairs() == four and fairplay.pairs_due(tournament.pk)
+    assert not fairplay.pairs_due(tournament.pk, growth=fairplay.PAIRS_GROWTH)
+    # a stage's end (full) recomputes them: the same as counted round by round
+    assert fairplay_count(tournament_id=tournament.pk) == 0
+    assert _pairs() == final and not fairplay.pairs_due(tournament.pk)
+    # and from two games to five the pairs grew enough: a round's job recomputes them
+    GameEvidenceRow.objects.filter(game_id__in=[r[1] for r in _games()[2:]]).delete()
+    fairplay.pairs_recompute(tournament_id=tournament.pk)
+    assert fairplay_count(tournament_id=tournament.pk, full=False) == 3
+    assert _pairs() == final
 
 
 def test_a_clock_move_is_replayed_not_counted(eager_jobs: None, tmp_path: Path) -> None:

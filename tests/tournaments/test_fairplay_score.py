@@ -77,6 +77,34 @@ def test_sparing_and_soft_play_raise_the_score_and_piling_lowers_it() -> None:
     assert scores[(1, 2)].z == pytest.approx(pooled)
 
 
+def test_a_single_games_sparing_counts_and_a_term_under_the_cut_is_listed_not_scored() -> None:
+    # given: one game where 1 had four chances to throw in on 2 and took none, though it
+    # throws in on 3 half the time (variance about 0.9: under the first cut of 1)
+    game = evidence(
+        {
+            (1, 2, THREW_IN): Tally(4, 0),
+            (1, 3, THREW_IN): Tally(40, 20),
+            (2, 1, TOOK): Tally(1, 0),
+            (2, 3, TOOK): Tally(20, 1),
+        }
+    )
+    scores = {(s.first, s.second): s for s in pair_scores([game])}
+    terms = {(t.mover, t.kind): t for t in scores[(1, 2)].terms}
+    threw, took = terms[(1, THREW_IN)], terms[(2, TOOK)]
+    assert 0.25 <= threw.variance < 1 and took.variance < 0.25
+    # then: the sparing is scored (it is most of what a pair who met once shows), the rare
+    # kind with a single chance is listed and not scored
+    assert scores[(1, 2)].z == pytest.approx(threw.z) and threw.z > 1.5
+    (row,) = [r for r in pair_rows([game]) if (r.first, r.second) == (1, 2)]
+    assert [(t["mover"], t["kind"], t["scored"]) for t in row.terms] == [
+        (1, THREW_IN, True),
+        (2, TOOK, False),
+    ]
+    # with the first cut (1.0) nothing of it was scored
+    old = {(s.first, s.second): s for s in pair_scores([game], min_variance=1.0)}
+    assert old[(1, 2)].z == 0.0
+
+
 def test_a_colluding_pair_tops_the_scores_of_a_bot_series() -> None:
     # given: 20 four-player games of five players seated at random, 100 and 102 a squeezing
     # pair at half strength (at fixed seats, 0 and 2 of four hardly meet in a bout)

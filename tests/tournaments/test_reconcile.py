@@ -25,12 +25,24 @@ from django.utils import timezone
 from durak_site import jobs
 from durak_site.jobs import Due
 from games import services as game_services
+from games.models import Game
 from tests.builders import make_tournament
 from tests.factories import console_group
 from tests.tournaments.test_whole_tournament import assert_finished_correctly, snapshot
 from tournaments import reconcile, services
 from tournaments.management.commands import demo
-from tournaments.models import League, Player, RankRecord, Round, Table, Tournament
+from tournaments.models import (
+    FairplayState,
+    GameEvidenceRow,
+    League,
+    PairEvidence,
+    Player,
+    RankRecord,
+    Round,
+    Table,
+    Tournament,
+)
+from tournaments.models.fairplay import EVIDENCE_VERSION
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -106,6 +118,7 @@ def test_a_tournament_whose_every_job_is_lost_is_finished_by_the_reconciler(
         "tournaments.prize_pool_compute",
         "tournaments.tournament_ranks_compute",
         "tournaments.ratings_update",
+        "tournaments.fairplay_count",
     }
     # each round paired once, each job sent once per piece of work
     rounds = Round.objects.filter(stage__tournament=tournament)
@@ -186,6 +199,45 @@ def test_a_finished_tournament_without_its_awards_gets_them(
     reconcile_until_done()
     tournament.refresh_from_db()
     assert tournament.ranks_computed_at and tournament.ratings_applied_at
+
+
+def test_a_finished_event_whose_fair_play_job_was_lost_is_counted_and_scored(
+    bot_players: list[Player], eager_jobs: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a finished event whose every fair-play job was lost (the last round's too)
+    losing(monkeypatch, "fairplay")
+    tournament = started(bot_players[:8])
+    games = Game.objects.filter(table__round__stage__tournament=tournament)
+    assert games.count() == 4 and not GameEvidenceRow.objects.exists()
+    # then its counting is due, past the grace only
+    assert due_tasks() == {"tournaments.fairplay_count"}
+    assert reconcile.due_jobs() == []
+    (due,) = reconcile.due_jobs(now=timezone.now() + LATER)
+    assert due.args == (tournament.pk,) and "without fair-play evidence" in due.why
+    # and the reconciler's job counts every game and scores the pairs, once
+    sent = reconcile_until_done()
+    assert [d.task for d in sent] == ["tournaments.fairplay_count"]
+    assert set(GameEvidenceRow.objects.values_list("game_id", flat=True)) == set(
+        games.values_list("pk", flat=True)
+    )
+    scored = list(PairEvidence.objects.order_by("pk").values_list("first_id", "second_id", "z"))
+    assert scored and FairplayState.objects.get(tournament=tournament).games_counted == 4
+    # a game counted by an older version of the counting is due again
+    GameEvidenceRow.objects.filter(game=games.first()).update(version=0)
+    assert due_tasks() == {"tournaments.fairplay_count"}
+    reconcile_until_done()
+    assert set(GameEvidenceRow.objects.values_list("version", flat=True)) == {EVIDENCE_VERSION}
+    # pairs computed from fewer games than were counted (a job died between the two) are stale
+    FairplayState.objects.filter(tournament=tournament).update(games_counted=3)
+    (due,) = reconcile.due_jobs(now=timezone.now() + LATER)
+    assert due.why == "fair-play pairs stale"
+    reconcile_until_done()
+    assert FairplayState.objects.get(tournament=tournament).games_counted == 4
+    assert (
+        list(PairEvidence.objects.order_by("pk").values_list("first_id", "second_id", "z"))
+        == scored
+    )
+    assert due_tasks() == set()
 
 
 def test_only_recent_tournaments_are_awarded_unless_asked_about(

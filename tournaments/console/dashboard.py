@@ -41,6 +41,7 @@ from tournaments.console.registration import (
     registration_closed,
 )
 from tournaments.models import Tournament
+from tournaments.permissions import can_referee
 from tournaments.selectors.dashboard import (
     STEP_PERMISSION,
     DashboardFacts,
@@ -206,6 +207,9 @@ def _links(tournament: Tournament, request: HttpRequest) -> list[Link]:
     if tournament.status == Tournament.Status.RUNNING:
         live = reverse("admin:tournaments_tournament_live_tables") + f"?tournament={pk}"
         links.append(Link(gettext("Live tables"), live))
+    if can_referee(request.user, tournament):
+        url = reverse("admin:tournaments_tournament_fairplay", args=[pk])
+        links.append(Link(gettext("Fair play"), url))
     links += [
         Link(gettext("Audit log"), listed("auditevent", "tournament__id__exact")),
         Link(gettext("Public page"), reverse("tournament", args=[tournament.slug])),

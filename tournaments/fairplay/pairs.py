@@ -90,7 +90,7 @@ def _event_moves(games: Sequence[GameEvidence]) -> dict[tuple[int, int, str], li
 
 
 def pair_rows(
-    games: Iterable[GameEvidence], *, prior: float = 4.0, min_variance: float = 1.0
+    games: Iterable[GameEvidence], *, prior: float = 4.0, min_variance: float = 0.25
 ) -> list[PairRow]:
     """Every pair who shared a table in ``games``: its score (``score.pair_scores``, same
     arguments; 0 without a chance towards each other) and its table overlap

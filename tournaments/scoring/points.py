@@ -15,11 +15,11 @@ in ``docs/readings.md`` ("Points and tie-breaks").
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from tournaments.scoring._common import Exact, draw_key, to_fraction
 from tournaments.scoring.errors import ScoringError
@@ -263,14 +263,59 @@ def _tally(
     sum of the points of every opponent met, once per meeting (empty without
     ``with_buchholz``)."""
     tallies: dict[str, _Tally] = {entry: _Tally() for entry in entries}
-    played = _add(tallies, results, config, scale)
+    tables: dict[int, tuple[int, ...]] = {}
+    penalty = int(config.penalty * scale)
+    bye = int(config.bye * scale)
+    played: list[tuple[tuple[str, ...], list[_Tally]]] = []
+    for result in results:
+        places = result.places
+        # The tallies of the table, looked up once (a 10,000-entry stage: 30,000 seats).
+        seated = []
+        for entry in places:
+            tally = tallies.get(entry)
+            if tally is None:
+                tally = tallies[entry] = _Tally()
+            seated.append(tally)
+        if len(places) == 1:  # a bye
+            tally = seated[0]
+            tally.points += bye
+            tally.byes += 1
+            continue
+        played.append((places, seated))
+        size = len(places)
+        table = tables.get(size)
+        if table is None:
+            table = tables[size] = tuple(int(v * scale) for v in config.table_for(size))
+        if result.drawn or result.team_lost:
+            groups = _place_groups(result)
+            place = 0
+            for group in groups:
+                share = sum(table[place : place + len(group)]) // len(group)
+                for entry in group:
+                    tallies[entry].points += share
+                place += len(group)
+            winners: Sequence[str] = groups[0] if len(groups[0]) == 1 or result.team_lost else ()
+        else:  # the common case: one entry per place
+            for tally, share in zip(seated, table, strict=True):
+                tally.points += share
+            winners = places[:1]
+        for tally in seated:
+            tally.played += 1
+        if result.pogony is not None and penalty:
+            for entry in result.pogony.on:
+                tallies[entry].points -= penalty
+        for entry in winners:
+            tallies[entry].first_places += 1
+        losers = result.team_lost or ((result.fool,) if result.fool is not None else ())
+        for entry in losers:
+            tallies[entry].fools += 1
     if not with_buchholz:
         return tallies, {}
     buchholz = dict.fromkeys(tallies, 0)
-    for result in played:
-        scored = [tallies[e].points for e in result.places]
+    for places, seated in played:
+        scored = [tally.points for tally in seated]
         total = sum(scored)
-        for entry, own in zip(result.places, scored, strict=True):
+        for entry, own in zip(places, scored, strict=True):
             buchholz[entry] += total - own
     return tallies, buchholz
 
@@ -376,6 +421,153 @@ def _head_to_head(group: Sequence[str], results: Sequence[TableResult]) -> dict[
     return score
 
 
+def standings(
+    results: Sequence[TableResult],
+    config: ScoringConfig,
+    *,
+    seed: str,
+    entries: Iterable[str] = (),
+) -> list[StandingRow]:
+    """Standings over the effective ``results`` (see :func:`effective_results`).
+
+    ``entries`` adds entries that have no result yet (they stand on 0 points). ``seed`` drives the
+    final random draw; use something stable such as the stage's id. The same inputs give the same
+    standings, whatever the order of ``results``. (:class:`Standings` gives the same rows, and
+    updates them when a few results change.)
+
+    >>> cfg = ScoringConfig(tie_breaks=("points", "head_to_head"))
+    >>> r1 = TableResult(id="1", places=("ann", "bob"), fool="bob")
+    >>> r2 = TableResult(id="2", places=("cid", "ann"), fool="ann")
+    >>> r3 = TableResult(id="3", places=("bob", "cid"), fool="cid")
+    >>> rows = standings([r1, r2, r3], cfg, seed="s")  # a perfect cycle: only the draw decides
+    >>> [(row.entry, row.rank, row.decided_by) for row in rows]
+    [('bob', 1, None), ('ann', 1, 'draw'), ('cid', 1, 'draw')]
+    """
+    # Sort by id first so that neither the tallies nor the tables an entry sat at depend on
+    # query order.
+    ordered = sorted(results, key=lambda r: r.id)
+    scale = _scale(ordered, config)
+    tallies, buchholz = _tally(ordered, config, entries, scale)
+    # One Fraction per distinct scaled value, not per row: a big field shares a few dozen.
+    exact: dict[int, Fraction] = {}
+
+    def fraction(scaled: int) -> Fraction:
+        value = exact.get(scaled)
+        if value is None:
+            value = exact[scaled] = Fraction(scaled, scale)
+        return value
+
+    h2h: dict[str, Fraction] = {}
+    halved: dict[int, Fraction] = {}  # one Fraction per head-to-head score
+    tie_breaks: tuple[str, ...] = tuple(config.tie_breaks)
+    # The tables where two entries tied on every criterion before head-to-head sat, by those
+    # criteria's values (a tie-break is listed once: the groups that reach head-to-head are
+    # exactly the entries of equal values). Filled when a tie first reaches it, in one pass
+    # over the tables, not a pass over each entry's tables per group.
+    met: dict[tuple[int, ...], list[int]] = {}
+    tied: dict[str, tuple[int, ...]] = {}  # each entry's values of the criteria before it
+
+    def met_by(group: list[str]) -> list[int]:
+        if not tied:
+            everyone = list(tallies)
+            before = tie_breaks[: tie_breaks.index("head_to_head")]
+            columns = [keys(c, everyone).values() for c in before]
+            tied.update(
+                zip(everyone, zip(*columns, strict=True), strict=True)
+                if before
+                else dict.fromkeys(everyone, ())
+            )
+            for index, result in enumerate(ordered):
+                at = [tied[e] for e in result.places]
+                if len(set(at)) < len(at):
+                    for value in {v for v in at if at.count(v) > 1}:
+                        met.setdefault(value, []).append(index)
+        return met.get(tied[group[0]], [])
+
+    def keys(criterion: str, group: list[str]) -> dict[str, int]:
+        # Bigger is better for every key, hence fewest fools as a negative count; points and
+        # Buchholz scaled alike, so they compare as the Fractions they stand for. One
+        # comprehension per group, not a call per entry: the first builds 10,000 of them.
+        if criterion == "points":
+            return {e: tallies[e].points for e in group}
+        if criterion == "first_places":
+            return {e: tallies[e].first_places for e in group}
+        if criterion == "buchholz":
+            return {e: buchholz[e] for e in group}
+        return {e: -tallies[e].fools for e in group}
+
+    def order(group: list[str], criteria: tuple[str, ...]) -> list[tuple[str, str | None]]:
+        if len(group) == 1:
+            return [(group[0], None)]
+        if not criteria:
+            drawn = sorted(group, key=lambda e: draw_key(seed, e))
+            return [(e, None if i == 0 else DRAW) for i, e in enumerate(drawn)]
+        criterion = criteria[0]
+        values: Mapping[str, Hashable]
+        if criterion == "head_to_head":
+            run, rest = criteria[:1], criteria[1:]
+            # Only the entries still tied take part: a mini-table of their meetings, over the
+            # tables two of them sat at (most tied groups never met).
+            values = _head_to_head(group, [ordered[i] for i in met_by(group)])
+            for entry, halves in values.items():
+                exact_h2h = halved.get(halves)
+                if exact_h2h is None:
+                    exact_h2h = halved[halves] = Fraction(halves, 2)
+                h2h[entry] = exact_h2h
+        else:
+            # The criteria up to the next head-to-head split the group by the tuple of their
+            # keys, in one pass: nested, each made a pass over 10,000 entries of its own.
+            cut = criteria.index("head_to_head") if "head_to_head" in criteria else len(criteria)
+            run, rest = criteria[:cut], criteria[cut:]
+            if cut == 1:
+                values = keys(criterion, group)
+            else:
+                columns = [keys(c, group).values() for c in run]
+                values = dict(zip(group, zip(*columns, strict=True), strict=True))
+        buckets: dict[Any, list[str]] = {}
+        for entry in group:
+            buckets.setdefault(values[entry], []).append(entry)
+        out: list[tuple[str, str | None]] = []
+        previous: Any = None
+        for i, value in enumerate(sorted(buckets, reverse=True)):
+            part = order(buckets[value], rest)
+            if i > 0:  # below the bucket before, by the first criterion that tells them apart
+                split = (
+                    0
+                    if len(run) == 1
+                    else next(
+                        j for j, (a, b) in enumerate(zip(previous, value, strict=True)) if a != b
+                    )
+                )
+                part[0] = (part[0][0], run[split])
+            out.extend(part)
+            previous = value
+        return out
+
+    rows: list[StandingRow] = []
+    rank = 0
+    for position, (entry, decided_by) in enumerate(order(sorted(tallies), tie_breaks), 1):
+        if decided_by != DRAW:
+            rank = position
+        tally = tallies[entry]
+        rows.append(
+            StandingRow(
+                position=position,
+                rank=rank,
+                entry=entry,
+                points=fraction(tally.points),
+                played=tally.played,
+                byes=tally.byes,
+                first_places=tally.first_places,
+                fools=tally.fools,
+                buchholz=fraction(buchholz[entry]),
+                head_to_head=h2h.get(entry),
+                decided_by=decided_by,
+            )
+        )
+    return rows
+
+
 class _Ranker:
     """The order of entries tied so far (:func:`standings`' recursion over the tie-breaks):
     ``tallies`` and ``buchholz`` scaled alike, ``met(group)`` the results where at least two
@@ -453,76 +645,6 @@ def _fractions(scale: int) -> Callable[[int], Fraction]:
         return value
 
     return fraction
-
-
-def standings(
-    results: Sequence[TableResult],
-    config: ScoringConfig,
-    *,
-    seed: str,
-    entries: Iterable[str] = (),
-) -> list[StandingRow]:
-    """Standings over the effective ``results`` (see :func:`effective_results`).
-
-    ``entries`` adds entries that have no result yet (they stand on 0 points). ``seed`` drives the
-    final random draw; use something stable such as the stage's id. The same inputs give the same
-    standings, whatever the order of ``results``. (:class:`Standings` gives the same rows, and
-    updates them when a few results change.)
-
-    >>> cfg = ScoringConfig(tie_breaks=("points", "head_to_head"))
-    >>> r1 = TableResult(id="1", places=("ann", "bob"), fool="bob")
-    >>> r2 = TableResult(id="2", places=("cid", "ann"), fool="ann")
-    >>> r3 = TableResult(id="3", places=("bob", "cid"), fool="cid")
-    >>> rows = standings([r1, r2, r3], cfg, seed="s")  # a perfect cycle: only the draw decides
-    >>> [(row.entry, row.rank, row.decided_by) for row in rows]
-    [('bob', 1, None), ('ann', 1, 'draw'), ('cid', 1, 'draw')]
-    """
-    # Sort by id first so that neither the tallies nor the tables an entry sat at depend on
-    # query order.
-    ordered = sorted(results, key=lambda r: r.id)
-    scale = _scale(ordered, config)
-    tallies, buchholz = _tally(ordered, config, entries, scale)
-    tables_of: dict[str, list[int]] = {}  # filled when a tie first reaches head-to-head
-
-    def met(group: list[str]) -> list[TableResult]:
-        # Only the tables where a member sat: big fields split into many small tied groups.
-        if not tables_of:
-            for index, result in enumerate(ordered):
-                for entry in result.places:
-                    tables_of.setdefault(entry, []).append(index)
-        # A table counts only if two of them sat at it: most tied groups never met.
-        sat: dict[int, int] = {}
-        for e in group:
-            for i in tables_of.get(e, ()):
-                sat[i] = sat.get(i, 0) + 1
-        return [ordered[i] for i in sorted(i for i, members in sat.items() if members > 1)]
-
-    h2h: dict[str, Fraction] = {}
-    ranker = _Ranker(tallies, buchholz, seed, met, h2h)
-    fraction = _fractions(scale)
-    tie_breaks: tuple[str, ...] = tuple(config.tie_breaks)
-    rows: list[StandingRow] = []
-    rank = 0
-    for position, (entry, decided_by) in enumerate(ranker.order(sorted(tallies), tie_breaks), 1):
-        if decided_by != DRAW:
-            rank = position
-        tally = tallies[entry]
-        rows.append(
-            StandingRow(
-                position=position,
-                rank=rank,
-                entry=entry,
-                points=fraction(tally.points),
-                played=tally.played,
-                byes=tally.byes,
-                first_places=tally.first_places,
-                fools=tally.fools,
-                buchholz=fraction(buchholz[entry]),
-                head_to_head=h2h.get(entry),
-                decided_by=decided_by,
-            )
-        )
-    return rows
 
 
 Key = tuple[int, ...]

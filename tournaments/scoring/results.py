@@ -82,7 +82,9 @@ class TableResult:
     def __post_init__(self) -> None:
         # Sequences from the DB layer may come as lists; freeze them so the value is hashable.
         for name in ("places", "drawn", "team_lost"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
+            value = getattr(self, name)
+            if type(value) is not tuple:  # the selectors' come as tuples: 7,500 a big stage
+                object.__setattr__(self, name, tuple(value))
         self._validate()
 
     @property

@@ -3,7 +3,7 @@ exports) and the public pages read."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -28,6 +28,7 @@ from tournaments.scoring.points import totals
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
 from tournaments.selectors import pure_result, result_values
+from tournaments.selectors.standings import StandingLine, collector_paused
 
 
 class FinalStatus(TextChoices):
@@ -113,17 +114,31 @@ def stage_points(
     return points
 
 
-def final_places(tournament: Tournament) -> FinalPlaces:
+def final_places(
+    tournament: Tournament, standings: Mapping[int, Iterable[StandingLine]] | None = None
+) -> FinalPlaces:
     """The final places with the entry's final status, its points in the stage it left,
-    pogony, rank (звание) and payout: at most eight queries, however many entries."""
-    stages = list(tournament.stages.all())
-    results = result_values(
-        TableResult.objects.filter(table__round__stage__tournament=tournament)
-        .counted()
-        .order_by("id"),
-        "table__round__stage__order",
-    )
-    points = stage_points(stages, results)
+    pogony, rank (звание) and payout: at most eight queries, however many entries.
+    ``standings``: stages' standings the caller has built already (``stage_standings``, by
+    stage order): their points are theirs (the same scoring over the same results), the
+    stages' results not read and scored again (the tournament page shows both)."""
+    with collector_paused():  # a line per entry, and the results scored
+        return _final_places(tournament, dict(standings or {}))
+
+
+def _final_places(
+    tournament: Tournament, known: Mapping[int, Iterable[StandingLine]]
+) -> FinalPlaces:
+    stages = [s for s in tournament.stages.all() if s.order not in known]
+    points: dict[int, dict[int, Fraction]] = {
+        order: {line.entry_id: line.points for line in lines} for order, lines in known.items()
+    }
+    if stages:
+        results = result_values(
+            TableResult.objects.filter(table__round__stage__in=stages).counted().order_by("id"),
+            "table__round__stage__order",
+        )
+        points |= stage_points(stages, results)
     left: dict[int, int] = {}
     for entry_id, order in StageEntry.objects.filter(stage__tournament=tournament).values_list(
         "entry_id", "stage__order"

@@ -164,17 +164,19 @@ def _computed(
     return state.rows
 
 
-_paused = 0  # computations running with the cycle collector paused (:func:`_collector_paused`)
+_paused = 0  # computations running with the cycle collector paused (:func:`collector_paused`)
 _resume = False  # whether the collector ran before the first of them
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """The cycle collector paused while a standings computation runs. It allocates tens of
     thousands of acyclic objects (results, tallies, rows), each allocation burst triggering a
     full collection that walks every object of the process (a Django worker holds millions):
     at 10,000 entries a third of the selector's time. Nothing it makes is a cycle, so nothing
-    waits for the collector; it is resumed (if it ran before) when the last one ends."""
+    waits for the collector; it is resumed (if it ran before) when the last one ends. The
+    selectors that build a row per entry of a big field (the final places, the API's rows)
+    pause it so too."""
     global _paused, _resume  # noqa: PLW0603 (one counter per process, under its lock)
     with _kept_lock:
         _paused += 1
@@ -202,10 +204,8 @@ def forget_kept() -> None:
 
 def _results(stage: Stage) -> list[tuple[Any, ...]]:
     """The stage's confirmed results as :data:`RESULT_FIELDS` tuples, oldest first."""
-    return list(
-        result_values(
-            TableResult.objects.filter(table__round__stage=stage).counted().order_by("id")
-        )
+    return result_values(
+        TableResult.objects.filter(table__round__stage=stage).counted().order_by("id")
     )
 
 
@@ -247,7 +247,7 @@ def _pure(stored: list[tuple[Any, ...]]) -> list[PureResult]:
 def standing_rows(stage: Stage) -> list[scoring_points.StandingRow]:
     """The scoring's rows of the stage (entries as strings), tie-broken as configured: what the
     services advance, place and pair by."""
-    with _collector_paused():
+    with collector_paused():
         pure = effective_results(_pure(_results(stage)))
         return _scored(stage, pure, stage_entry_ids(stage))
 
@@ -285,7 +285,7 @@ def stage_standings(stage: Stage) -> list[StandingLine]:
     a stage without standings (:func:`has_standings`)."""
     if not has_standings(stage):
         return []
-    with _collector_paused():
+    with collector_paused():
         stored = _results(stage)
         return _lines(stage, stored, _pure(stored), _stage_entries(stage))
 
@@ -299,7 +299,7 @@ def standings_change(stage: Stage, result_id: int) -> tuple[list[StandingLine], 
     change is the same object in both."""
     if not has_standings(stage):
         return [], []
-    with _collector_paused():
+    with collector_paused():
         stored = _results(stage)
         pure = _pure(stored)
         entries = _stage_entries(stage)

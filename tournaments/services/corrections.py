@@ -61,8 +61,14 @@ class ResultFinal(StateError):
 
 
 def _locked_table(table: Table) -> Table:
+    """The table's row with its round's, stage's and tournament's, locked ``FOR NO KEY UPDATE``:
+    what pairs the next round or writes the event waits for this (and this for it), while the
+    foreign-key checks that PostgreSQL defers to a commit (``FOR KEY SHARE`` of each row referred
+    to) pass. Locked ``FOR UPDATE``, a job committing rows that refer to this table or its
+    stage, having taken the tournament's row for its own check first, deadlocked with this
+    (``tests/tournaments/test_incidents_real_stack.py``)."""
     return (
-        Table.objects.select_for_update()
+        Table.objects.select_for_update(no_key=True)
         .select_related("round__stage__tournament")
         .get(pk=table.pk)
     )

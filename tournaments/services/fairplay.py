@@ -13,7 +13,10 @@ upsert on the game, so two workers counting the same game write the same row). T
 recomputed from every row of the event, in game order, and written under the lock of the
 event's ``FairplayState`` row (not the tournament's: the round jobs and the feed write that one
 while a big event's pairs are written), held only to re-check the rows and write: the replay
-and the score happen before any lock. Run twice, or by two workers at once, the rows
+and the score happen before any lock. A round's job recomputes the pairs only once the games
+counted have grown by :data:`PAIRS_GROWTH` since; a stage's end, the event's end and the
+reconciler (a finished event with games not counted or stale pairs: ``tournaments.reconcile``)
+always do. Run twice, or by two workers at once, the rows
 are the same; recounted from scratch, the scores are the same as the incremental ones.
 
 **Decisions** (:func:`pair_decide`): a person who referees the event (its referees, its
@@ -53,6 +56,12 @@ from tournaments.services.registration import entry_disqualify
 FAIRPLAY_BATCH = 200
 #: Game statuses whose log is counted (a voided game is not).
 COUNTED = (Game.Status.FINISHED, Game.Status.ADJUDICATED)
+#: A round's job recomputes the pairs only once the games counted have grown by this factor
+#: since the pairs were last computed (a stage's and the event's end always do): every
+#: recomputation reads every game of the event, so a 1,024-player event's knockout rounds
+#: (a few games each, after ~770 swiss games) would each cost the whole event's
+#: (``docs/fairplay.md``, the job's cost).
+PAIRS_GROWTH = 1.5
 
 _PAIR_FIELDS = [
     "z",
@@ -70,12 +79,25 @@ _PAIR_FIELDS = [
 ]
 
 
-def fairplay_count(*, tournament_id: int) -> int:
+def fairplay_count(*, tournament_id: int, full: bool = True) -> int:
     """Count the tournament's finished games that have no evidence of this version yet, then
-    recompute its pairs; returns how many games were counted now."""
+    recompute its pairs; returns how many games were counted now. ``full`` False (a round that
+    did not end its stage): the pairs only if they are stale by :data:`PAIRS_GROWTH`
+    (:func:`pairs_due`)."""
     counted = games_count(tournament_id=tournament_id)
-    pairs_recompute(tournament_id=tournament_id)
+    if full or pairs_due(tournament_id, growth=PAIRS_GROWTH):
+        pairs_recompute(tournament_id=tournament_id)
     return counted
+
+
+def pairs_due(tournament_id: int, *, growth: float = 1.0) -> bool:
+    """Whether the tournament's pairs rest on fewer games than it has counted, by the factor
+    ``growth`` (1: any game counted since, or a game counted again, is enough)."""
+    state = FairplayState.objects.filter(tournament_id=tournament_id).first()
+    rows = GameEvidenceRow.objects.filter(tournament_id=tournament_id).count()
+    if state is None:
+        return rows > 0
+    return rows != state.games_counted and rows >= growth * state.games_counted
 
 
 def _due_games(tournament_id: int) -> list[int]:

@@ -132,7 +132,9 @@ def round_complete(*, round_id: int) -> Round:
     only the job that the round's last table sent can finish it."""
     with transaction.atomic():
         round_ = (
-            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_id)
+            Round.objects.select_for_update(no_key=True)
+            .select_related("stage__tournament")
+            .get(pk=round_id)
         )
         if round_.status != Round.Status.PLAYING:
             return round_
@@ -145,8 +147,11 @@ def round_complete(*, round_id: int) -> Round:
         event = _round_finish(round_, stage)
         _announce_finish(round_, stage, event)
         # The fair-play evidence of the round's games (for the last round, the event's): sent
-        # after the next round's pairing, so that an in-process run pairs first.
-        enqueue_on_commit("tournaments.fairplay_count", stage.tournament_id)
+        # after the next round's pairing, so that an in-process run pairs first; the pairs are
+        # recomputed in full at a stage's end (``services.fairplay.PAIRS_GROWTH``).
+        enqueue_on_commit(
+            "tournaments.fairplay_count", stage.tournament_id, event != "round_finished"
+        )
         return round_
 
 

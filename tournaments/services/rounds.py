@@ -328,7 +328,9 @@ def round_pair(*, round_id: int) -> Round:
     """
     with transaction.atomic():
         round_ = (
-            Round.objects.select_for_update().select_related("stage__tournament").get(pk=round_id)
+            Round.objects.select_for_update(no_key=True)
+            .select_related("stage__tournament")
+            .get(pk=round_id)
         )
         if round_.status != Round.Status.PENDING:
             return round_
@@ -414,7 +416,7 @@ def seats_swap(*, first: Seat, second: Seat, actor: Actor, reason: str) -> list[
         ids = sorted({first.table_id, second.table_id})
         tables = {
             t.pk: t
-            for t in Table.objects.select_for_update()
+            for t in Table.objects.select_for_update(no_key=True)
             .select_related("round__stage__tournament")
             .filter(pk__in=ids)
             .order_by("pk")

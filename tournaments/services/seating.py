@@ -280,7 +280,7 @@ def seats_hand_to_bots(
     with transaction.atomic():
         for given in sorted(seats, key=lambda s: (s.table_id, s.position)):
             table = (
-                Table.objects.select_for_update()
+                Table.objects.select_for_update(no_key=True)
                 .select_related("round__stage__tournament")
                 .get(pk=given.table_id)
             )

@@ -611,11 +611,13 @@ def final(
     *,
     key: str = "final_page",
     size: int = PAGE_SIZE,
+    standings: Mapping[int, Sequence[StandingLine]] | None = None,
 ) -> Final:
     """The final places (``selectors.places.final_places``): payouts and ranks, the prize
-    pool; ``size`` lines to a page, the one ``?<key>=`` asks for."""
+    pool; ``size`` lines to a page, the one ``?<key>=`` asks for. ``standings``: the stages'
+    standings the page shows (by order), whose points the final places take."""
     code = tournament.currency
-    places = final_places(tournament)
+    places = final_places(tournament, standings)
 
     def line(row: Any) -> FinalLine:
         return FinalLine(
@@ -760,13 +762,14 @@ def event_page(
     pages of its standings, tables and final places); ``player_id``: the reader's player, whose
     table comes first in an open round."""
     stages = list(tournament.stages.order_by("order"))
-    detail = events.tournament_detail(tournament, stages)
+    detail = events.tournament_detail(tournament, stages, payouts=False)
     players = selectors.entry_players(tournament)
     current = selectors.current_of(stages)
     running = tournament.status == Tournament.Status.RUNNING
     requested = _requested_rounds(query)
     plans = {row["order"]: row for row in detail["stages"]}
     blocks = []
+    shown: dict[int, list[StandingLine]] = {}  # the stages' standings, by order
     for stage in stages:
         row = plans[stage.order]
         block = StageBlock(
@@ -787,7 +790,8 @@ def event_page(
         if stage.format == Stage.Format.KNOCKOUT:
             block.picture = picture(stage, players)
         elif stage.status != Stage.Status.PENDING:
-            block.standings = standings(stage, stage_standings(stage), players, query)
+            shown[stage.order] = stage_standings(stage)
+            block.standings = standings(stage, shown[stage.order], players, query)
         blocks.append(block)
     _load_tables(blocks, players, query, player_id)
     finished = tournament.status == Tournament.Status.FINISHED
@@ -796,7 +800,7 @@ def event_page(
         detail=detail,
         status_label=status_label(tournament),
         stages=blocks,
-        final=final(tournament, detail, players, query) if finished else None,
+        final=final(tournament, detail, players, query, standings=shown) if finished else None,
         rules=words.rule_lines(detail["rules"]),
         play=words.play_lines(detail["play"], tournament.team_size),
         money=words.money_lines(detail["money"]),
@@ -863,7 +867,7 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     size = embed_limit(query)
     page_url = reverse("tournament", args=[tournament.slug])
     if asked is None and finished:
-        detail = events.tournament_detail(tournament, stages)
+        detail = events.tournament_detail(tournament, stages, payouts=False)
         return StandingsEmbed(
             tournament,
             status_label(tournament),
