@@ -15,7 +15,7 @@ in ``docs/readings.md`` ("Points and tie-breaks").
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
@@ -30,6 +30,7 @@ __all__ = [
     "TIE_BREAKS",
     "ScoringConfig",
     "StandingRow",
+    "Standings",
     "TieBreak",
     "default_table",
     "result_points",
@@ -229,8 +230,13 @@ def _scale(results: Sequence[TableResult], config: ScoringConfig) -> int:
     bye, the penalty, and a share of a place group (a draw or a team splits a sum by its size).
     Scaled by it, every score is an integer: the standings add ints, not Fractions (exact, and
     an order of magnitude faster)."""
+    return _scale_of({len(result.places) for result in results}, config)
+
+
+def _scale_of(sizes: Iterable[int], config: ScoringConfig) -> int:
+    """:func:`_scale` of results of these table ``sizes``."""
+    sizes = set(sizes)
     scale = math.lcm(config.penalty.denominator, config.bye.denominator)
-    sizes = {len(result.places) for result in results}
     for size in sizes:
         scale = math.lcm(scale, *(value.denominator for value in config.table_for(size)))
     return scale * math.lcm(*range(1, max(sizes, default=1) + 1))
@@ -314,6 +320,60 @@ def _tally(
     return tallies, buchholz
 
 
+def _add(
+    tallies: dict[str, _Tally],
+    results: Iterable[TableResult],
+    config: ScoringConfig,
+    scale: int,
+    sign: int = 1,
+) -> list[TableResult]:
+    """Add the ``results`` to the ``tallies`` (points scaled by ``scale``; ``sign`` -1 takes
+    them away), a new tally for an entry not there yet; returns the results played (not byes)."""
+    tables: dict[int, tuple[int, ...]] = {}
+    penalty = int(config.penalty * scale) * sign
+    bye = int(config.bye * scale) * sign
+    played: list[TableResult] = []
+    for result in results:
+        places = result.places
+        for entry in places:
+            if entry not in tallies:
+                tallies[entry] = _Tally()
+        if len(places) == 1:  # a bye
+            tally = tallies[places[0]]
+            tally.points += bye
+            tally.byes += sign
+            continue
+        played.append(result)
+        size = len(places)
+        table = tables.get(size)
+        if table is None:
+            table = tables[size] = tuple(int(v * scale) * sign for v in config.table_for(size))
+        if result.drawn or result.team_lost:
+            groups = _place_groups(result)
+            place = 0
+            for group in groups:
+                share = sum(table[place : place + len(group)]) // len(group)  # exact (_scale)
+                for entry in group:
+                    tallies[entry].points += share
+                place += len(group)
+            winners: Sequence[str] = groups[0] if len(groups[0]) == 1 or result.team_lost else ()
+        else:  # the common case: one entry per place
+            for entry, share in zip(places, table, strict=True):
+                tallies[entry].points += share
+            winners = places[:1]
+        for entry in places:
+            tallies[entry].played += sign
+        if result.pogony is not None and penalty:
+            for entry in result.pogony.on:
+                tallies[entry].points -= penalty
+        for entry in winners:
+            tallies[entry].first_places += sign
+        losers = result.team_lost or ((result.fool,) if result.fool is not None else ())
+        for entry in losers:
+            tallies[entry].fools += sign
+    return played
+
+
 def totals(results: Sequence[TableResult], config: ScoringConfig) -> dict[str, Fraction]:
     """The points of every entry over the effective ``results``: each its :func:`standings`
     points (the sum of its :func:`result_points`), without ordering them. Added as scaled
@@ -372,7 +432,8 @@ def standings(
 
     ``entries`` adds entries that have no result yet (they stand on 0 points). ``seed`` drives the
     final random draw; use something stable such as the stage's id. The same inputs give the same
-    standings, whatever the order of ``results``.
+    standings, whatever the order of ``results``. (:class:`Standings` gives the same rows, and
+    updates them when a few results change.)
 
     >>> cfg = ScoringConfig(tie_breaks=("points", "head_to_head"))
     >>> r1 = TableResult(id="1", places=("ann", "bob"), fool="bob")
@@ -505,3 +566,373 @@ def standings(
             )
         )
     return rows
+
+
+class _Ranker:
+    """The order of entries tied so far (:func:`standings`' recursion over the tie-breaks):
+    ``tallies`` and ``buchholz`` scaled alike, ``met(group)`` the results where at least two
+    of ``group`` sat (for head-to-head), each head-to-head value reached written to ``h2h``."""
+
+    def __init__(
+        self,
+        tallies: Mapping[str, _Tally],
+        buchholz: Mapping[str, int],
+        seed: str,
+        met: Callable[[list[str]], list[TableResult]],
+        h2h: dict[str, Fraction],
+    ) -> None:
+        self.tallies = tallies
+        self.buchholz = buchholz
+        self.seed = seed
+        self.met = met
+        self.h2h = h2h
+        self.halved: dict[int, Fraction] = {}  # one Fraction per head-to-head score
+
+    def keys(self, criterion: str, group: list[str]) -> dict[str, int]:
+        # Bigger is better for every key, hence fewest fools as a negative count; points and
+        # Buchholz scaled alike, so they compare as the Fractions they stand for. One
+        # comprehension per group, not a call per entry: the first builds 10,000 of them.
+        tallies = self.tallies
+        if criterion == "points":
+            return {e: tallies[e].points for e in group}
+        if criterion == "first_places":
+            return {e: tallies[e].first_places for e in group}
+        if criterion == "buchholz":
+            buchholz = self.buchholz
+            return {e: buchholz[e] for e in group}
+        return {e: -tallies[e].fools for e in group}
+
+    def order(self, group: list[str], criteria: tuple[str, ...]) -> list[tuple[str, str | None]]:
+        """``group`` in order by ``criteria`` then the seeded draw, each entry with the
+        criterion that put it below the one before (``None`` on the first)."""
+        if len(group) == 1:
+            return [(group[0], None)]
+        if not criteria:
+            drawn = sorted(group, key=lambda e: draw_key(self.seed, e))
+            return [(e, None if i == 0 else DRAW) for i, e in enumerate(drawn)]
+        criterion, rest = criteria[0], criteria[1:]
+        if criterion == "head_to_head":
+            # Only the entries still tied take part: a mini-table of their meetings.
+            values = _head_to_head(group, self.met(group))
+            for entry, halves in values.items():
+                exact_h2h = self.halved.get(halves)
+                if exact_h2h is None:
+                    exact_h2h = self.halved[halves] = Fraction(halves, 2)
+                self.h2h[entry] = exact_h2h
+        else:
+            values = self.keys(criterion, group)
+        buckets: dict[int, list[str]] = {}
+        for entry in group:
+            buckets.setdefault(values[entry], []).append(entry)
+        out: list[tuple[str, str | None]] = []
+        for i, value in enumerate(sorted(buckets, reverse=True)):
+            part = self.order(buckets[value], rest)
+            if i > 0:
+                part[0] = (part[0][0], criterion)
+            out.extend(part)
+        return out
+
+
+def _fractions(scale: int) -> Callable[[int], Fraction]:
+    """A scaled value as its Fraction: one Fraction per distinct value, not per row (a big
+    field shares a few dozen)."""
+    exact: dict[int, Fraction] = {}
+
+    def fraction(scaled: int) -> Fraction:
+        value = exact.get(scaled)
+        if value is None:
+            value = exact[scaled] = Fraction(scaled, scale)
+        return value
+
+    return fraction
+
+
+Key = tuple[int, ...]
+
+
+class Standings:
+    """The rows of :func:`standings` (``rows``, the same row for row) with what it takes to
+    update them when a few results change (:meth:`updated`): a table's result, a correction.
+
+    The tie-breaks before head-to-head are values of each entry (points, first places,
+    Buchholz, fools): the entries equal on all of them form a group, and the groups stand in
+    the order of those values. Within a group the order is head-to-head among its members, the
+    later tie-breaks and the seeded draw (:class:`_Ranker`, as :func:`standings`). A result
+    changes its entries' tallies and the Buchholz of everyone they met; only the groups those
+    entries leave or join are ordered again, and a row that did not change is the same object
+    as before. Never changed once made (an update makes a new one).
+
+    >>> cfg = ScoringConfig()
+    >>> r1 = TableResult(id="1", places=("ann", "bob"), fool="bob")
+    >>> r2 = TableResult(id="2", places=("bob", "cid"), fool="cid")
+    >>> first = Standings.of([r1], cfg, seed="s", entries=("ann", "bob", "cid"))
+    >>> second = first.updated(added=[r2], removed=[])
+    >>> second.rows == standings([r1, r2], cfg, seed="s", entries=("ann", "bob", "cid"))
+    True
+    """
+
+    __slots__ = (
+        "buchholz",
+        "config",
+        "entries",
+        "groups",
+        "h2h",
+        "inner",
+        "keys",
+        "results",
+        "rows",
+        "sat_at",
+        "scale",
+        "seed",
+        "sizes",
+        "starts",
+        "tallies",
+    )
+
+    def __init__(
+        self,
+        *,
+        config: ScoringConfig,
+        seed: str,
+        entries: frozenset[str],
+        results: dict[str, TableResult],
+        tallies: dict[str, _Tally],
+        sat_at: dict[str, tuple[TableResult, ...]],
+    ) -> None:
+        self.config = config
+        self.seed = seed
+        self.entries = entries  # the entries given, not only those of results
+        self.results = results  # by id
+        self.tallies = tallies
+        self.sat_at = sat_at  # each entry's results
+        self.sizes: dict[int, int] = {}
+        for result in results.values():
+            size = len(result.places)
+            self.sizes[size] = self.sizes.get(size, 0) + 1
+        self.scale = _scale_of(self.sizes, config)
+        self.buchholz: dict[str, int] = {}
+        self.keys: dict[str, Key] = {}  # each entry's values of the tie-breaks before head-to-head
+        self.groups: dict[Key, list[str]] = {}  # the entries of each key, sorted
+        self.inner: dict[Key, list[tuple[str, str | None]]] = {}  # each group's order
+        self.h2h: dict[str, Fraction] = {}
+        self.rows: list[StandingRow] = []
+        # each group's first row (an index of rows) and the group before it
+        self.starts: dict[Key, tuple[int, Key | None]] = {}
+
+    @classmethod
+    def of(
+        cls,
+        results: Sequence[TableResult],
+        config: ScoringConfig,
+        *,
+        seed: str,
+        entries: Iterable[str] = (),
+    ) -> Standings:
+        """The standings over the effective ``results`` (:func:`standings`' arguments)."""
+        ordered = sorted(results, key=lambda r: r.id)
+        given = frozenset(entries)
+        tallies: dict[str, _Tally] = {entry: _Tally() for entry in sorted(given)}
+        sat_at: dict[str, list[TableResult]] = {}
+        for result in ordered:
+            for entry in result.places:
+                sat_at.setdefault(entry, []).append(result)
+        made = cls(
+            config=config,
+            seed=seed,
+            entries=given,
+            results={result.id: result for result in ordered},
+            tallies=tallies,
+            sat_at={entry: tuple(sat) for entry, sat in sat_at.items()},
+        )
+        _add(tallies, ordered, config, made.scale)
+        made.buchholz = {entry: made.buchholz_of(entry) for entry in tallies}
+        made.keys = {entry: made.key_of(entry) for entry in tallies}
+        for entry in sorted(tallies):
+            made.groups.setdefault(made.keys[entry], []).append(entry)
+        made.order(made.groups)
+        made.rows = made.ranked(None, frozenset(), frozenset())
+        return made
+
+    def updated(
+        self, *, added: Iterable[TableResult], removed: Iterable[TableResult]
+    ) -> Standings | None:
+        """These standings with the results ``removed`` taken out and ``added`` put in (a
+        correction: both), or ``None`` when they cannot be updated (a result with an entry not
+        given, a result taken out that is not there or put in twice, a new table size that
+        changes the common denominator): compute them whole."""
+        added, removed = list(added), list(removed)
+        changed = added + removed
+        touched = {entry for result in changed for entry in result.places}
+        if not touched <= self.entries:
+            return None
+        results = dict(self.results)
+        for result in removed:
+            if results.pop(result.id, None) != result:
+                return None
+        for result in added:
+            if result.id in results:
+                return None
+            results[result.id] = result
+        gone = {result.id for result in removed}
+        sat_at = dict(self.sat_at)
+        for entry in touched:
+            sat = [r for r in sat_at.get(entry, ()) if r.id not in gone]
+            sat.extend(r for r in added if entry in r.places)
+            sat_at[entry] = tuple(sorted(sat, key=lambda r: r.id))
+        tallies = dict(self.tallies)
+        made = Standings(
+            config=self.config,
+            seed=self.seed,
+            entries=self.entries,
+            results=results,
+            tallies=tallies,
+            sat_at=sat_at,
+        )
+        if made.scale != self.scale:
+            return None
+        for entry in touched:
+            old = tallies[entry]
+            tallies[entry] = _Tally(old.points, old.played, old.byes, old.first_places, old.fools)
+        _add(tallies, removed, self.config, made.scale, -1)
+        _add(tallies, added, self.config, made.scale)
+        # Whose Buchholz moved: the touched entries' and everyone they met.
+        moved = set(touched)
+        for entry in touched:
+            for result in sat_at[entry]:
+                if len(result.places) > 1:
+                    moved.update(result.places)
+        made.buchholz = dict(self.buchholz)
+        made.keys = dict(self.keys)
+        for entry in moved:
+            made.buchholz[entry] = made.buchholz_of(entry)
+            made.keys[entry] = made.key_of(entry)
+        dirty = {self.keys[entry] for entry in moved} | {made.keys[entry] for entry in moved}
+        made.groups = dict(self.groups)
+        made.inner = dict(self.inner)
+        made.h2h = dict(self.h2h)
+        reordered: dict[Key, list[str]] = {}
+        for key in dirty:
+            for entry in self.groups.get(key, ()):
+                made.h2h.pop(entry, None)
+            members = [e for e in self.groups.get(key, ()) if e not in moved]
+            members.extend(e for e in moved if made.keys[e] == key)
+            if members:
+                made.groups[key] = reordered[key] = sorted(members)
+            else:
+                del made.groups[key]
+                del made.inner[key]
+        made.order(reordered)
+        made.rows = made.ranked(self, frozenset(moved), dirty)
+        return made
+
+    def buchholz_of(self, entry: str) -> int:
+        """The entry's scaled Buchholz: the points of every opponent met, once per meeting."""
+        tallies = self.tallies
+        return sum(
+            tallies[other].points
+            for result in self.sat_at.get(entry, ())
+            if len(result.places) > 1
+            for other in result.places
+            if other != entry
+        )
+
+    def key_of(self, entry: str) -> Key:
+        """The entry's values of the tie-breaks before head-to-head, bigger better."""
+        tally = self.tallies[entry]
+        values = []
+        for criterion in self.config.tie_breaks:
+            if criterion == "head_to_head":
+                break
+            if criterion == "points":
+                values.append(tally.points)
+            elif criterion == "first_places":
+                values.append(tally.first_places)
+            elif criterion == "buchholz":
+                values.append(self.buchholz[entry])
+            else:
+                values.append(-tally.fools)
+        return tuple(values)
+
+    def met(self, group: list[str]) -> list[TableResult]:
+        """The results where at least two of ``group`` sat, by id."""
+        sat: dict[str, int] = {}
+        found: dict[str, TableResult] = {}
+        for entry in group:
+            for result in self.sat_at.get(entry, ()):
+                sat[result.id] = sat.get(result.id, 0) + 1
+                found[result.id] = result
+        return [found[i] for i in sorted(i for i, members in sat.items() if members > 1)]
+
+    def order(self, groups: Mapping[Key, list[str]]) -> None:
+        """Each of ``groups`` ordered within (head-to-head, the later tie-breaks, the draw)."""
+        tie_breaks = tuple(self.config.tie_breaks)
+        rest = (
+            tie_breaks[tie_breaks.index("head_to_head") :] if "head_to_head" in tie_breaks else ()
+        )
+        ranker = _Ranker(self.tallies, self.buchholz, self.seed, self.met, self.h2h)
+        for key, members in groups.items():
+            self.inner[key] = ranker.order(members, rest)
+
+    def ranked(
+        self, before: Standings | None, moved: frozenset[str], dirty: Set[Key]
+    ) -> list[StandingRow]:
+        """The rows, the groups by their values, best first (each group's first row and
+        predecessor in :attr:`starts`). From the standings ``before``: the rows of a group not
+        ``dirty`` that starts where it started after the same group again, and the row of an
+        entry not ``moved`` again when nothing of it changed."""
+        tie_breaks = tuple(self.config.tie_breaks)
+        fraction = _fractions(self.scale)
+        was = {} if before is None else {row.entry: row for row in before.rows}
+        rows: list[StandingRow] = []
+        previous: Key | None = None
+        rank = 0
+        for key in sorted(self.groups, reverse=True):
+            inner = self.inner[key]
+            start = len(rows)
+            self.starts[key] = (start, previous)
+            if (
+                before is not None
+                and key not in dirty
+                and before.starts.get(key) == (start, previous)
+            ):
+                rows.extend(before.rows[start : start + len(inner)])  # nothing of it changed
+                rank = rows[-1].rank
+                previous = key
+                continue
+            for i, (entry, within) in enumerate(inner):
+                position = start + i + 1
+                decided_by = within
+                if i == 0 and previous is not None:
+                    # the first of a group: below the group before by the first value that differs
+                    decided_by = tie_breaks[next(j for j, v in enumerate(key) if v != previous[j])]
+                if decided_by != DRAW:
+                    rank = position
+                h2h = self.h2h.get(entry)
+                row = was.get(entry)
+                same_place = (
+                    row is not None
+                    and row.position == position
+                    and row.rank == rank
+                    and row.decided_by == decided_by
+                    and row.head_to_head == h2h
+                )
+                if same_place and entry not in moved:
+                    rows.append(row)  # type: ignore[arg-type]
+                    continue
+                tally = self.tallies[entry]
+                new = StandingRow(
+                    position=position,
+                    rank=rank,
+                    entry=entry,
+                    points=fraction(tally.points),
+                    played=tally.played,
+                    byes=tally.byes,
+                    first_places=tally.first_places,
+                    fools=tally.fools,
+                    buchholz=fraction(self.buchholz[entry]),
+                    head_to_head=h2h,
+                    decided_by=decided_by,
+                )
+                rows.append(row if same_place and new == row else new)
+            previous = key
+        return rows

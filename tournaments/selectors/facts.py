@@ -46,10 +46,11 @@ Row = dict[str, Any]
 #: the top first. Beyond it, ``truncated`` is true: read the stage's standings.
 MOVED_ROWS_LIMIT: Final = 100
 #: Above this many entries in a stage, a table's result carries no moved rows, only
-#: ``truncated``: finding them takes the stage's whole standings before and after the result
-#: (about 0.3 s each at 10,000 entries, for each of the round's thousands of tables), and such a
-#: result moves far more than :data:`MOVED_ROWS_LIMIT` rows anyway. ``round_finished`` carries
-#: the stage's standings whole.
+#: ``truncated``: finding them reads the stage's whole standings before and after the result
+#: (the results and entries read again, the standings updated from those before, every line
+#: compared: ``selectors.standings.standings_change``, for each of the round's thousands of
+#: tables), and such a result moves far more than :data:`MOVED_ROWS_LIMIT` rows anyway.
+#: ``round_finished`` carries the stage's standings whole.
 MOVED_ROWS_MAX_ENTRIES: Final = 1024
 #: A stage's standings row as ``round_finished`` and ``stage_finished`` carry it (the REST
 #: row's keys, the tie-break values left out).
@@ -60,11 +61,17 @@ SHORT_FINAL_KEYS: Final = ("place", "entry_id", "player_id", "name", "status", "
 PAIRED_TABLE_KEYS: Final = ("id", "number", "status", "is_bye", "score_group", "seats")
 
 
+#: The types :func:`jsonable` gives back as they are (exactly these, not their subclasses).
+_AS_IS: Final = frozenset({str, int, bool, float})
+
+
 def jsonable(value: Any, currency: str | None = None) -> Any:
     """``value`` (a selector's row) as the REST API writes it in JSON: times in ISO 8601 with
     ``Z`` for UTC (DRF's ``DateTimeField``), points as numbers, and money as the API's
     ``MoneyField``: a string with the minor-unit digits of the ``currency`` named in the same
     row or an enclosing one (``tournaments.money.amount_text``)."""
+    if value is None or type(value) in _AS_IS:  # most values: no abstract class to ask
+        return value
     if isinstance(value, Mapping):
         currency = value.get("currency", currency)
         return {str(k): jsonable(v, currency) for k, v in value.items()}
@@ -119,6 +126,8 @@ def moved_standings(stage: Stage, result_id: int) -> Row:
     scored, pushed = [], []
     for line in after:
         was = old.get(line.entry_id)
+        if was is line:  # the same line (``selectors.standings``: most of them)
+            continue
         if was is None or _moved_by(was) != _moved_by(line):
             scored.append(line)
         elif was != line:

@@ -84,9 +84,8 @@ def _kept_or(key: Hashable, compute: Callable[[], list[T]]) -> list[T]:
     return list(rows)
 
 
-def _scored_key(stage: Stage, results: Iterable[PureResult], entries: tuple[str, ...]) -> Hashable:
-    # ``results`` may come as the frozenset already: ``frozenset()`` gives it back, not hashing
-    # 7,500 results again (:func:`_lines` keys its lines and their scoring by the same).
+def _rules_key(stage: Stage, entries: tuple[str, ...]) -> tuple[Any, ...]:
+    """What a stage's standings read besides its results."""
     return (
         "scored",
         stage.pk,
@@ -94,26 +93,75 @@ def _scored_key(stage: Stage, results: Iterable[PureResult], entries: tuple[str,
         repr(stage.scoring),
         repr(stage.tiebreaks),
         entries,
-        frozenset(results),
     )
+
+
+#: How many results may differ from those of the last standings computed for the same stage,
+#: rules and entries for them to be updated (``scoring.points.Standings.updated``) rather than
+#: computed whole: a table's result, a correction (one out, one in), a few at once.
+UPDATE_MAX = 8
+#: The lines last made per stage, each with the scoring's row it was made of, and the pogony
+#: and entries they read (:func:`_new_lines` makes a line again only when its row changed, or
+#: any name, player or pogony).
+_line_memo: OrderedDict[
+    int,
+    tuple[
+        tuple[list[tuple[int, list[Any]]], list[tuple[int, int | None, str | None, str | None]]]
+        | None,
+        dict[int, tuple[scoring_points.StandingRow, StandingLine]],
+    ],
+] = OrderedDict()
+#: The last :class:`~tournaments.scoring.points.Standings` computed per stage, rules and
+#: entries (:func:`_rules_key`), with the results they are over: the next computation for
+#: them updates it (the feed's moved rows after each table's result; the faces after it).
+_latest: OrderedDict[Hashable, tuple[frozenset[PureResult], scoring_points.Standings]] = (
+    OrderedDict()
+)
 
 
 def _scored(
     stage: Stage,
     results: list[PureResult],
     entry_ids: Iterable[int],
-    held: frozenset[PureResult] | None = None,
+    over: frozenset[PureResult] | None = None,
 ) -> list[scoring_points.StandingRow]:
-    """The scoring's rows over ``results`` (in force) and ``entry_ids`` (kept: :func:`_kept_or`;
-    ``held``: ``frozenset(results)``, if the caller has it)."""
+    """The scoring's rows over ``results`` (in force; ``over``: the same as a set, when the
+    caller has it) and ``entry_ids`` (kept: :func:`_kept_or`; updated from the last ones
+    computed for the stage when only a few results differ)."""
     entries = tuple(str(e) for e in entry_ids)
-    seed = f"{stage.tournament.seed}:{stage.order}"
-    return _kept_or(
-        _scored_key(stage, results if held is None else held, entries),
-        lambda: scoring_points.standings(
-            results, adapters.scoring_config(stage), seed=seed, entries=entries
-        ),
-    )
+    rules = _rules_key(stage, entries)
+    over = frozenset(results) if over is None else over
+    return _kept_or((*rules, over), lambda: _computed(stage, rules, over, results))
+
+
+def _computed(
+    stage: Stage, rules: tuple[Any, ...], over: frozenset[PureResult], results: list[PureResult]
+) -> list[scoring_points.StandingRow]:
+    """The rows over ``results`` (``over``: as a set) under ``rules`` (:func:`_rules_key`): the
+    last standings computed under the same rules updated when at most :data:`UPDATE_MAX`
+    results differ, else computed whole; kept as the last under those rules."""
+    entries = rules[-1]
+    with _kept_lock:
+        latest = _latest.get(rules)
+    state = None
+    if latest is not None:
+        before, kept = latest
+        added, removed = over - before, before - over
+        if len(added) + len(removed) <= UPDATE_MAX:
+            state = kept.updated(added=added, removed=removed)
+    if state is None:
+        state = scoring_points.Standings.of(
+            results,
+            adapters.scoring_config(stage),
+            seed=f"{stage.tournament.seed}:{stage.order}",
+            entries=entries,
+        )
+    with _kept_lock:
+        _latest[rules] = (over, state)
+        _latest.move_to_end(rules)
+        while len(_latest) > KEPT:
+            _latest.popitem(last=False)
+    return state.rows
 
 
 _paused = 0  # computations running with the cycle collector paused (:func:`collector_paused`)
@@ -145,9 +193,13 @@ def collector_paused() -> Iterator[None]:
 
 
 def forget_kept() -> None:
-    """Drop the computations :func:`_scored` keeps (a benchmark's uncached figures)."""
+    """Drop the computations :func:`_scored` keeps (a benchmark's uncached figures), and the
+    last standings of each stage it would update."""
     with _kept_lock:
         _kept.clear()
+        _latest.clear()
+        _line_memo.clear()
+        _pure_kept.clear()
 
 
 def _results(stage: Stage) -> list[tuple[Any, ...]]:
@@ -157,11 +209,46 @@ def _results(stage: Stage) -> list[tuple[Any, ...]]:
     )
 
 
+#: The scoring's value of each stored result read lately, by every field it is made of
+#: (:func:`_pure`); emptied when it holds more than :data:`PURE_KEPT`.
+_pure_kept: dict[tuple[Any, ...], PureResult] = {}
+PURE_KEPT = 50_000
+
+
+def _pure(stored: list[tuple[Any, ...]]) -> list[PureResult]:
+    """``selectors.pure_result`` of each of ``stored``, the same object as the last time the
+    same fields were read: the keys of the kept standings then compare by identity, not field
+    by field (and the object is made and validated once, not after every table's result)."""
+    out = []
+    kept = _pure_kept
+    for row in stored:
+        pk, places, fool, drawn, team_lost, pogony, supersedes, reason = row
+        key = (
+            pk,
+            tuple(places),
+            fool,
+            tuple(drawn) if drawn else None,
+            tuple(team_lost) if team_lost else None,
+            repr(pogony) if pogony else None,
+            supersedes,
+            reason,
+        )
+        pure = kept.get(key)
+        if pure is None:
+            pure = pure_result(row)
+            with _kept_lock:
+                if len(kept) >= PURE_KEPT:
+                    kept.clear()
+                kept[key] = pure
+        out.append(pure)
+    return out
+
+
 def standing_rows(stage: Stage) -> list[scoring_points.StandingRow]:
     """The scoring's rows of the stage (entries as strings), tie-broken as configured: what the
     services advance, place and pair by."""
     with collector_paused():
-        pure = effective_results([pure_result(row) for row in _results(stage)])
+        pure = effective_results(_pure(_results(stage)))
         return _scored(stage, pure, stage_entry_ids(stage))
 
 
@@ -200,19 +287,21 @@ def stage_standings(stage: Stage) -> list[StandingLine]:
         return []
     with collector_paused():
         stored = _results(stage)
-        return _lines(stage, stored, [pure_result(row) for row in stored], _stage_entries(stage))
+        return _lines(stage, stored, _pure(stored), _stage_entries(stage))
 
 
 def standings_change(stage: Stage, result_id: int) -> tuple[list[StandingLine], list[StandingLine]]:
     """The stage's standings before and after the result ``result_id`` (a table's first result
     or a correction, already stored and confirmed) took effect: the feed's moved rows. The
     queries of :func:`stage_standings`, whatever the stage's size; two empty lists for a stage
-    without standings."""
+    without standings. The standings before are those the process kept after the result
+    before it; those after are them updated (:func:`_computed`), and a line the result did not
+    change is the same object in both."""
     if not has_standings(stage):
         return [], []
     with collector_paused():
         stored = _results(stage)
-        pure = [pure_result(row) for row in stored]
+        pure = _pure(stored)
         entries = _stage_entries(stage)
         # The standings before are those after the table before it: kept (_kept_or).
         kept = [i for i, row in enumerate(stored) if row[0] != result_id]
@@ -242,26 +331,35 @@ def _lines(
     effective = effective_results(pure)
     in_force = {int(r.id) for r in effective}
     hangings = [(row[0], row[5]) for row in stored if row[5] and row[0] in in_force]
-    held = frozenset(effective)
-    key = ("lines", _scored_key(stage, held, ()), tuple(entries), repr(hangings))
-    return _kept_or(key, lambda: _new_lines(stage, effective, hangings, entries, held))
+    over = frozenset(effective)
+    key = ("lines", *_rules_key(stage, ()), over, tuple(entries), repr(hangings))
+    return _kept_or(key, lambda: _new_lines(stage, effective, over, hangings, entries))
 
 
 def _new_lines(
     stage: Stage,
     effective: list[PureResult],
+    over: frozenset[PureResult],
     hangings: list[tuple[int, list[Any]]],
     entries: list[tuple[int, int | None, str | None, str | None]],
-    held: frozenset[PureResult],
 ) -> list[StandingLine]:
     given, received = _pogony_counts(pogony for _, pogony in hangings)
     names = {e: player or team or "" for e, _, player, team in entries}
     players = {e: player for e, player, _, _ in entries}
+    with _kept_lock:
+        inputs, memo = _line_memo.get(stage.pk, (None, {}))
+    # The same names, players and pogony as the lines before: a line whose row is the row
+    # before (``Standings``: the same object) is the line before, unchanged.
+    same = inputs == (hangings, entries)
+    made: dict[int, tuple[scoring_points.StandingRow, StandingLine]] = {}
     lines = []
-    for row in _scored(stage, effective, names, held):
+    for row in _scored(stage, effective, names, over):
         entry = int(row.entry)
-        lines.append(
-            StandingLine(
+        was = memo.get(entry)
+        if was is not None and was[0] is row and same:
+            line = was[1]
+        else:
+            line = StandingLine(
                 position=row.position,
                 place=row.rank,
                 entry_id=entry,
@@ -278,5 +376,11 @@ def _new_lines(
                 pogony_received=received.get(entry, 0),
                 player_id=players.get(entry),
             )
-        )
+        made[entry] = (row, line)
+        lines.append(line)
+    with _kept_lock:
+        _line_memo[stage.pk] = ((hangings, entries), made)
+        _line_memo.move_to_end(stage.pk)
+        while len(_line_memo) > KEPT:
+            _line_memo.popitem(last=False)
     return lines

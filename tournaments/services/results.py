@@ -94,10 +94,11 @@ def table_record_result(
     """
     with transaction.atomic():
         # The table's row only (``of``): with the joined rows locked too, every table finishing
-        # in a round queued on the one round row, and waited on the round-completion job.
+        # in a round queued on the one round row, and waited on the round-completion job. The
+        # tournament joined: the feed's standings read its seed (a query per result otherwise).
         table = (
             Table.objects.select_for_update(of=("self",))
-            .select_related("round__stage")
+            .select_related("round__stage__tournament")
             .get(pk=table.pk)
         )
         if table.is_bye:
