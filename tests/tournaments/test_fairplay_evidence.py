@@ -45,13 +45,13 @@ def test_throw_ins_beats_and_takes_are_counted_against_their_chances() -> None:
     # then: seat 0 had no pair to open with, nor a card to throw
     assert ev.tally(10, 11, ATTACKED) == Tally()
     assert ev.tally(10, 11, THREW_IN) == Tally()
-    # 1 beat 0's six (move 2), when it could also have taken
+    # 1 beat 0's six (move 2), when it could also have taken (a chance to take not taken)
     assert ev.tally(11, 10, BEAT) == Tally(1, 1, 1, (2,))
-    assert ev.tally(11, 10, TOOK) == Tally(1, 0, 0, ())
-    # 2 threw in once (move 3) and passed once, holding a six it could throw
-    assert ev.tally(12, 11, THREW_IN) == Tally(2, 1, 1, (3,))
-    # 1 took 2's seven (move 4), which its eight of hearts could beat
-    assert ev.tally(11, 12, BEAT) == Tally(1, 0, 0, ())
+    assert ev.tally(11, 10, TOOK) == Tally(1, 0, 0, (), (2,))
+    # 2 threw in once (move 3) and passed once (move 6), holding a six it could throw
+    assert ev.tally(12, 11, THREW_IN) == Tally(2, 1, 1, (3,), (6,))
+    # 1 took 2's seven (move 4), which its eight of hearts could beat (a beat not taken)
+    assert ev.tally(11, 12, BEAT) == Tally(1, 0, 0, (), (4,))
     assert ev.tally(11, 12, TOOK) == Tally(1, 1, 1, (4,))
     assert not ev.complete and ev.fool is None and ev.moves == 6
 
@@ -67,12 +67,12 @@ def test_transfers_and_multi_card_openings() -> None:
     ev = game_evidence(game)
     assert ev.tally(10, 11, ATTACKED) == Tally(1, 1, 2, (1,))
     assert ev.tally(11, 12, TRANSFERRED) == Tally(1, 1, 1, (2,))
-    assert ev.tally(11, 10, BEAT) == Tally(1, 0, 0, ())
+    assert ev.tally(11, 10, BEAT) == Tally(1, 0, 0, (), (2,))  # it transferred instead
     assert ev.tally(11, 10, TOOK) == Tally()  # nothing to cover the six of spades with
     # 2 faces 0's sixes and 1's: beats one of 0's; it could cover 0's cards, not 1's heart
     assert ev.tally(12, 10, BEAT) == Tally(1, 1, 1, (3,))
-    assert ev.tally(12, 11, BEAT) == Tally(1, 0, 0, ())
-    assert ev.tally(12, 10, TOOK) == Tally(1, 0, 0, ())
+    assert ev.tally(12, 11, BEAT) == Tally(1, 0, 0, (), (3,))
+    assert ev.tally(12, 10, TOOK) == Tally(1, 0, 0, (), (3,))
     assert ev.tally(12, 11, TOOK) == Tally()
     assert ev.tally(12, 10, TRANSFERRED) == Tally()  # no six to pass on
 
@@ -82,6 +82,7 @@ def test_forced_moves_are_replayed_but_not_counted() -> None:
     hands = [["6S", "9C", "KD"], ["7S", "8H", "TC", "JC"], ["7H", "6H", "QS"]]
     game = record(hands, moves)
     clocked = GameRecord(**{**_fields(game), "forced": frozenset({6})})  # the clock's pass
+    # not a chance not taken either: 2 did not choose to pass
     assert game_evidence(clocked).tally(12, 11, THREW_IN) == Tally(1, 1, 1, (3,))
 
 
@@ -142,8 +143,32 @@ def test_colluders_show_in_the_counts_and_replays_agree(policy: str) -> None:
     for a, b in ((100, 102), (102, 100)):
         assert totals[(a, b, THREW_IN)].opportunities > 10
         assert totals[(a, b, THREW_IN)].events == 0
+        # every one of those chances is a move a referee can open
+        assert len(totals[(a, b, THREW_IN)].missed) == totals[(a, b, THREW_IN)].opportunities
     assert totals[(101, 103, THREW_IN)].rate > 0.3
     if policy == "soft":  # and took what they could beat from each other, never covering it
         assert totals[(100, 102, BEAT)].events == totals[(102, 100, BEAT)].events == 0
         assert totals[(100, 102, TOOK)].rate == 1.0
     assert pairs_together(evidence)[(100, 102)].games == 12
+
+
+def test_the_chances_not_taken_are_the_opportunities_without_an_event() -> None:
+    # given: four-player bot games
+    rules = Rules(players=4, variant="transfer")
+    for i in range(4):
+        seed = f"missed-{i}"
+        log = logged_game(rules, seed, {s: HeuristicBot() for s in range(4)})
+        players = [200, 201, 202, 203]
+        game = GameRecord(rules=rules.to_dict(), seed=seed, actions=log, players=players)
+        # when
+        ev = game_evidence(game)
+        # then: per count, the events' moves and the others make up the opportunities, once each,
+        # and every one of them is a move of the mover
+        assert ev.complete and ev.counts
+        for (mover, _other, _kind, _stratum), tally in ev.counts.items():
+            assert len(tally.moves) == tally.events
+            assert len(tally.missed) == tally.opportunities - tally.events
+            assert not set(tally.moves) & set(tally.missed)
+            assert len(set(tally.missed)) == len(tally.missed)
+            for move in tally.moves + tally.missed:
+                assert players[log[move - 1]["seat"]] == mover

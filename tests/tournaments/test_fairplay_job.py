@@ -25,7 +25,13 @@ from tournaments.models import (
     Player,
     Tournament,
 )
-from tournaments.selectors.fairplay import league_pairs_flagged, pair_games, pairs_flagged
+from tournaments.models.fairplay import EVIDENCE_VERSION
+from tournaments.selectors.fairplay import (
+    league_pairs_flagged,
+    pair_games,
+    pair_review,
+    pairs_flagged,
+)
 from tournaments.services import fairplay
 from tournaments.services.fairplay import fairplay_count
 
@@ -256,3 +262,31 @@ def test_two_workers_counting_at_once_store_the_same_rows(
     assert errors == [] and counted == [5, 5]
     assert GameEvidenceRow.objects.count() == 5
     assert _pairs() == incremental
+
+
+def test_rows_of_the_first_version_load_and_are_counted_again(
+    eager_jobs: None, tmp_path: Path
+) -> None:
+    tournament, _pair = _simulate(tmp_path)
+    current_games, current_pairs = _games(), _pairs()
+    assert any(count[8] for row in current_games for count in row[3])  # chances not taken kept
+    # given: every row as version 1 stored it (no missed seqs), and the pairs computed then
+    for row in GameEvidenceRow.objects.all():
+        row.version, row.counts = 1, [count[:8] for count in row.counts]
+        row.save(update_fields=["version", "counts"])
+    for pair in PairEvidence.objects.all():
+        pair.terms = [{k: v for k, v in t.items() if k != "missed"} for t in pair.terms]
+        pair.save(update_fields=["terms"])
+    # then: an old pair reads with no chance not taken, and the old rows' pairs compute
+    old = PairEvidence.objects.filter(tournament=tournament).order_by("-z").first()
+    assert old is not None
+    review = pair_review(old)
+    assert review.terms and all(t.missed == () for t in review.terms)
+    assert any(t.moves for t in review.terms)
+    fairplay.pairs_recompute(tournament_id=tournament.pk)
+    assert all(t["missed"] == [] for p in PairEvidence.objects.all() for t in p.terms)
+    # when: the job runs again, it counts every old row again: as a fresh count
+    assert fairplay_count(tournament_id=tournament.pk) == len(current_games)
+    assert set(GameEvidenceRow.objects.values_list("version", flat=True)) == {EVIDENCE_VERSION}
+    assert [row[:8] for row in _games()] == [row[:8] for row in current_games]
+    assert _pairs() == current_pairs

@@ -153,6 +153,13 @@ def test_stored_rows_keep_the_score_and_name_each_events_game_and_move() -> None
             )
         )
         assert counts_to_json(games[-1], seqs=list(range(1, 200))) == stored
+        # each count's chances not taken, as the log's seqs of its moves
+        for a, b, kind, stratum, *_numbers, moves, missed in stored:
+            tally = ev.counts[(a, b, kind, stratum)]
+            assert (moves, missed) == (
+                [100 + m for m in tally.moves],
+                [100 + m for m in tally.missed],
+            )
     rows = pair_rows(games)
     # then: the scores are pair_scores', pooled from the departure and the variance
     assert [(r.first, r.second, r.z) for r in rows] == [
@@ -165,7 +172,46 @@ def test_stored_rows_keep_the_score_and_name_each_events_game_and_move() -> None
         for term in row.terms:
             assert len(term["moves"]) == term["observed"]
             assert all(g in (7, 8) and s > 100 for g, s in term["moves"])
+            assert len(term["missed"]) == term["opportunities"] - term["observed"]
+            assert all(g in (7, 8) and s > 100 for g, s in term["missed"])
+            assert not {tuple(m) for m in term["moves"]} & {tuple(m) for m in term["missed"]}
     assert pair_rows(games) == rows
+
+
+def test_a_term_keeps_the_moves_of_its_events_and_of_its_chances_not_taken() -> None:
+    # given: 1's throw-ins on 2 over two games (a chance not taken at moves 2 and 6, then 3)
+    first = evidence({(1, 2, THREW_IN): Tally(3, 1, 1, (4,), (2, 6))})
+    second = evidence({(1, 2, THREW_IN): Tally(1, 0, 0, (), (3,))})
+    # when
+    (score,) = [s for s in pair_scores([first, second]) if (s.first, s.second) == (1, 2)]
+    # then: the pooled term keeps both beside each other
+    (term,) = score.terms
+    assert (term.observed.moves, term.observed.missed) == ((4,), (2, 6, 3))
+    # and a stored pair row names them by game and seq
+    rows = pair_rows(
+        [
+            GameEvidence(g, ev.players, ev.counts, None, False, True, 9)
+            for g, ev in ((5, first), (6, second))
+        ]
+    )
+    (row,) = [r for r in rows if (r.first, r.second) == (1, 2)]
+    assert row.terms[0]["moves"] == [[5, 4]]
+    assert row.terms[0]["missed"] == [[5, 2], [5, 6], [6, 3]]
+
+
+def test_a_stored_row_of_the_first_version_loads_without_missed_moves() -> None:
+    # given: a version-1 row, without the missed seqs
+    old = [[1, 2, THREW_IN, "stock:5+:1", 3, 1, 1, [14]], [2, 1, TOOK, "end:1-2:2", 2, 0, 0, []]]
+    # when
+    ev = evidence_from_json(7, [1, 2, 3], old, fool=None, draw=False, complete=True, moves=20)
+    # then: its counts as stored, no chance not taken named; the pairs compute
+    assert ev.counts[(1, 2, THREW_IN, "stock:5+:1")] == Tally(3, 1, 1, (14,), ())
+    assert ev.counts[(2, 1, TOOK, "end:1-2:2")] == Tally(2, 0, 0, (), ())
+    (row,) = [r for r in pair_rows([ev]) if (r.first, r.second) == (1, 2)]
+    assert {t["kind"]: (t["moves"], t["missed"]) for t in row.terms} == {
+        THREW_IN: ([[7, 14]], []),
+        TOOK: ([], []),
+    }
 
 
 def test_a_pair_without_a_chance_towards_each_other_keeps_its_overlap() -> None:

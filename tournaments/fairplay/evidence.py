@@ -6,7 +6,9 @@ replay page does, or a hand-built deal), so every logged move is read in the sta
 in: who defended, whose cards were on the table, what the mover could have done instead. Each
 kind of decision counts, per ordered pair of players (the mover, the other), its
 *opportunities* (decisions where the mover could do it to the other) and its *events* (it did),
-with the move numbers of the events so that every figure links back to the moves:
+with the move numbers of the events and of the chances not taken (``missed``: the
+opportunities that were not events, where sparing shows), so that every figure links back to
+the moves:
 
 ``threw_in``
     a thrower's move (a throw or a pass) while it held a card it could throw onto the
@@ -42,7 +44,7 @@ list their move numbers in ``GameRecord.forced``.
 ... )
 >>> ev = game_evidence(record)
 >>> ev.tally(10, 11, ATTACKED)
-Tally(opportunities=1, events=0, cards=0, moves=())
+Tally(opportunities=1, events=0, cards=0, moves=(), missed=(1,))
 """
 
 from __future__ import annotations
@@ -120,12 +122,13 @@ class GameRecord:
 @dataclass(frozen=True, slots=True)
 class Tally:
     """Opportunities, events (with the cards they moved) and the move numbers (1 up) of the
-    events."""
+    events (``moves``) and of the chances not taken (``missed``: the other opportunities)."""
 
     opportunities: int = 0
     events: int = 0
     cards: int = 0
     moves: tuple[int, ...] = ()
+    missed: tuple[int, ...] = ()
 
     def __add__(self, other: Tally) -> Tally:
         return Tally(
@@ -133,6 +136,7 @@ class Tally:
             self.events + other.events,
             self.cards + other.cards,
             self.moves + other.moves,
+            self.missed + other.missed,
         )
 
     @property
@@ -147,6 +151,7 @@ class _Counter:
     events: int = 0
     cards: int = 0
     moves: list[int] = field(default_factory=list)
+    missed: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +225,8 @@ class _Game:
             counter.events += 1
             counter.cards += cards
             counter.moves.append(move)
+        else:
+            counter.missed.append(move)
 
     def decision(self, state: GameState, action: Action, move: int) -> None:
         """Count the opportunities ``action`` (move number ``move``) answered, in ``state``."""
@@ -300,7 +307,7 @@ class _Game:
         fool = None if result is None or result.fool is None else players[result.fool]
         counts = {
             (players[a], players[b], k, stratum): Tally(
-                c.opportunities, c.events, c.cards, tuple(c.moves)
+                c.opportunities, c.events, c.cards, tuple(c.moves), tuple(c.missed)
             )
             for (a, b, k, stratum), c in self.counts.items()
         }

@@ -16,7 +16,8 @@ score pools the terms of both directions, ``sum(sign * (O - E)) / sqrt(sum(varia
 term weighs by what it knows (about standard normal for an honest pair, whatever the number of
 opportunities; pooling found the injected pairs more often than Stouffer's ``sum(z) /
 sqrt(terms)`` in ``bench.fairplay_probe``: median 3.8 against 3.2); every term keeps its
-observed and expected counts, its opportunities and the moves of its events, so that a referee
+observed and expected counts, its opportunities, the moves of its events and those of the
+chances not taken (``Tally.missed``: where sparing shows), so that a referee
 sees the rates side by side and each number links to the games. The fool evidence
 (``pairs_together``) is kept beside it, not folded in.
 
@@ -84,19 +85,26 @@ class PairScore:
 
 def _cells(games: Iterable[GameEvidence]) -> dict[tuple[int, int, str, str], list[Any]]:
     """Every game's tallies summed per (mover, other, kind, stratum), in first-seen order, as
-    mutable ``[opportunities, events, cards, moves]`` (no tally built per addition: the job
+    mutable ``[opportunities, events, cards, moves, missed]`` (no tally built per addition: the job
     sums every game of a 1,024-player event)."""
     cells: dict[tuple[int, int, str, str], list[Any]] = {}
     for game in games:
         for key, tally in game.counts.items():
             cell = cells.get(key)
             if cell is None:
-                cells[key] = [tally.opportunities, tally.events, tally.cards, list(tally.moves)]
+                cells[key] = [
+                    tally.opportunities,
+                    tally.events,
+                    tally.cards,
+                    list(tally.moves),
+                    list(tally.missed),
+                ]
             else:
                 cell[0] += tally.opportunities
                 cell[1] += tally.events
                 cell[2] += tally.cards
                 cell[3].extend(tally.moves)
+                cell[4].extend(tally.missed)
     return cells
 
 
@@ -182,17 +190,18 @@ def pair_scores(
         p = (rest_e + prior * base) / (rest_n + prior)
         acc = sums.get((a, b, kind))
         if acc is None:
-            acc = sums[(a, b, kind)] = [0, 0, 0, [], 0.0, 0.0]
+            acc = sums[(a, b, kind)] = [0, 0, 0, [], [], 0.0, 0.0]
         acc[0] += opportunities
         acc[1] += cell[1]
         acc[2] += cell[2]
         acc[3].extend(cell[3])
-        acc[4] += opportunities * p
-        acc[5] += opportunities * p * (1 - p)
+        acc[4].extend(cell[4])
+        acc[5] += opportunities * p
+        acc[6] += opportunities * p * (1 - p)
     by_pair: dict[tuple[int, int], list[Term]] = {}
-    for (a, b, kind), (o, e, c, moves, expected, variance) in sums.items():
+    for (a, b, kind), (o, e, c, moves, missed, expected, variance) in sums.items():
         pair = (a, b) if a < b else (b, a)
-        term = Term(a, kind, Tally(o, e, c, tuple(moves)), expected, variance)
+        term = Term(a, kind, Tally(o, e, c, tuple(moves), tuple(missed)), expected, variance)
         by_pair.setdefault(pair, []).append(term)
     scores = []
     for (first, second), terms in by_pair.items():

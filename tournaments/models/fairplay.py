@@ -22,15 +22,16 @@ from tournaments.models.events import Tournament
 from tournaments.models.people import Player
 
 #: The version of the evidence's counting (``tournaments.fairplay.evidence``): a row of an
-#: older version is counted again.
-EVIDENCE_VERSION = 1
+#: older version is counted again (2: the counts keep the chances not taken's moves too).
+EVIDENCE_VERSION = 2
 
 
 class GameEvidenceRow(models.Model):
     """The counts of one finished game: per ordered pair of its players, kind and stratum.
 
     ``counts`` is a list of ``[mover, other, kind, stratum, opportunities, events, cards,
-    [seq, ...]]`` (players as ids; the seqs are the ``GameAction.seq`` of the events)."""
+    [seq, ...], [missed seq, ...]]`` (players as ids; the seqs are the ``GameAction.seq`` of the
+    events and of the chances not taken; a version-1 row has no missed seqs)."""
 
     game = models.OneToOneField(
         Game, on_delete=models.CASCADE, related_name="fairplay_evidence", verbose_name=_("game")
@@ -90,7 +91,8 @@ class PairEvidence(models.Model):
     ``z`` is the pooled signed departure ``departure / sqrt(variance)`` over the scored terms
     (``tournaments.fairplay.score``); ``terms`` lists every term: ``{"mover", "kind",
     "opportunities", "observed", "expected", "variance", "scored", "moves": [[game, seq],
-    ...]}``; ``game_ids`` the games they shared."""
+    ...], "missed": [[game, seq], ...]}`` (the events' moves and the chances not taken; a row
+    computed before version 2 has no ``missed``); ``game_ids`` the games they shared."""
 
     tournament = models.ForeignKey(
         Tournament,
