@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Page, ViewportSize
 from pytest_django import Settings
 
-from games.models import GameAction
+from games.models import Game, GameAction
 from tests.e2e.conftest import CHROMIUM, asgi_server, chromium
 from tests.e2e.test_browser_plan import log_in
 from tests.site.test_console_fairplay import simulate
@@ -87,7 +87,7 @@ def test_a_referee_reads_a_pairs_evidence_jumps_to_a_move_and_decides(
         pair_page = page.url
 
         # a term's moves, and the first one's link to the replay at that move
-        details = page.locator("#terms-table details").first
+        details = page.locator("#terms-table details:not(.missed)").first
         details.locator("summary").click()
         link = details.locator("a.move-link").first
         query = parse_qs(urlparse(link.get_attribute("href") or "").query)
@@ -101,6 +101,26 @@ def test_a_referee_reads_a_pairs_evidence_jumps_to_a_move_and_decides(
         assert page.locator("#rp-move").inner_text().strip()
         assert move.seq == step
         shot(page, "4-replay-at-move")
+
+        # back to the pair: a term's chances not taken, the first one's link to the replay there
+        page.go_back()
+        page.wait_for_url(pair_page)
+        missed = page.locator("#terms-table details.missed").first
+        missed.locator("summary").click()
+        assert "упущенн" in missed.locator("summary").inner_text()
+        shot(page, "4-pair-missed")
+        link = missed.locator("a.missed-link").first
+        href = link.get_attribute("href") or ""
+        step = int(parse_qs(urlparse(href).query)["step"][0])
+        game_id = int(re.findall(r"/games/(\d+)/replay/", href)[0])
+        row = page.locator("#terms-table tr.term", has=page.locator("details.missed")).first
+        mover = int(row.get_attribute("data-mover") or 0)
+        link.click()
+        page.wait_for_url(re.compile(rf"/games/{game_id}/replay/\?step={step}"))
+        assert page.locator("#replay").get_attribute("data-step") == str(step)
+        chance = GameAction.objects.get(game_id=game_id, seq=step)
+        assert Game.objects.get(pk=game_id).players[chance.seat] == mover
+        shot(page, "4-replay-at-chance")
 
         # back to the pair, and a decision with its reason
         page.go_back()

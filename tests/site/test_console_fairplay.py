@@ -255,6 +255,36 @@ def test_each_move_link_opens_the_replay_at_that_move(sim: Simulated) -> None:
         assert f'data-step="{step}"' in replay.content.decode()
 
 
+def test_each_chance_not_taken_links_the_replay_at_that_move_of_the_mover(sim: Simulated) -> None:
+    pair = the_pair(sim)
+    client = as_user(sim.referee)
+    page = client.get(pair_url(pair), headers=EN).content.decode()
+    # every term's chances not taken, as stored, in its row, under their count
+    row_re = r'<tr class="term[^"]*" data-kind="(\w+)" data-mover="(\d+)">(.*?)</tr>'
+    link_re = r'class="missed-link" href="/games/(\d+)/replay/\?step=(\d+)#board"'
+    checked = []
+    for kind, mover, row in re.findall(row_re, page, re.S):
+        term = next(t for t in pair.terms if t["kind"] == kind and t["mover"] == int(mover))
+        links = [(int(g), int(s)) for g, s in re.findall(link_re, row)]
+        assert links == [(g, s) for g, s in term["missed"]]
+        assert len(links) == term["opportunities"] - term["observed"]
+        if links:
+            count = len(links)
+            assert f"{count} chance{'s' if count > 1 else ''} not taken" in row
+            checked += [(int(mover), g, s) for g, s in links[:2]]
+    assert checked
+    for mover, game_id, step in checked[:6]:
+        # when the referee follows the link
+        replay = client.get(f"/games/{game_id}/replay/?step={step}")
+        assert replay.status_code == 200
+        # then the replay shows the board after that move, a move of the term's mover
+        action = GameAction.objects.get(game_id=game_id, seq=step)
+        assert Game.objects.get(pk=game_id).players[action.seat] == mover
+        assert replay.context["board"].step == step
+        move = replay.context["move"]
+        assert move.step == step and move.seat == action.seat and move.kind == action.kind
+
+
 def test_a_game_not_over_shows_no_move_and_no_replay(sim: Simulated) -> None:
     # given one of the pair's games whose seed is not revealed (as a game in play)
     pair = the_pair(sim)
@@ -266,6 +296,8 @@ def test_a_game_not_over_shows_no_move_and_no_replay(sim: Simulated) -> None:
     assert f"/games/{hidden}/replay/" not in page
     others = [(g, s) for t in pair.terms for g, s in t["moves"] if g != hidden]
     assert len(re.findall(r'class="move-link"', page)) == len(others)
+    missed = [(g, s) for t in pair.terms for g, s in t["missed"] if g != hidden]
+    assert len(re.findall(r'class="missed-link"', page)) == len(missed)
     assert 'id="games-table"' in page
 
 

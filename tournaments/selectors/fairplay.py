@@ -194,7 +194,9 @@ class MoveRef:
 @dataclass(frozen=True, slots=True)
 class TermLine:
     """One term of a pair's score: what ``mover`` did to ``other`` of one ``kind``, observed
-    against expected over its opportunities, and what it adds to the pair's departure."""
+    against expected over its opportunities, and what it adds to the pair's departure; the
+    moves of its events (``moves``) and of its chances not taken (``missed``: where sparing
+    shows, a throw-in it could have made and passed)."""
 
     mover: Player
     other: Player
@@ -205,6 +207,7 @@ class TermLine:
     variance: float
     scored: bool
     moves: tuple[MoveRef, ...]
+    missed: tuple[MoveRef, ...] = ()
 
     @property
     def observed_rate(self) -> float | None:
@@ -249,7 +252,8 @@ def pair_review(pair: PairEvidence) -> PairReview:
     """Everything the pair's page shows: its terms, each mover's first (the lower id, then
     the other), in the kinds' order; the games they shared; the decisions' audit rows, newest
     first. Only games that are over and revealed are replayable, and only their moves are
-    listed (a game in play keeps its hands hidden)."""
+    listed (a game in play keeps its hands hidden). A pair computed before the missed moves
+    were kept (evidence version 1) lists none until the job computes it again."""
     players = {pair.first_id: pair.first, pair.second_id: pair.second}
     shown = {
         g.pk: g
@@ -272,6 +276,9 @@ def pair_review(pair: PairEvidence) -> PairReview:
             variance=t["variance"],
             scored=bool(t["scored"]),
             moves=tuple(MoveRef(game, seq) for game, seq in t["moves"] if game in replayable),
+            missed=tuple(
+                MoveRef(game, seq) for game, seq in t.get("missed", ()) if game in replayable
+            ),
         )
         for t in terms
     )
