@@ -31,6 +31,7 @@ from tournaments.models import (
     AuditEvent,
     Entry,
     League,
+    PairEvidence,
     Payout,
     Player,
     PrizePool,
@@ -41,6 +42,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
+from tournaments.selectors.fairplay import pairs_flagged
 from tournaments.services.audit import audit_record
 
 SWISS_THEN_KNOCKOUT = [
@@ -291,3 +293,15 @@ def six_bots_with_a_colluding_pair(
     )
     key: dict[str, Any] = json.loads(key_file.read_text())
     return key
+
+
+def pair_with_moves(tournament: Tournament) -> PairEvidence:
+    """The highest-scoring pair of ``tournament`` whose evidence links moves both ways: a term
+    with events (a throw-in among them) and a term with chances not taken. In an event as short
+    as :func:`six_bots_with_a_colluding_pair`'s, the top pair may have had too few chances
+    together for either (its deals are drawn afresh each run)."""
+    for pair in pairs_flagged(tournament, threshold=0):
+        kinds_with_events = {t["kind"] for t in pair.terms if t["moves"]}
+        if "threw_in" in kinds_with_events and any(t.get("missed") for t in pair.terms):
+            return pair
+    raise AssertionError("no pair of the event has moves both ways")

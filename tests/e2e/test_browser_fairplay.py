@@ -19,6 +19,7 @@ from playwright.sync_api import Page, ViewportSize
 from pytest_django import Settings
 
 from games.models import Game, GameAction
+from tests.builders import pair_with_moves
 from tests.e2e.conftest import CHROMIUM, asgi_server, chromium
 from tests.e2e.test_browser_plan import log_in
 from tests.site.test_console_fairplay import simulate
@@ -53,7 +54,8 @@ def test_a_referee_reads_a_pairs_evidence_jumps_to_a_move_and_decides(
     sim = simulate(tmp_path)
     assert not sim.referee.is_superuser
     top = pairs_flagged(sim.tournament, threshold=0).first()
-    assert top is not None and any(t["moves"] for t in top.terms)
+    assert top is not None
+    pick = pair_with_moves(sim.tournament)  # the top pair, when its evidence names moves
     errors: list[str] = []
     with asgi_server() as address, chromium(monkeypatch) as browser:
         base = f"http://{address}"
@@ -78,10 +80,10 @@ def test_a_referee_reads_a_pairs_evidence_jumps_to_a_move_and_decides(
         assert first_row.get_attribute("data-pair") == str(top.pk)
         shot(page, "2-queue-lower")
 
-        # the top pair's evidence
-        first_row.locator("a.pair-link").click()
-        page.wait_for_url(re.compile(rf"/fairplay/pairs/{top.pk}/"))
-        assert page.locator("#terms-table tr.term").count() == len(top.terms)
+        # a pair's evidence
+        page.locator(f"tr.pair-row[data-pair='{pick.pk}'] a.pair-link").click()
+        page.wait_for_url(re.compile(rf"/fairplay/pairs/{pick.pk}/"))
+        assert page.locator("#terms-table tr.term").count() == len(pick.terms)
         assert "подкидывал" in page.locator("#terms-table").inner_text()
         shot(page, "3-pair")
         pair_page = page.url
@@ -141,7 +143,7 @@ def test_a_referee_reads_a_pairs_evidence_jumps_to_a_move_and_decides(
         page.fill("#id_threshold", "0")
         page.click("#threshold-form input[type=submit]")
         page.wait_for_url(re.compile(r"threshold=0"))
-        assert page.locator(f"a.pair-link[href$='/fairplay/pairs/{top.pk}/']").count() == 1
+        assert page.locator(f"a.pair-link[href$='/fairplay/pairs/{pick.pk}/']").count() == 1
         shot(page, "5-season")
         context.close()
 
@@ -161,8 +163,8 @@ def test_a_referee_reads_a_pairs_evidence_jumps_to_a_move_and_decides(
             page.locator(f"#{part}").screenshot(path=str(closer))
         phone.close()
 
-    top.refresh_from_db()
-    assert top.decision == PairEvidence.Decision.WARNED and top.decided_by == sim.referee
-    audit = AuditEvent.objects.get(action=AuditEvent.Action.FAIRPLAY_DECIDE, target_id=top.pk)
+    pick.refresh_from_db()
+    assert pick.decision == PairEvidence.Decision.WARNED and pick.decided_by == sim.referee
+    audit = AuditEvent.objects.get(action=AuditEvent.Action.FAIRPLAY_DECIDE, target_id=pick.pk)
     assert audit.reason.startswith("Не подкидывали")
     assert errors == []

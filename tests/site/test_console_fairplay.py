@@ -20,7 +20,7 @@ from django.urls import reverse
 from pytest_django import DjangoDbBlocker
 
 from games.models import Game, GameAction
-from tests.builders import six_bots_with_a_colluding_pair
+from tests.builders import pair_with_moves, six_bots_with_a_colluding_pair
 from tests.conftest import jobs_in_process
 from tests.factories import console_user
 from tournaments import services
@@ -109,11 +109,8 @@ def season_url(league: League) -> str:
 
 
 def the_pair(sim: Simulated) -> PairEvidence:
-    """The event's top pair (its evidence names moves: the colluders of so short an event may
-    have too few chances together to score)."""
-    pair = pairs_flagged(sim.tournament, threshold=0).first()
-    assert pair is not None and any(t["moves"] for t in pair.terms)
-    return pair
+    """A pair of the event whose evidence names moves both ways (``pair_with_moves``)."""
+    return pair_with_moves(sim.tournament)
 
 
 def shown_pairs(page: str) -> list[int]:
