@@ -32,6 +32,7 @@ import redis
 
 from tests.chaos.conftest import SKIP
 from tests.chaos.stack import ROOT, CeleryProcess, Figures, Stack, wait_until
+from tournaments.models.fairplay import EVIDENCE_VERSION
 
 pytestmark = [
     pytest.mark.chaos,
@@ -70,8 +71,14 @@ def running_jobs(stack: Stack) -> dict[Job, float]:
         if not isinstance(value, bytes) or ttl < 0 or pickle.loads(value) != "running":
             continue
         _, _, _, task, *args = key.decode().split(":")
-        found[Job(task, tuple(int(a) for a in args))] = now + ttl / 1000
+        found[Job(task, tuple(_arg(a) for a in args))] = now + ttl / 1000
     return found
+
+
+def _arg(text: str) -> int:
+    """A job's argument as its lease key spells it: an id, or a flag (``True``/``False``: the
+    fair-play job's ``full``)."""
+    return int(text == "True") if text in ("True", "False") else int(text)
 
 
 AWARD_DONE = {
@@ -90,6 +97,17 @@ AWARD_DONE = {
         "SELECT EXISTS (SELECT 1 FROM tournaments_prizepool WHERE tournament_id = %s AND final)"
     ),
 }
+
+
+FAIRPLAY_DONE = (
+    "SELECT NOT EXISTS (SELECT 1 FROM games_game g"
+    " JOIN tournaments_table t ON g.table_id = t.id JOIN tournaments_round r ON t.round_id = r.id"
+    " JOIN tournaments_stage s ON r.stage_id = s.id"
+    " WHERE s.tournament_id = %s AND r.status = 'finished'"
+    " AND g.status IN ('finished', 'adjudicated') AND NOT EXISTS (SELECT 1 FROM"
+    " tournaments_gameevidencerow e WHERE e.game_id = g.id"
+    f" AND e.version = {EVIDENCE_VERSION}))"
+)
 
 
 def done(stack: Stack, job: Job) -> bool:
@@ -113,6 +131,10 @@ def done(stack: Stack, job: Job) -> bool:
         return bool(status != "pending" if job.task.endswith("pair") else status == "finished")
     if job.task in AWARD_DONE:
         return bool(one(AWARD_DONE[job.task])[0])
+    if job.task == "tournaments.fairplay_count":
+        # the games of the event's finished rounds counted (a round's job counts what has
+        # finished; the games of the round in play are the next job's)
+        return bool(one(FAIRPLAY_DONE)[0])
     raise AssertionError(f"no check for {job}")
 
 
