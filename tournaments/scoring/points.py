@@ -448,14 +448,7 @@ def standings(
     ordered = sorted(results, key=lambda r: r.id)
     scale = _scale(ordered, config)
     tallies, buchholz = _tally(ordered, config, entries, scale)
-    # One Fraction per distinct scaled value, not per row: a big field shares a few dozen.
-    exact: dict[int, Fraction] = {}
-
-    def fraction(scaled: int) -> Fraction:
-        value = exact.get(scaled)
-        if value is None:
-            value = exact[scaled] = Fraction(scaled, scale)
-        return value
+    fraction = _fractions(scale)
 
     h2h: dict[str, Fraction] = {}
     halved: dict[int, Fraction] = {}  # one Fraction per head-to-head score
@@ -549,23 +542,47 @@ def standings(
     for position, (entry, decided_by) in enumerate(order(sorted(tallies), tie_breaks), 1):
         if decided_by != DRAW:
             rank = position
-        tally = tallies[entry]
         rows.append(
-            StandingRow(
+            _row(
+                fraction,
                 position=position,
                 rank=rank,
                 entry=entry,
-                points=fraction(tally.points),
-                played=tally.played,
-                byes=tally.byes,
-                first_places=tally.first_places,
-                fools=tally.fools,
-                buchholz=fraction(buchholz[entry]),
+                tally=tallies[entry],
+                buchholz=buchholz[entry],
                 head_to_head=h2h.get(entry),
                 decided_by=decided_by,
             )
         )
     return rows
+
+
+def _row(
+    fraction: Callable[[int], Fraction],
+    *,
+    position: int,
+    rank: int,
+    entry: str,
+    tally: _Tally,
+    buchholz: int,
+    head_to_head: Fraction | None,
+    decided_by: str | None,
+) -> StandingRow:
+    """A standings row of ``entry``'s tally (scaled values made exact by ``fraction``,
+    :func:`_fractions`) at its place: :func:`standings` and :meth:`Standings.updated` alike."""
+    return StandingRow(
+        position=position,
+        rank=rank,
+        entry=entry,
+        points=fraction(tally.points),
+        played=tally.played,
+        byes=tally.byes,
+        first_places=tally.first_places,
+        fools=tally.fools,
+        buchholz=fraction(buchholz),
+        head_to_head=head_to_head,
+        decided_by=decided_by,
+    )
 
 
 class _Ranker:
@@ -919,17 +936,13 @@ class Standings:
                 if same_place and entry not in moved:
                     rows.append(row)  # type: ignore[arg-type]
                     continue
-                tally = self.tallies[entry]
-                new = StandingRow(
+                new = _row(
+                    fraction,
                     position=position,
                     rank=rank,
                     entry=entry,
-                    points=fraction(tally.points),
-                    played=tally.played,
-                    byes=tally.byes,
-                    first_places=tally.first_places,
-                    fools=tally.fools,
-                    buchholz=fraction(self.buchholz[entry]),
+                    tally=self.tallies[entry],
+                    buchholz=self.buchholz[entry],
                     head_to_head=h2h,
                     decided_by=decided_by,
                 )
