@@ -2,7 +2,8 @@
 pairs, the fair-play job run, and the queue read against the answer key.
 
     python -m bench.fairplay [--players 256 1024] [--strength 1 0.5 0.25] [--policy squeeze]
-        [--pairs N] [--seed S] [--plan PLAN] [--series single] [--bots heuristic,random]
+        [--pairs N] [--seed S] [--seating anywhere|group] [--plan PLAN] [--series single]
+        [--bots heuristic,random]
         [--threshold 3.0] [--database /tmp/fairplay.sqlite3]
 
 Each (players, strength) is one ``simulate_tournament`` event through the live services, its jobs
@@ -22,9 +23,13 @@ recomputing the pairs, and how many times it did).
 
 The plan defaults to a multi-stage money event (:func:`money_plan`; at 1,024 players
 ``bench.tournament``'s, ``swiss:4:3:top=256,swiss:4:2:top=64,knockout:4:2``): swiss rounds
-avoid repeat meetings, so partners drawn at random in a large field rarely share a table;
-``--plan`` with round-robin groups (``rr:4:G``) and ``--series`` seat the pairs that share a
-group many times. Timings are the
+avoid repeat meetings, so partners drawn at random in a large field rarely share a table.
+``--seating group`` draws both partners of each pair from one group of a first round-robin
+stage (friends who entered one group; ``simulate_tournament --collusion-seating group``), and
+the plan then defaults to a club event (:func:`club_plan`: groups of 4, one table each, playing
+a ``best_of:5`` match, the winners on to a knockout of tables of 4), where partners share the
+3 to 5 games of their group's match: the event in which the pairing lets them meet. ``--plan``
+with other round-robin groups (``rr:4:G``) and ``--series`` seat them otherwise. Timings are the
 machine's (noisy when shared). The seed fixes the pairs drawn and the pairings' draws, not the
 deals: each game's seed is a fresh secret (its commitment is published before play), so two runs
 of one seed play other games and their figures differ a little (which pairs met, their z);
@@ -46,7 +51,7 @@ from io import StringIO
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Power", "main", "money_plan", "power", "run_event"]
+__all__ = ["Power", "club_plan", "main", "money_plan", "power", "run_event"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +133,7 @@ def run_event(
     series: str = "single",
     bots: str = "heuristic,random",
     threshold: float | None = None,
+    seating: str = "anywhere",
 ) -> Event:
     """One simulated event with its colluding pairs, read against its key (needs Django set up
     and jobs in-process)."""
@@ -169,6 +175,7 @@ def run_event(
                 collusion_policy=policy,
                 collusion_strength=strength,
                 collusion_seed=f"{seed}:{players}",
+                collusion_seating=seating,
                 collusion_out=str(out),
                 no_progress=True,
                 timeout=7200,
@@ -233,6 +240,20 @@ def money_plan(players: int) -> str:
     return f"swiss:4:3:top={first},swiss:4:2:top={second},knockout:4:2"
 
 
+def club_plan(players: int) -> str:
+    """A club event's plan: round-robin groups of 4 (one table each, its match the stage), the
+    winner of each on to a knockout of tables of 4, one going on from each.
+
+    >>> club_plan(256)
+    'rr:4:64:per_table=1,knockout:4:1'
+    """
+    return f"rr:4:{players // 4}:per_table=1,knockout:4:1"
+
+
+SEATINGS = {"anywhere": (money_plan, "single"), "group": (club_plan, "best_of:5")}
+"""Per seating, the default plan and series."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, nargs="+", default=[256, 1024])
@@ -242,13 +263,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", default="squeeze", help="collude, soft or squeeze")
     parser.add_argument("--pairs", type=int, default=0, help="colluding pairs (default players/8)")
     parser.add_argument("--seed", default="fairplay")
-    parser.add_argument("--plan", default="", help="default: money_plan(players)")
-    parser.add_argument("--series", default="single")
+    parser.add_argument(
+        "--seating",
+        choices=sorted(SEATINGS),
+        default="anywhere",
+        help="group: both partners from one group of a first round-robin stage",
+    )
+    parser.add_argument("--plan", default="", help="default: money_plan, or club_plan (group)")
+    parser.add_argument("--series", default="", help="default: single, or best_of:5 (group)")
     parser.add_argument("--bots", default="heuristic,random", help="the honest field's bots")
     parser.add_argument("--threshold", type=float, default=None, help="default: the queue's")
     parser.add_argument("--database", default="", help="SQLite file (default: a temporary one)")
     args = parser.parse_args(argv)
     strengths = args.strength or [1.0, 0.5, 0.25]
+    default_plan, default_series = SEATINGS[args.seating]
+    series = args.series or default_series
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
         os.environ["DURAK_SQLITE_PATH"] = args.database or str(Path(tmp) / "fairplay.sqlite3")
@@ -259,12 +288,13 @@ def main(argv: list[str] | None = None) -> int:
         django.setup()
         call_command("migrate", "--noinput", verbosity=0)
         print(
-            f"policy {args.policy}, seed {args.seed!r}, bots {args.bots}, series {args.series}",
+            f"policy {args.policy}, seed {args.seed!r}, bots {args.bots}, series {series}, "
+            f"seating {args.seating}",
             flush=True,
         )
         print(HEADER, flush=True)
         for players in args.players:
-            plan = args.plan or money_plan(players)
+            plan = args.plan or default_plan(players)
             for strength in strengths:
                 event = run_event(
                     players=players,
@@ -273,9 +303,10 @@ def main(argv: list[str] | None = None) -> int:
                     pairs=args.pairs or max(1, players // 8),
                     seed=args.seed,
                     plan=plan,
-                    series=args.series,
+                    series=series,
                     bots=args.bots,
                     threshold=args.threshold,
+                    seating=args.seating,
                 )
                 print(row(event), flush=True)
             print(f"plan ({players} players): {plan}", flush=True)

@@ -3,6 +3,8 @@ bound to their partner at shared tables, with the answer key only in the command
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from io import StringIO
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from games.engine.actions import THROW, TRANSFER
 from games.models import Game
 from games.services.fairness import replay_log
 from tests.builders import six_bots_with_a_colluding_pair
-from tournaments.models import Entry, Player
+from tournaments.models import Entry, Player, Table
 from tournaments.simulation.collusion import CollusionPlan
 
 
@@ -37,6 +39,64 @@ def test_the_pairs_are_drawn_from_the_seed() -> None:
         options = {"players": 20, "pairs": 1, "policy": "soft", "strength": 1.0, "seed": "a"}
         with pytest.raises(ValueError):
             CollusionPlan.draw(**{**options, **bad})  # type: ignore[arg-type]
+
+
+def test_pairs_drawn_within_groups_take_both_partners_from_one_group() -> None:
+    groups = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    plan = CollusionPlan.draw(
+        players=10, pairs=4, policy="squeeze", strength=1.0, seed="g", within=groups
+    )
+    group_of = {p: i for i, group in enumerate(groups) for p in group}
+    assert all(group_of[a] == group_of[b] for a, b in plan.pairs)
+    # every group has its pair before any has a second
+    assert sorted(Counter(group_of[a] for a, _b in plan.pairs).values()) == [1, 1, 2]
+    with pytest.raises(ValueError, match="groups"):
+        CollusionPlan.draw(
+            players=10,
+            pairs=5,
+            policy="squeeze",
+            strength=1.0,
+            seed="g",
+            within=[[0, 1, 2], [3, 4, 5], [6, 7, 8, 9]],
+        )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_group_seating_puts_partners_in_one_round_robin_group(
+    eager_jobs: None, tmp_path: Path
+) -> None:
+    # given 16 bots in 4 round-robin groups of 4 (a table each) and 3 pairs drawn by group
+    out = tmp_path / "pairs.json"
+    call_command(
+        "simulate_tournament",
+        players=16,
+        plan="rr:4:4:per_table=1,knockout:4:1",
+        seed="grouped",
+        collusion_pairs=3,
+        collusion_policy="squeeze",
+        collusion_seating="group",
+        collusion_out=str(out),
+        no_progress=True,
+        stdout=StringIO(),
+    )
+    # then each pair sat at its group's table, together
+    key = json.loads(out.read_text())
+    first = Table.objects.filter(round__stage__order=1)
+    for pair in key["pairs"]:
+        assert any(
+            set(pair["entries"]) <= set(t.seats.values_list("entry_id", flat=True)) for t in first
+        )
+
+
+def test_group_seating_needs_a_round_robin_first_stage() -> None:
+    with pytest.raises(CommandError, match="rr"):
+        call_command(
+            "simulate_tournament",
+            players=8,
+            plan="swiss:4:2",
+            collusion_pairs=1,
+            collusion_seating="group",
+        )
 
 
 @pytest.mark.django_db(transaction=True)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.builders import make_tournament, pairs_event
+from tests.factories import BotPlayerFactory
 from tournaments import reconcile, services
 from tournaments.models import (
     Entry,
@@ -132,6 +133,31 @@ def test_round_robin_groups_then_a_final_swiss_round(
     assert len(meetings) == 12 and set(meetings.values()) == {1}
     final = tournament.stages.get(format="swiss")
     assert final.stage_entries.count() == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_more_groups_than_letters_each_play_and_send_their_winner_on(eager_jobs: None) -> None:
+    # given 28 round-robin groups of 2 (more than the 26 letters A to Z)
+    tournament = make_tournament(
+        BotPlayerFactory.create_batch(56),
+        stages=[
+            {"format": "round_robin", "table_size": 2, "groups": 28, "advance": {"per_table": 1}},
+            {"format": "swiss", "table_size": 4, "rounds": 1},
+        ],
+    )
+    # when it is played
+    services.tournament_start(tournament=tournament)
+    tournament.refresh_from_db()
+    # then every group played its table, named A to Z then AA, AB, and each winner went on
+    assert tournament.status == Tournament.Status.FINISHED
+    rr = tournament.stages.get(format="round_robin")
+    groups = sorted(
+        Table.objects.filter(round__stage=rr).values_list("score_group", flat=True),
+        key=lambda g: (len(g), g),
+    )
+    assert groups[:2] == ["group A", "group B"] and groups[-2:] == ["group AA", "group AB"]
+    assert len(set(groups)) == 28
+    assert tournament.stages.get(format="swiss").stage_entries.count() == 28
 
 
 @pytest.mark.real_stack

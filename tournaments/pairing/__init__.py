@@ -30,7 +30,13 @@ from .models import (
     Table,
     balanced_table_sizes,
 )
-from .round_robin import RoundRobinSchedule, round_robin, snake_groups
+from .round_robin import (
+    RoundRobinSchedule,
+    group_count,
+    group_name,
+    round_robin,
+    snake_groups,
+)
 from .swiss import SwissOptions, pair_swiss, rank_entries, repeat_cost, table_compromises
 from .teams import team_seating
 
@@ -57,6 +63,8 @@ __all__ = [
     "balanced_table_sizes",
     "bracket_order",
     "build_bracket",
+    "group_count",
+    "group_name",
     "next_round_seating",
     "pair_swiss",
     "rank_entries",

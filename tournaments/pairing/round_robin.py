@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .errors import ConfigError, PairingError
 from .models import Pairing, Table, balanced_table_sizes
 
-__all__ = ["RoundRobinSchedule", "round_robin", "snake_groups"]
+__all__ = ["RoundRobinSchedule", "group_count", "group_name", "round_robin", "snake_groups"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,31 @@ class RoundRobinSchedule:
     def round_count(self) -> int:
         """Number of rounds the group plays."""
         return len(self.rounds)
+
+
+def group_count(entries: int, groups: int | None) -> int:
+    """How many groups ``entries`` entries are dealt into when a stage asks for ``groups``:
+    fewer when a group would have under 2 (entries left before the stage began).
+
+    >>> group_count(10, 4), group_count(5, 4), group_count(1, None)
+    (4, 2, 1)
+    """
+    return max(1, min(groups or 1, entries // 2))
+
+
+def group_name(index: int) -> str:
+    """The name of a stage's group ``index`` (0 up): A to Z, then AA, AB, ... as a spreadsheet
+    names its columns, so a stage of any number of groups names each once.
+
+    >>> [group_name(i) for i in (0, 25, 26, 27, 51, 52, 701, 702)]
+    ['A', 'Z', 'AA', 'AB', 'AZ', 'BA', 'ZZ', 'AAA']
+    """
+    name = ""
+    index += 1
+    while index:
+        index, letter = divmod(index - 1, 26)
+        name = chr(ord("A") + letter) + name
+    return name
 
 
 def snake_groups(seeded: Sequence[int], groups: int) -> list[list[int]]:

@@ -28,6 +28,7 @@ from tournaments.models import (
 )
 from tournaments.pairing import (
     StandingRow,
+    group_name,
     top_overall,
     top_per_group,
 )
@@ -41,7 +42,6 @@ from tournaments.services.feed import tournament_changed
 from tournaments.services.placing import places_store
 from tournaments.services.plans import validate_plan
 from tournaments.services.rounds import (
-    GROUP_LABELS,
     active_stage_entries,
     round_robin_schedule,
     stage_groups,
@@ -248,7 +248,7 @@ def _advancing(stage: Stage) -> list[int]:
         return top_overall(ranked, min(stage.advance_count, len(ranked)))
     if stage.format == Stage.Format.ROUND_ROBIN:
         groups = stage_groups(stage)
-        label = {e: GROUP_LABELS[i] for i, group in enumerate(groups) for e in group}
+        label = {e: group_name(i) for i, group in enumerate(groups) for e in group}
         seen: dict[str, int] = {}
         ranked = []
         for r in rows:

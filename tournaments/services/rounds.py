@@ -41,6 +41,8 @@ from tournaments.pairing import (
     PairingError,
     TableRef,
     build_bracket,
+    group_count,
+    group_name,
     pair_swiss,
     round_robin,
     snake_groups,
@@ -59,8 +61,6 @@ from tournaments.services.seating import (
     table_started,
     tables_seat,
 )
-
-GROUP_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _stage_rng(stage: Stage, round_number: int) -> random.Random:
@@ -181,7 +181,7 @@ def stage_groups(stage: Stage) -> list[list[int]]:
     """A round-robin stage's groups: its seeded entries snake-dealt into its groups, fewer of
     them when entries left before the stage began (a group needs 2: ``docs/leaving.md``)."""
     seeded = selectors.stage_entry_ids(stage)
-    return snake_groups(seeded, max(1, min(stage.groups or 1, len(seeded) // 2)))
+    return snake_groups(seeded, group_count(len(seeded), stage.groups))
 
 
 def round_robin_schedule(stage: Stage) -> list[PlannedRound]:
@@ -201,9 +201,10 @@ def round_robin_schedule(stage: Stage) -> list[PlannedRound]:
     for number in range(max(s.round_count for s in schedules)):
         tables: list[PlannedTable] = []
         byes: list[int] = []
-        for label, schedule in zip(GROUP_LABELS, schedules, strict=False):
+        for index, schedule in enumerate(schedules):
             if number < schedule.round_count:
-                tables.extend(_planned(schedule.rounds[number], names, group=f"group {label}"))
+                group = f"group {group_name(index)}"
+                tables.extend(_planned(schedule.rounds[number], names, group=group))
                 byes.extend(schedule.rounds[number].byes)
         merged.append(
             PlannedRound(

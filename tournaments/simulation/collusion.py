@@ -5,6 +5,8 @@ A colluder's ``Player.bot_kind`` is ``POLICY:STRENGTH:#TAG``, the same for both 
 pair; each game's bots are bound from its seats (``games.engine.bots.bind_partners``), so a
 colluder knows its partner's seat whenever they share a table and plays as the heuristic bot
 otherwise. The pairs are not seated apart: they meet as often as the plan's pairing lets them.
+Drawn ``within`` groups (friends who entered the same round-robin group, say), both partners of
+a pair come from one group.
 Which entries collude is the simulation's answer key, written to its output (and
 ``--collusion-out``) for the benchmark's recall; the fair-play evidence is computed from the
 games' actions alone and never reads a bot's kind.
@@ -17,6 +19,7 @@ games' actions alone and never reads a bot's kind.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,10 +41,19 @@ class CollusionPlan:
 
     @classmethod
     def draw(
-        cls, *, players: int, pairs: int, policy: str, strength: float, seed: str
+        cls,
+        *,
+        players: int,
+        pairs: int,
+        policy: str,
+        strength: float,
+        seed: str,
+        within: Sequence[Sequence[int]] | None = None,
     ) -> CollusionPlan:
-        """``pairs`` pairs among ``players`` players, drawn from ``seed``; ``ValueError`` if
-        they do not fit or the policy or strength is not one the bots know."""
+        """``pairs`` pairs among ``players`` players, drawn from ``seed``; ``within``: groups of
+        player indices, both partners of a pair from one group (the groups in turn, in an order
+        drawn from the seed). ``ValueError`` if they do not fit or the policy or strength is
+        not one the bots know."""
         if pairs < 0 or 2 * pairs > players:
             raise ValueError(f"{pairs} colluding pairs do not fit in {players} players")
         if policy not in COLLUSION_POLICIES:
@@ -50,7 +62,11 @@ class CollusionPlan:
             make_bot(f"{policy}:{strength_text(strength)}:-")
         except BadRequest as exc:
             raise ValueError(str(exc)) from None
-        chosen = random.Random(f"collusion:{seed}").sample(range(players), 2 * pairs)
+        rng = random.Random(f"collusion:{seed}")
+        if within is None:
+            chosen = rng.sample(range(players), 2 * pairs)
+        else:
+            chosen = _within(rng, within, pairs)
         drawn = tuple((chosen[2 * i], chosen[2 * i + 1]) for i in range(pairs))
         kinds = {}
         for tag, pair in enumerate(drawn):
@@ -75,3 +91,20 @@ class CollusionPlan:
                 for a, b in self.pairs
             ],
         }
+
+
+def _within(rng: random.Random, groups: Sequence[Sequence[int]], pairs: int) -> list[int]:
+    """``2 * pairs`` players, each two of one group: the groups shuffled, then dealt a pair each
+    in turn (a second pair from a group on the second lap), fewest pairs to a group."""
+    left = [rng.sample(list(g), len(g)) for g in groups]
+    rng.shuffle(left)
+    chosen: list[int] = []
+    while len(chosen) < 2 * pairs:
+        dealt = False
+        for group in left:
+            if len(group) >= 2 and len(chosen) < 2 * pairs:
+                chosen += (group.pop(), group.pop())
+                dealt = True
+        if not dealt:
+            raise ValueError(f"{pairs} colluding pairs do not fit in the groups")
+    return chosen

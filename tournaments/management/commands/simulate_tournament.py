@@ -21,8 +21,11 @@ which lists the incidents.
 **Colluding pairs** (issue 24, for the fair-play evidence): ``--collusion-pairs N`` makes N pairs
 of the bots colluders (``--collusion-policy`` collude, soft or squeeze; ``--collusion-strength``,
 the share of their decisions that collude; ``--collusion-seed`` draws who). Partners are not
-seated apart. Which entries collude is printed at the end and, with ``--collusion-out FILE``,
-written there as JSON; nothing a player sees names them (their names are the other bots').
+seated apart; ``--collusion-seating group`` draws both partners of a pair from one group of a
+first round-robin stage (friends who entered one group: the fresh bots' equal ratings seed them in
+the order they are made, and the run checks that the groups came out so). Which entries collude
+is printed at the end and, with ``--collusion-out FILE``, written there as JSON; nothing a player
+sees names them (their names are the other bots').
 
 The games are played by the engine's bots through the same services as live results, and the
 jobs run on whatever is configured: in-process (eager) on the embedded defaults, on real Celery
@@ -54,9 +57,11 @@ from durak_site.errors import ServiceError
 from durak_site.jobs import after_each_eager_job, in_process
 from tournaments import services
 from tournaments.models import Entry, Payout, RankRecord, Table, Tournament
+from tournaments.pairing import group_count, snake_groups
 from tournaments.reconcile import awards_missing, unfinished_work
 from tournaments.scoring.prizes import currency
 from tournaments.selectors.standings import standing_rows
+from tournaments.services.rounds import stage_groups
 from tournaments.simulation.collusion import CollusionPlan
 from tournaments.simulation.incidents import DEFAULT_COUNTS, Cast, Injector, parse_counts
 from tournaments.simulation.invariants import InvariantChecker
@@ -184,6 +189,12 @@ class Command(BaseCommand):
             "--collusion-seed", default="", help="draws the colluders (default: --seed, or 1)"
         )
         parser.add_argument(
+            "--collusion-seating",
+            choices=("anywhere", "group"),
+            default="anywhere",
+            help="group: both partners in one group of the first (round-robin) stage",
+        )
+        parser.add_argument(
             "--collusion-out", default="", help="write the colluding pairs (entries) here as JSON"
         )
 
@@ -205,7 +216,7 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(f"--incidents: {exc}") from None
         team_size = options["team_size"]
-        collusion = self._collusion(options, count, team_size)
+        collusion = self._collusion(options, count, team_size, plan[0])
         try:
             tournament = services.tournament_create(
                 name=name,
@@ -279,17 +290,26 @@ class Command(BaseCommand):
             raise
         elapsed = time.monotonic() - started
         tournament.refresh_from_db()
+        if collusion is not None and options["collusion_seating"] == "group":
+            self._check_grouped(tournament)
         self._report(tournament, elapsed, options["top"])
         self._log_collusion()
         self._check_and_log()
 
     @staticmethod
-    def _collusion(options: dict[str, Any], count: int, team_size: int) -> CollusionPlan | None:
+    def _collusion(
+        options: dict[str, Any], count: int, team_size: int, first: dict[str, Any]
+    ) -> CollusionPlan | None:
         """The colluding pairs the options ask for (None: no ``--collusion-pairs``)."""
         if not options["collusion_pairs"]:
             return None
         if team_size > 1:
             raise CommandError("--collusion-pairs: not in a team event")
+        within = None
+        if options["collusion_seating"] == "group":
+            if first["format"] != "round_robin":
+                raise CommandError("--collusion-seating group: the first stage is not rr")
+            within = snake_groups(list(range(count)), group_count(count, first["groups"]))
         try:
             return CollusionPlan.draw(
                 players=count,
@@ -297,9 +317,23 @@ class Command(BaseCommand):
                 policy=options["collusion_policy"],
                 strength=options["collusion_strength"],
                 seed=options["collusion_seed"] or options["seed"] or "1",
+                within=within,
             )
         except ValueError as exc:
             raise CommandError(f"--collusion-*: {exc}") from None
+
+    def _check_grouped(self, tournament: Tournament) -> None:
+        """``--collusion-seating group``: each pair's partners were dealt into one group."""
+        first = tournament.stages.order_by("order").first()
+        assert first is not None and self.collusion_key is not None
+        group_of = {e: i for i, group in enumerate(stage_groups(first)) for e in group}
+        for pair in self.collusion_key["pairs"]:
+            a, b = pair["entries"]
+            if group_of.get(a) != group_of.get(b):
+                raise CommandError(
+                    f"the partners {a} and {b} were dealt into different groups: the first "
+                    "stage did not seed the bots in the order they were made"
+                )
 
     def _log_collusion(self) -> None:
         """The answer key: which entries colluded (the benchmark's recall reads it)."""
