@@ -68,18 +68,22 @@ def test_sparing_and_soft_play_raise_the_score_and_piling_lowers_it() -> None:
     assert scores[(1, 3)].z < -2  # 1 throws more on 3 than on the others
     terms = {(t.mover, t.kind): t for t in scores[(1, 2)].terms}
     assert terms[(2, TOOK)].observed.moves == (5, 9)
-    # each term: observed against expected, pooled as sum(sign * (O - E)) / sqrt(sum var)
+    # each scored term: observed against expected, pooled as sum(sign * (O - E)) / sqrt(sum
+    # var); beat is listed beside them, not scored
+    scored = [terms[(1, THREW_IN)], terms[(2, TOOK)]]
     pooled = (
         -(terms[(1, THREW_IN)].observed.events - terms[(1, THREW_IN)].expected)
         + (terms[(2, TOOK)].observed.events - terms[(2, TOOK)].expected)
-        - (terms[(2, BEAT)].observed.events - terms[(2, BEAT)].expected)
-    ) / math.sqrt(sum(t.variance for t in terms.values()))
+    ) / math.sqrt(sum(t.variance for t in scored))
     assert scores[(1, 2)].z == pytest.approx(pooled)
+    assert terms[(2, BEAT)].observed == Tally(10, 1)
+    (row,) = [r for r in pair_rows([game]) if (r.first, r.second) == (1, 2)]
+    assert {t["kind"]: t["scored"] for t in row.terms} == {THREW_IN: True, TOOK: True, BEAT: False}
 
 
 def test_a_single_games_sparing_counts_and_a_term_under_the_cut_is_listed_not_scored() -> None:
     # given: one game where 1 had four chances to throw in on 2 and took none, though it
-    # throws in on 3 half the time (variance about 0.9: under the first cut of 1)
+    # throws in on 3 half the time (variance about 1: the binomial's 0.9 and the rate's own)
     game = evidence(
         {
             (1, 2, THREW_IN): Tally(4, 0),
@@ -91,7 +95,7 @@ def test_a_single_games_sparing_counts_and_a_term_under_the_cut_is_listed_not_sc
     scores = {(s.first, s.second): s for s in pair_scores([game])}
     terms = {(t.mover, t.kind): t for t in scores[(1, 2)].terms}
     threw, took = terms[(1, THREW_IN)], terms[(2, TOOK)]
-    assert 0.25 <= threw.variance < 1 and took.variance < 0.25
+    assert 0.25 <= threw.variance < 1.5 and took.variance < 0.25
     # then: the sparing is scored (it is most of what a pair who met once shows), the rare
     # kind with a single chance is listed and not scored
     assert scores[(1, 2)].z == pytest.approx(threw.z) and threw.z > 1.5
@@ -100,9 +104,9 @@ def test_a_single_games_sparing_counts_and_a_term_under_the_cut_is_listed_not_sc
         (1, THREW_IN, True),
         (2, TOOK, False),
     ]
-    # with the first cut (1.0) nothing of it was scored
-    old = {(s.first, s.second): s for s in pair_scores([game], min_variance=1.0)}
-    assert old[(1, 2)].z == 0.0
+    # with a cut above its variance nothing of it is scored
+    cut = {(s.first, s.second): s for s in pair_scores([game], min_variance=threw.variance + 0.1)}
+    assert cut[(1, 2)].z == 0.0
 
 
 def test_a_colluding_pair_tops_the_scores_of_a_bot_series() -> None:

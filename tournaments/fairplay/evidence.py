@@ -179,6 +179,27 @@ def _bucket(size: int) -> str:
     return "1-2" if size <= 2 else "3-4" if size <= 4 else "5+"
 
 
+def _choice(covers: int) -> str:
+    """The stratum's cover part for ``beat`` and ``took``: how many legal covers the other's
+    unbeaten cards have (``:c1``, ``:c2-3``, ``:c4+``). A defender with one way to cover takes
+    far more often than one with many, whoever it is facing."""
+    return ":c1" if covers <= 1 else ":c2-3" if covers <= 3 else ":c4+"
+
+
+#: The rank index of the ten (``cards.RANKS``): plain cards up to it are cheap to throw.
+_TEN = 8
+
+
+def _throw_cost(cards: Iterable[int], trump: int) -> str:
+    """The stratum's cost part for ``threw_in``: the cheapest card the thrower could throw
+    (``:lo`` a plain card up to the ten, ``:hi`` a plain picture or ace, ``:tr`` trumps only).
+    Whether a player throws in depends most on what it would give up."""
+    plain = [card >> 2 for card in cards if card & 3 != trump]
+    if not plain:
+        return ":tr"
+    return ":lo" if min(plain) <= _TEN else ":hi"
+
+
 def _offset(state: GameState, mover: int, other: int) -> int:
     """Steps clockwise from ``mover`` to ``other``, over the seats still in (and ``other``)."""
     n = state.setup.n
@@ -213,10 +234,11 @@ class _Game:
         event: bool,
         cards: int,
         move: int,
+        choice: str = "",
     ) -> None:
         stage = "stock" if state.stock else "end"
         size = _bucket(state.hands[other].bit_count())
-        key = (mover, other, kind, f"{stage}:{size}:{_offset(state, mover, other)}")
+        key = (mover, other, kind, f"{stage}:{size}:{_offset(state, mover, other)}{choice}")
         counter = self.counts.get(key)
         if counter is None:
             counter = self.counts[key] = _Counter()
@@ -235,10 +257,18 @@ class _Game:
         legal = legal_actions(state, seat)
         defender = state.defender
         if kind in (THROW, PASS):
-            if any(a.type == THROW for a in legal):
+            throws = [a.cards[0] for a in legal if a.type == THROW]
+            if throws:
                 thrown = len(action.cards) if kind == THROW else 0
                 self.count(
-                    state, seat, defender, THREW_IN, event=kind == THROW, cards=thrown, move=move
+                    state,
+                    seat,
+                    defender,
+                    THREW_IN,
+                    event=kind == THROW,
+                    cards=thrown,
+                    move=move,
+                    choice=_throw_cost(throws, state.setup.trump),
                 )
         elif kind == ATTACK:
             if self._multi_open_possible(state, seat):
@@ -279,10 +309,22 @@ class _Game:
             if owner == seat:
                 continue  # its own transferred cards came back to it
             hit = beaten in cards
-            self.count(state, seat, owner, BEAT, event=hit, cards=int(hit), move=move)
+            choice = _choice(sum(covers.get(card, 0) for card in cards))
+            self.count(
+                state, seat, owner, BEAT, event=hit, cards=int(hit), move=move, choice=choice
+            )
             if all(covers.get(card) for card in cards):
                 took = kind == TAKE
-                self.count(state, seat, owner, TOOK, event=took, cards=len(cards) * took, move=move)
+                self.count(
+                    state,
+                    seat,
+                    owner,
+                    TOOK,
+                    event=took,
+                    cards=len(cards) * took,
+                    move=move,
+                    choice=choice,
+                )
 
     def run(self) -> GameEvidence:
         record = self.record

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tournaments.fairplay.evidence import GameEvidence, Tally, pairs_together
-from tournaments.fairplay.score import SIGNS, PairScore, pair_scores
+from tournaments.fairplay.score import SIGNS, PairScore, counts_in_score, pair_scores
 
 __all__ = ["PairRow", "counts_to_json", "evidence_from_json", "pair_rows"]
 
@@ -127,7 +127,7 @@ def pair_rows(
     for score in scores:
         a, b = score.first, score.second
         met = together.get((a, b))
-        used = [t for t in score.terms if t.variance >= min_variance]
+        used = [t for t in score.terms if counts_in_score(t, min_variance)]
         other = {a: b, b: a}
         terms = tuple(
             {
@@ -137,7 +137,7 @@ def pair_rows(
                 "observed": t.observed.events,
                 "expected": round(t.expected, 6),
                 "variance": round(t.variance, 6),
-                "scored": t.variance >= min_variance,
+                "scored": counts_in_score(t, min_variance),
                 "moves": moves.get((t.mover, other[t.mover], t.kind), []),
                 "missed": missed.get((t.mover, other[t.mover], t.kind), []),
             }

@@ -6,12 +6,15 @@ sits from a: ``evidence.py``), a's *expected* rate towards b is a's own rate tow
 players it met in that stratum, shrunk (``prior`` pseudo-opportunities) towards the field's
 rate there times a's *style* (its events over the field's expectation for them, in every
 stratum, towards everybody but b: a player who throws in more than most does so wherever it
-sits); summing over strata gives an expected count and a binomial variance, and
+sits); summing over strata gives an expected count and a variance (the binomial's, each chance's
+``p(1 - p)`` at least ``VARIANCE_FLOOR``, widened by the uncertainty of ``p`` itself, estimated
+from a's other chances), and
 
     z = sign * (observed - expected) / sqrt(variance)
 
 with ``sign`` +1 where colluders do more (``took``: taking what one could beat) and -1 where they
-do less (``threw_in``, ``attacked`` with several cards, ``beat``, ``transferred``). The pair's
+do less (``threw_in``, ``attacked`` with several cards, ``beat``, ``transferred``); ``beat`` is
+listed for context and not scored (``SCORED``). The pair's
 score pools the terms of both directions, ``sum(sign * (O - E)) / sqrt(sum(variance))``, so a
 term weighs by what it knows (about standard normal for an honest pair, whatever the number of
 opportunities; pooling found the injected pairs more often than Stouffer's ``sum(z) /
@@ -27,7 +30,7 @@ sees the rates side by side and each number links to the games. The fool evidenc
 ...               (1, 3, "threw_in", "stock:5+:1"): Tally(10, 5)}
 ...     return GameEvidence(None, (1, 2, 3), counts, None, False, True, 0)
 >>> [round(s.z, 1) for s in pair_scores([game(0)] * 4) if (s.first, s.second) == (1, 2)]
-[6.3]
+[4.6]
 """
 
 from __future__ import annotations
@@ -47,10 +50,30 @@ from tournaments.fairplay.evidence import (
     Tally,
 )
 
-__all__ = ["SIGNS", "PairScore", "Term", "pair_scores"]
+__all__ = [
+    "SCORED",
+    "SIGNS",
+    "VARIANCE_FLOOR",
+    "PairScore",
+    "Term",
+    "counts_in_score",
+    "pair_scores",
+]
 
 #: +1: colluders do it more to each other; -1: less.
 SIGNS: Mapping[str, int] = {THREW_IN: -1, ATTACKED: -1, BEAT: -1, TRANSFERRED: -1, TOOK: 1}
+
+#: The kinds the score counts. ``beat`` (which owner's card a defender covers first, when
+#: several attackers' cards lie unbeaten) is listed beside them, not scored: honest pairs
+#: depart on it as far as colluders, by how differently their attackers play (in the
+#: benchmark's club events it made most of the honest pairs flagged and none of the found
+#: colluders: ``docs/fairplay.md``, the fourth session).
+SCORED: frozenset[str] = frozenset({THREW_IN, ATTACKED, TRANSFERRED, TOOK})
+
+#: The least variance a chance counts with: an expected rate near 0 or 1, read off a few
+#: chances, is not that sure (without it, one unexpected throw-in at a 97% rate weighed as
+#: five standard deviations).
+VARIANCE_FLOOR = 0.09
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +173,11 @@ def _styles(
     return out
 
 
+def counts_in_score(term: Term, min_variance: float) -> bool:
+    """Whether ``term`` enters its pair's score: a scored kind, with enough variance."""
+    return term.kind in SCORED and term.variance >= min_variance
+
+
 def _pooled(terms: Sequence[Term]) -> float:
     """The signed departures of ``terms`` pooled: sum(sign * (O - E)) / sqrt(sum(variance))."""
     variance = sum(t.variance for t in terms)
@@ -164,12 +192,13 @@ def pair_scores(
     games: Iterable[GameEvidence], *, prior: float = 4.0, min_variance: float = 0.25
 ) -> list[PairScore]:
     """The score of every pair of players who had opportunities towards each other, highest
-    first; a term enters the score when its variance reaches ``min_variance`` and stays listed
-    either way. 0.25 by default: a term of a single game (a partner's three or four chances to
-    throw in) has a variance under 1, and dropping those (1.0, the first default) dropped most
-    of the evidence of a pair who met once or twice; at the same share of honest pairs flagged
-    (1%), 0.25 found 33% / 42% / 64% of the full-strength pairs that met 1 / 2 / 3+ times,
-    against 4% / 35% / 36% (``docs/fairplay.md``: the score's cut)."""
+    first; a term enters the score when its kind is scored and its variance reaches
+    ``min_variance``, and stays listed either way. 0.25 by default: a term of a single game (a
+    partner's three or four chances to throw in) has a variance under 1, and dropping those
+    (1.0, the first default) dropped most of the evidence of a pair who met once or twice; at
+    the same share of honest pairs flagged (1%), 0.25 found 33% / 42% / 64% of the
+    full-strength pairs that met 1 / 2 / 3+ times, against 4% / 35% / 36%
+    (``docs/fairplay.md``: the score's cut)."""
     cells = _cells(games)
     movers, fields = _rates(cells)
     style = _styles(cells, fields)
@@ -197,7 +226,9 @@ def pair_scores(
         acc[3].extend(cell[3])
         acc[4].extend(cell[4])
         acc[5] += opportunities * p
-        acc[6] += opportunities * p * (1 - p)
+        # the binomial's variance, and p's own: it was read off a's rest_n other chances
+        spread = max(p * (1 - p), VARIANCE_FLOOR)
+        acc[6] += opportunities * spread * (1 + opportunities * rest_n / (rest_n + prior) ** 2)
     by_pair: dict[tuple[int, int], list[Term]] = {}
     for (a, b, kind), (o, e, c, moves, missed, expected, variance) in sums.items():
         pair = (a, b) if a < b else (b, a)
@@ -205,8 +236,7 @@ def pair_scores(
         by_pair.setdefault(pair, []).append(term)
     scores = []
     for (first, second), terms in by_pair.items():
-        used = [t for t in terms if t.variance >= min_variance]
-        z = _pooled(used)
+        z = _pooled([t for t in terms if counts_in_score(t, min_variance)])
         chances = sum(t.observed.opportunities for t in terms)
         ordered = tuple(sorted(terms, key=lambda t: (t.mover, t.kind)))
         scores.append(PairScore(first, second, z, chances, ordered))

@@ -22,8 +22,10 @@ from tournaments.models.events import Tournament
 from tournaments.models.people import Player
 
 #: The version of the evidence's counting (``tournaments.fairplay.evidence``): a row of an
-#: older version is counted again (2: the counts keep the chances not taken's moves too).
-EVIDENCE_VERSION = 2
+#: older version is counted again (2: the counts keep the chances not taken's moves too; 3: the
+#: strata of ``threw_in`` say the cheapest card it could throw, those of ``beat`` and ``took``
+#: how many covers the other's cards had).
+EVIDENCE_VERSION = 3
 
 
 class GameEvidenceRow(models.Model):

@@ -12,7 +12,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 
 from games.models import Game
 from tournaments.fairplay.evidence import KINDS
-from tournaments.fairplay.score import SIGNS
+from tournaments.fairplay.score import SCORED, SIGNS
 from tournaments.models import (
     AuditEvent,
     FairplayState,
@@ -216,6 +216,11 @@ class TermLine:
     @property
     def expected_rate(self) -> float | None:
         return self.expected / self.opportunities if self.opportunities else None
+
+    @property
+    def context_only(self) -> bool:
+        """A kind listed beside the score and never counted in it (``beat``)."""
+        return self.kind not in SCORED
 
     @property
     def departure(self) -> float:
