@@ -28,9 +28,11 @@ the moves:
 Each opportunity carries its stratum, ``"STAGE:SIZE:OFFSET"``: the stage (``stock`` while
 the stock lasts, then ``end``), the other's hand size (``1-2``, ``3-4``, ``5+``) and where the
 other sits from the mover (1: the next player still in clockwise, the one it attacks; 2: the
-one after...). Seats decide most of the play (a player attacks its left neighbour, beats its
-right neighbour's cards), so the score (``score.py``) compares a pair's rates with the mover's
-own rates towards the other players in the same strata.
+one after...); a ``threw_in`` chance adds what the throw would cost (``_throw_cost``), a
+``beat`` or ``took`` chance how many covers the other's cards had (``_choice``). Seats decide
+most of the play (a player attacks its left neighbour, beats its right neighbour's cards), so
+the score (``score.py``) compares a pair's rates with the mover's own rates towards the other
+players in the same strata.
 
 Moves the seat did not choose (the clock's, a stand-in bot's) are replayed but not counted:
 list their move numbers in ``GameRecord.forced``.
@@ -190,14 +192,19 @@ def _choice(covers: int) -> str:
 _TEN = 8
 
 
-def _throw_cost(cards: Iterable[int], trump: int) -> str:
+def _throw_cost(cards: Sequence[int], trump: int) -> str:
     """The stratum's cost part for ``threw_in``: the cheapest card the thrower could throw
-    (``:lo`` a plain card up to the ten, ``:hi`` a plain picture or ace, ``:tr`` trumps only).
-    Whether a player throws in depends most on what it would give up."""
+    (``:lo`` a plain card up to the ten, ``:hi`` a plain picture or ace, ``:tr`` trumps only)
+    and whether it had one card to throw or several (``:1``, ``:n``). Whether a player throws
+    in depends most on what it would give up, and on how much it could.
+
+    >>> from games.engine.cards import parse_card
+    >>> _throw_cost([parse_card("7S"), parse_card("KS")], trump=1), _throw_cost([1], trump=1)
+    (':lo:n', ':tr:1')
+    """
     plain = [card >> 2 for card in cards if card & 3 != trump]
-    if not plain:
-        return ":tr"
-    return ":lo" if min(plain) <= _TEN else ":hi"
+    cost = ":tr" if not plain else ":lo" if min(plain) <= _TEN else ":hi"
+    return cost + (":1" if len(cards) == 1 else ":n")
 
 
 def _offset(state: GameState, mover: int, other: int) -> int:

@@ -7,8 +7,8 @@ players it met in that stratum, shrunk (``prior`` pseudo-opportunities) towards 
 rate there times a's *style* (its events over the field's expectation for them, in every
 stratum, towards everybody but b: a player who throws in more than most does so wherever it
 sits); summing over strata gives an expected count and a variance (the binomial's, each chance's
-``p(1 - p)`` at least ``VARIANCE_FLOOR``, widened by the uncertainty of ``p`` itself, estimated
-from a's other chances), and
+``p(1 - p)`` at least ``VARIANCE_FLOOR``, plus the uncertainty of ``p`` itself, read off a's
+other chances and its style), and
 
     z = sign * (observed - expected) / sqrt(variance)
 
@@ -228,7 +228,12 @@ def pair_scores(
         acc[5] += opportunities * p
         # the binomial's variance, and p's own: it was read off a's rest_n other chances
         spread = max(p * (1 - p), VARIANCE_FLOOR)
-        acc[6] += opportunities * spread * (1 + opportunities * rest_n / (rest_n + prior) ** 2)
+        # p is itself uncertain: read off a's rest_n other chances here and, through the
+        # prior, off its style (a ratio of about seen + STYLE_PRIOR events: a player who sat
+        # only beside b, as at a group's one table, has little style to go by)
+        base_var = base * base / (seen - pair_seen + STYLE_PRIOR)
+        p_var = (rest_n * spread + prior * prior * base_var) / (rest_n + prior) ** 2
+        acc[6] += opportunities * spread + opportunities**2 * p_var
     by_pair: dict[tuple[int, int], list[Term]] = {}
     for (a, b, kind), (o, e, c, moves, missed, expected, variance) in sums.items():
         pair = (a, b) if a < b else (b, a)

@@ -24,10 +24,11 @@ from tournaments.models import (
 )
 
 #: The queue's default threshold (a pooled z), set from the honest pairs' distribution in
-#: ``bench.fairplay`` and the probe (``docs/fairplay.md``, the threshold): their 99th percentile
-#: was 2.9 to 3.4 (random bots' styles in few games make the tail heavier than a normal's 2.33),
-#: so 3.0 flagged 0.9-1.7% of them in the events of a money plan, 3.5 under 1% (0.2-0.4% in
-#: fields of heuristic bots).
+#: ``bench.fairplay`` and the probe (``docs/fairplay.md``, the threshold). Since the fourth
+#: session's score (each expected rate's own uncertainty in the variance, ``beat`` unscored,
+#: strata by what a move would cost) their 99th percentile is 2.4 to 2.6 in money events and
+#: 2.6 to 3.4 in club events (pairs of random bots, five games at one table, make that tail):
+#: 3.0 flagged up to 2.3% of them there, 3.5 under 1% in every event measured.
 THRESHOLD = 3.5
 
 
