@@ -78,3 +78,25 @@ def test_a_bounded_event_is_read_against_its_key(eager_jobs: None) -> None:
     assert not math.isnan(p.median_honest)
     # and the table's row names them
     assert f"| 64 | 1 | {event.games} | {p.met} of 8 " in bench.row(event)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_club_event_seats_each_pair_together_and_finds_most_of_them(eager_jobs: None) -> None:
+    # when: 64 players in groups of 4 playing a five-game match, 8 squeeze pairs drawn by group
+    event = bench.run_event(
+        players=64,
+        strength=1.0,
+        policy="squeeze",
+        pairs=8,
+        seed="bench-club",
+        plan=bench.club_plan(64),
+        series="best_of:5",
+        seating="group",
+    )
+    # then: every pair shared its group's table for the match, and the queue found most of
+    # them (about 9 in 10 at full strength: 4 of 8 is far below that)
+    p = event.power
+    assert (p.injected, p.met) == (8, 8)
+    assert p.games_together >= 3
+    assert p.found >= 4, bench.row(event)
+    assert p.false_positives <= 0.05, bench.row(event)
