@@ -22,6 +22,7 @@ from tournaments.scoring import points as scoring_points
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
 from tournaments.selectors import pure_result, result_values, stage_entry_ids
+from tournaments.values import frozen
 
 
 @dataclass(frozen=True)
@@ -359,22 +360,26 @@ def _new_lines(
         if was is not None and was[0] is row and same:
             line = was[1]
         else:
-            line = StandingLine(
-                position=row.position,
-                place=row.rank,
-                entry_id=entry,
-                name=names.get(entry, f"#{entry}"),
-                points=row.points,
-                played=row.played,
-                byes=row.byes,
-                first_places=row.first_places,
-                fools=row.fools,
-                buchholz=row.buchholz,
-                head_to_head=row.head_to_head,
-                decided_by=row.decided_by or "",
-                pogony_given=given.get(entry, 0),
-                pogony_received=received.get(entry, 0),
-                player_id=players.get(entry),
+            name = names.get(entry)
+            line = frozen(  # StandingLine(...), its fields written at once: 10,000 of them
+                StandingLine,
+                {
+                    "position": row.position,
+                    "place": row.rank,
+                    "entry_id": entry,
+                    "name": f"#{entry}" if name is None else name,
+                    "points": row.points,
+                    "played": row.played,
+                    "byes": row.byes,
+                    "first_places": row.first_places,
+                    "fools": row.fools,
+                    "buchholz": row.buchholz,
+                    "head_to_head": row.head_to_head,
+                    "decided_by": row.decided_by or "",
+                    "pogony_given": given.get(entry, 0),
+                    "pogony_received": received.get(entry, 0),
+                    "player_id": players.get(entry),
+                },
             )
         made[entry] = (row, line)
         lines.append(line)
