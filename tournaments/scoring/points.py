@@ -704,7 +704,7 @@ class Standings:
         "keys",
         "results",
         "rows",
-        "sat_at",
+        "_sat_at",
         "scale",
         "seed",
         "sizes",
@@ -720,14 +720,14 @@ class Standings:
         entries: frozenset[str],
         results: dict[str, TableResult],
         tallies: dict[str, _Tally],
-        sat_at: dict[str, tuple[TableResult, ...]],
+        sat_at: dict[str, tuple[TableResult, ...]] | None,
     ) -> None:
         self.config = config
         self.seed = seed
         self.entries = entries  # the entries given, not only those of results
         self.results = results  # by id
         self.tallies = tallies
-        self.sat_at = sat_at  # each entry's results
+        self._sat_at = sat_at  # each entry's results (None: not made yet, :attr:`sat_at`)
         self.sizes: dict[int, int] = {}
         for result in results.values():
             size = len(result.places)
@@ -754,21 +754,13 @@ class Standings:
         """The standings over the effective ``results`` (:func:`standings`' arguments)."""
         ordered = sorted(results, key=lambda r: r.id)
         given = frozenset(entries)
-        sat_at: dict[str, list[TableResult]] = {}
-        for result in ordered:
-            for entry in result.places:
-                sat = sat_at.get(entry)
-                if sat is None:
-                    sat_at[entry] = [result]
-                else:
-                    sat.append(result)
         made = cls(
             config=config,
             seed=seed,
             entries=given,
             results={result.id: result for result in ordered},
             tallies={},
-            sat_at={entry: tuple(sat) for entry, sat in sat_at.items()},
+            sat_at=None,  # made when an update first needs it: a face never does
         )
         # The tallies and the Buchholz in one pass (not a sum per entry over its tables).
         made.tallies, made.buchholz = _tally(ordered, config, sorted(given), made.scale)
@@ -850,6 +842,21 @@ class Standings:
         made.order(reordered)
         made.rows = made.ranked(self, frozenset(moved), dirty)
         return made
+
+    @property
+    def sat_at(self) -> dict[str, tuple[TableResult, ...]]:
+        """Each entry's results, by id."""
+        if self._sat_at is None:
+            sat_at: dict[str, list[TableResult]] = {}
+            for result in self.results.values():  # by id
+                for entry in result.places:
+                    sat = sat_at.get(entry)
+                    if sat is None:
+                        sat_at[entry] = [result]
+                    else:
+                        sat.append(result)
+            self._sat_at = {entry: tuple(sat) for entry, sat in sat_at.items()}
+        return self._sat_at
 
     def buchholz_of(self, entry: str) -> int:
         """The entry's scaled Buchholz: the points of every opponent met, once per meeting."""

@@ -29,6 +29,7 @@ from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
 from tournaments.selectors import pure_result, result_values
 from tournaments.selectors.standings import StandingLine, collector_paused
+from tournaments.values import frozen
 
 
 class FinalStatus(TextChoices):
@@ -188,20 +189,23 @@ def _final_places(
             rank, given, received = "", sum(r[1] for r in own), sum(r[2] for r in own)
         stage = left.get(entry_id)
         lines.append(
-            FinalPlace(
-                place=place or 0,
-                entry_id=entry_id,
-                player_id=player_id,
-                team_id=team_id,
-                # Entry.name: the player's, else the team's.
-                name=player_name if player_id else team_name,
-                status=statuses[status],
-                points=points.get(stage or 0, {}).get(entry_id, zero),
-                stage=stage,
-                pogony_given=given,
-                pogony_received=received,
-                rank=rank,
-                payout=prizes.get(entry_id),
+            frozen(  # FinalPlace(...), its fields written at once: 10,000 of them
+                FinalPlace,
+                {
+                    "place": place or 0,
+                    "entry_id": entry_id,
+                    "player_id": player_id,
+                    "team_id": team_id,
+                    # Entry.name: the player's, else the team's.
+                    "name": player_name if player_id else team_name,
+                    "status": statuses[status],
+                    "points": points.get(stage or 0, {}).get(entry_id, zero),
+                    "stage": stage,
+                    "pogony_given": given,
+                    "pogony_received": received,
+                    "rank": rank,
+                    "payout": prizes.get(entry_id),
+                },
             )
         )
     return FinalPlaces(lines, sum(prizes.values(), Decimal(0)))
