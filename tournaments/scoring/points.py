@@ -695,6 +695,7 @@ class Standings:
     """
 
     __slots__ = (
+        "_sat_at",
         "buchholz",
         "config",
         "entries",
@@ -704,7 +705,6 @@ class Standings:
         "keys",
         "results",
         "rows",
-        "_sat_at",
         "scale",
         "seed",
         "sizes",

@@ -140,7 +140,9 @@ class TableResult:
     def _validate_team(self) -> None:
         lost = set(self.team_lost)
         if len(lost) != len(self.team_lost) or not lost <= set(self.places):
-            raise ScoringError(f"{self._where}: team_lost {self.team_lost} must be entries at the table")
+            raise ScoringError(
+                f"{self._where}: team_lost {self.team_lost} must be entries at the table"
+            )
         if self.fool not in lost:
             raise ScoringError(f"{self._where}: the fool {self.fool!r} must be on the losing team")
         if len(lost) == len(self.places):
