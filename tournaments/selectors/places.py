@@ -155,7 +155,8 @@ def final_places_page(
     page = list(placed[start:stop]) if stop > start else []
     podium = list(placed.filter(final_place__lte=3))
     shown = page + podium
-    lines, _ = _final_lines(tournament, dict(standings or {}), shown, {row[0] for row in shown})
+    with collector_paused():  # the results scored, when no standings are given
+        lines, _ = _final_lines(tournament, dict(standings or {}), shown, {row[0] for row in shown})
     left = (
         Entry.objects.filter(tournament=tournament, final_place__isnull=False)
         .annotate(left=Max("stage_entries__stage__order"))
