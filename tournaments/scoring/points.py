@@ -301,14 +301,15 @@ def _tally(
             losers = result.team_lost or ((result.fool,) if result.fool is not None else ())
             for entry in losers:
                 tallies[entry].fools += 1
+            for tally in seated:
+                tally.played += 1
         else:  # the common case: one entry per place, the first the winner, the fool the last
-            for tally, share in zip(seated, table, strict=True):
+            for tally, share in zip(seated, table, strict=False):  # a table has a value a seat
                 tally.points += share
+                tally.played += 1
             seated[0].first_places += 1
             if result.fool is not None:  # always (TableResult: the fool is the last place)
                 seated[-1].fools += 1
-        for tally in seated:
-            tally.played += 1
         if result.pogony is not None and penalty:
             for entry in result.pogony.on:
                 tallies[entry].points -= penalty
