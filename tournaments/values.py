@@ -24,7 +24,8 @@ def frozen(cls: type[T], values: dict[str, Any]) -> T:
     """``cls(**values)`` for the frozen dataclass ``cls``, ``values`` every field in the
     class's order (its ``repr`` and ``vars`` read them so): written as its ``__dict__`` at once,
     then its ``__post_init__`` (a validation) if it has one. Only for a class whose
-    ``__init__`` does nothing else (no slots, no ``InitVar``), which is checked once per class.
+    ``__init__`` does nothing else (no slots, no ``InitVar``), which is checked at the first
+    call for a class, with the fields' names and order (the callers write them literally).
 
     >>> @dataclasses.dataclass(frozen=True)
     ... class Point:
@@ -48,7 +49,7 @@ def _check(cls: type, values: dict[str, Any]) -> None:
         raise TypeError(f"{cls.__name__} is not a frozen dataclass")
     names = [field.name for field in dataclasses.fields(cls)]
     # Its __init__ takes its fields and nothing else (an InitVar), and stores them all.
-    taken = list(inspect.signature(cls.__init__).parameters)[1:]
+    taken = list(inspect.signature(cls).parameters)
     if hasattr(cls, "__slots__") or taken != names:
         raise TypeError(f"{cls.__name__}'s __init__ does more than store its fields")
     if list(values) != names:
