@@ -402,8 +402,8 @@ def test_a_disqualified_entry_is_listed_as_such_last_and_unpaid(
     assert sum(Decimal(r["payout"] or 0) for r in rows) == Decimal("1440.00")
 
 
-def test_a_team_events_final_rows_name_the_team(client: Client) -> None:
-    # given a finished one-round swiss of four pairs (two tables of two teams)
+def team_event() -> Tournament:
+    """A one-round swiss of four pairs (two tables of two teams), played, its pool computed."""
     players = BotPlayerFactory.create_batch(8)
     teams = [
         services.team_create(name=f"Пара {i}", players=players[i : i + 2]) for i in range(0, 8, 2)
@@ -430,6 +430,12 @@ def test_a_team_events_final_rows_name_the_team(client: Client) -> None:
         for round_ in Round.objects.filter(stage__tournament=event, status=Round.Status.PLAYING):
             services.round_complete(round_id=round_.pk)
         services.prize_pool_compute(tournament_id=event.pk)
+    return event
+
+
+def test_a_team_events_final_rows_name_the_team(client: Client) -> None:
+    # given a finished one-round swiss of four pairs (two tables of two teams)
+    event = team_event()
     # then each row names its team, not a player, and the points its table gave it
     rows = get(client, f"tournaments/{event.slug}/standings/").json()["rows"]
     team_of = dict(Entry.objects.filter(tournament=event).values_list("pk", "team_id"))

@@ -9,10 +9,10 @@ import gc
 import pytest
 
 from bench.standings import build, finish
-from tests.api.test_events import finished_event
-from tournaments.models import Stage
+from tests.api.test_events import finished_event, team_event
+from tournaments.models import RankRecord, Stage, Tournament
 from tournaments.selectors import events
-from tournaments.selectors.places import final_places
+from tournaments.selectors.places import final_count, final_places, final_places_page
 from tournaments.selectors.standings import forget_kept, has_standings, stage_standings
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +59,39 @@ def test_the_facts_without_payouts_are_the_facts_but_the_payouts() -> None:
     del detail["money"]["payouts"]
     detail["money"]["payout_structure"] = []
     assert lean == detail
+
+
+def _same_as_the_whole(tournament: Tournament) -> None:
+    whole = final_places(tournament)
+    count = final_count(tournament)
+    assert count == len(whole.lines) > 0
+    for start, stop in [(0, 0), (0, 3), (2, 7), (count - 1, count + 5), (count + 1, count + 9)]:
+        page = final_places_page(tournament, start, stop)
+        assert page.lines == whole.lines[start:stop]
+        assert page.podium == [line for line in whole.lines if line.place <= 3]
+        assert page.paid_out == whole.paid_out
+        assert page.stages_left == len({line.stage for line in whole.lines})
+
+
+def test_a_page_of_the_final_places_is_that_page_of_them() -> None:
+    # given a finished swiss then knockout (two stages left, prizes paid)
+    two_stages = finished_event(8)
+    # and a finished swiss (one stage left; pogony and rank records), and a team event
+    one_stage = build(23, 2, "final-page")
+    finish(one_stage)
+    teams = team_event()
+    for index, entry in enumerate(teams.entries.order_by("pk")):
+        entry.final_place = index + 1
+        entry.save(update_fields=["final_place"])
+    members = teams.entries.values_list("team__members", flat=True)
+    RankRecord.objects.bulk_create(
+        RankRecord(tournament=teams, player_id=p, rank="", pogony_given=i, pogony_received=1)
+        for i, p in enumerate(members)
+    )
+    # then each page read in the database is that page of every line, with the same podium,
+    # amount paid out and stages left
+    assert len({line.stage for line in final_places(two_stages).lines}) == 2
+    assert final_places(one_stage).paid_out > 0
+    assert {line.pogony_given for line in final_places(teams).lines} != {0}
+    for tournament in (two_stages, one_stage, teams):
+        _same_as_the_whole(tournament)

@@ -24,6 +24,7 @@ from typing import Any, Literal, get_args
 from tournaments.scoring._common import Exact, draw_key, to_fraction
 from tournaments.scoring.errors import ScoringError
 from tournaments.scoring.results import TableResult
+from tournaments.values import frozen
 
 __all__ = [
     "DEFAULT_TIE_BREAKS",
@@ -261,7 +262,9 @@ def _tally(
 ) -> tuple[dict[str, _Tally], dict[str, int]]:
     """The tallies of every entry (points scaled by ``scale``) and their scaled Buchholz: the
     sum of the points of every opponent met, once per meeting (empty without
-    ``with_buchholz``)."""
+    ``with_buchholz``). One pass over the results, then one over the tables played for the
+    Buchholz (a table's total less the entry's own points), not a sum per entry over its
+    tables (a 10,000-entry stage after three rounds: 7,500 tables against 100,000 terms)."""
     tallies: dict[str, _Tally] = {entry: _Tally() for entry in entries}
     tables: dict[int, tuple[int, ...]] = {}
     penalty = int(config.penalty * scale)
@@ -270,19 +273,17 @@ def _tally(
     for result in results:
         places = result.places
         # The tallies of the table, looked up once (a 10,000-entry stage: 30,000 seats).
-        seated = []
-        for entry in places:
-            tally = tallies.get(entry)
-            if tally is None:
-                tally = tallies[entry] = _Tally()
-            seated.append(tally)
-        if len(places) == 1:  # a bye
+        try:
+            seated = [tallies[entry] for entry in places]
+        except KeyError:  # an entry not given: a new tally
+            seated = [tallies.setdefault(entry, _Tally()) for entry in places]
+        size = len(places)
+        if size == 1:  # a bye
             tally = seated[0]
             tally.points += bye
             tally.byes += 1
             continue
         played.append((places, seated))
-        size = len(places)
         table = tables.get(size)
         if table is None:
             table = tables[size] = tuple(int(v * scale) for v in config.table_for(size))
@@ -295,20 +296,23 @@ def _tally(
                     tallies[entry].points += share
                 place += len(group)
             winners: Sequence[str] = groups[0] if len(groups[0]) == 1 or result.team_lost else ()
-        else:  # the common case: one entry per place
-            for tally, share in zip(seated, table, strict=True):
+            for entry in winners:
+                tallies[entry].first_places += 1
+            losers = result.team_lost or ((result.fool,) if result.fool is not None else ())
+            for entry in losers:
+                tallies[entry].fools += 1
+            for tally in seated:
+                tally.played += 1
+        else:  # the common case: one entry per place, the first the winner, the fool the last
+            for tally, share in zip(seated, table, strict=False):  # a table has a value a seat
                 tally.points += share
-            winners = places[:1]
-        for tally in seated:
-            tally.played += 1
+                tally.played += 1
+            seated[0].first_places += 1
+            if result.fool is not None:  # always (TableResult: the fool is the last place)
+                seated[-1].fools += 1
         if result.pogony is not None and penalty:
             for entry in result.pogony.on:
                 tallies[entry].points -= penalty
-        for entry in winners:
-            tallies[entry].first_places += 1
-        losers = result.team_lost or ((result.fool,) if result.fool is not None else ())
-        for entry in losers:
-            tallies[entry].fools += 1
     if not with_buchholz:
         return tallies, {}
     buchholz = dict.fromkeys(tallies, 0)
@@ -570,18 +574,21 @@ def _row(
 ) -> StandingRow:
     """A standings row of ``entry``'s tally (scaled values made exact by ``fraction``,
     :func:`_fractions`) at its place: :func:`standings` and :meth:`Standings.updated` alike."""
-    return StandingRow(
-        position=position,
-        rank=rank,
-        entry=entry,
-        points=fraction(tally.points),
-        played=tally.played,
-        byes=tally.byes,
-        first_places=tally.first_places,
-        fools=tally.fools,
-        buchholz=fraction(buchholz),
-        head_to_head=head_to_head,
-        decided_by=decided_by,
+    return frozen(
+        StandingRow,
+        {
+            "position": position,
+            "rank": rank,
+            "entry": entry,
+            "points": fraction(tally.points),
+            "played": tally.played,
+            "byes": tally.byes,
+            "first_places": tally.first_places,
+            "fools": tally.fools,
+            "buchholz": fraction(buchholz),
+            "head_to_head": head_to_head,
+            "decided_by": decided_by,
+        },
     )
 
 
@@ -689,6 +696,7 @@ class Standings:
     """
 
     __slots__ = (
+        "_sat_at",
         "buchholz",
         "config",
         "entries",
@@ -698,7 +706,6 @@ class Standings:
         "keys",
         "results",
         "rows",
-        "sat_at",
         "scale",
         "seed",
         "sizes",
@@ -714,14 +721,14 @@ class Standings:
         entries: frozenset[str],
         results: dict[str, TableResult],
         tallies: dict[str, _Tally],
-        sat_at: dict[str, tuple[TableResult, ...]],
+        sat_at: dict[str, tuple[TableResult, ...]] | None,
     ) -> None:
         self.config = config
         self.seed = seed
         self.entries = entries  # the entries given, not only those of results
         self.results = results  # by id
         self.tallies = tallies
-        self.sat_at = sat_at  # each entry's results
+        self._sat_at = sat_at  # each entry's results (None: not made yet, :attr:`sat_at`)
         self.sizes: dict[int, int] = {}
         for result in results.values():
             size = len(result.places)
@@ -748,25 +755,20 @@ class Standings:
         """The standings over the effective ``results`` (:func:`standings`' arguments)."""
         ordered = sorted(results, key=lambda r: r.id)
         given = frozenset(entries)
-        tallies: dict[str, _Tally] = {entry: _Tally() for entry in sorted(given)}
-        sat_at: dict[str, list[TableResult]] = {}
-        for result in ordered:
-            for entry in result.places:
-                sat_at.setdefault(entry, []).append(result)
         made = cls(
             config=config,
             seed=seed,
             entries=given,
             results={result.id: result for result in ordered},
-            tallies=tallies,
-            sat_at={entry: tuple(sat) for entry, sat in sat_at.items()},
+            tallies={},
+            sat_at=None,  # made when an update first needs it: a face never does
         )
-        _add(tallies, ordered, config, made.scale)
-        made.buchholz = {entry: made.buchholz_of(entry) for entry in tallies}
-        made.keys = {entry: made.key_of(entry) for entry in tallies}
-        for entry in sorted(tallies):
+        # The tallies and the Buchholz in one pass (not a sum per entry over its tables).
+        made.tallies, made.buchholz = _tally(ordered, config, sorted(given), made.scale)
+        made.keys = made.keys_of(list(made.tallies))
+        for entry in sorted(made.tallies):
             made.groups.setdefault(made.keys[entry], []).append(entry)
-        made.order(made.groups)
+        made.order(made.groups, made.met_within() if "head_to_head" in config.tie_breaks else None)
         made.rows = made.ranked(None, frozenset(), frozenset())
         return made
 
@@ -822,7 +824,7 @@ class Standings:
         made.keys = dict(self.keys)
         for entry in moved:
             made.buchholz[entry] = made.buchholz_of(entry)
-            made.keys[entry] = made.key_of(entry)
+        made.keys.update(made.keys_of(list(moved)))
         dirty = {self.keys[entry] for entry in moved} | {made.keys[entry] for entry in moved}
         made.groups = dict(self.groups)
         made.inner = dict(self.inner)
@@ -842,6 +844,21 @@ class Standings:
         made.rows = made.ranked(self, frozenset(moved), dirty)
         return made
 
+    @property
+    def sat_at(self) -> dict[str, tuple[TableResult, ...]]:
+        """Each entry's results, by id."""
+        if self._sat_at is None:
+            sat_at: dict[str, list[TableResult]] = {}
+            for result in self.results.values():  # by id
+                for entry in result.places:
+                    sat = sat_at.get(entry)
+                    if sat is None:
+                        sat_at[entry] = [result]
+                    else:
+                        sat.append(result)
+            self._sat_at = {entry: tuple(sat) for entry, sat in sat_at.items()}
+        return self._sat_at
+
     def buchholz_of(self, entry: str) -> int:
         """The entry's scaled Buchholz: the points of every opponent met, once per meeting."""
         tallies = self.tallies
@@ -853,22 +870,25 @@ class Standings:
             if other != entry
         )
 
-    def key_of(self, entry: str) -> Key:
-        """The entry's values of the tie-breaks before head-to-head, bigger better."""
-        tally = self.tallies[entry]
-        values = []
+    def keys_of(self, entries: list[str]) -> dict[str, Key]:
+        """The ``entries``' values of the tie-breaks before head-to-head, bigger better: a
+        column per criterion, zipped (not a call per entry)."""
+        tallies, buchholz = self.tallies, self.buchholz
+        columns: list[list[int]] = []
         for criterion in self.config.tie_breaks:
             if criterion == "head_to_head":
                 break
             if criterion == "points":
-                values.append(tally.points)
+                columns.append([tallies[e].points for e in entries])
             elif criterion == "first_places":
-                values.append(tally.first_places)
+                columns.append([tallies[e].first_places for e in entries])
             elif criterion == "buchholz":
-                values.append(self.buchholz[entry])
+                columns.append([buchholz[e] for e in entries])
             else:
-                values.append(-tally.fools)
-        return tuple(values)
+                columns.append([-tallies[e].fools for e in entries])
+        if not columns:
+            return dict.fromkeys(entries, ())
+        return dict(zip(entries, zip(*columns, strict=True), strict=True))
 
     def met(self, group: list[str]) -> list[TableResult]:
         """The results where at least two of ``group`` sat, by id."""
@@ -880,13 +900,31 @@ class Standings:
                 found[result.id] = result
         return [found[i] for i in sorted(i for i, members in sat.items() if members > 1)]
 
-    def order(self, groups: Mapping[Key, list[str]]) -> None:
-        """Each of ``groups`` ordered within (head-to-head, the later tie-breaks, the draw)."""
+    def met_within(self) -> Callable[[list[str]], list[TableResult]]:
+        """:meth:`met` for every group at once (each the entries of a key): one pass over the
+        results, each listed under every key two or more of its entries share, not a pass over
+        each member's results per group (a 10,000-entry stage: 500 groups, 17 ms against 7)."""
+        keys = self.keys
+        met: dict[Key, list[TableResult]] = {}
+        for result in self.results.values():  # by id
+            at = [keys[entry] for entry in result.places]
+            if len(at) > 1 and len(set(at)) < len(at):
+                for key in {key for key in at if at.count(key) > 1}:
+                    met.setdefault(key, []).append(result)
+        return lambda group: met.get(keys[group[0]], [])
+
+    def order(
+        self,
+        groups: Mapping[Key, list[str]],
+        met: Callable[[list[str]], list[TableResult]] | None = None,
+    ) -> None:
+        """Each of ``groups`` ordered within (head-to-head, the later tie-breaks, the draw);
+        ``met``: :meth:`met`, or the same for these groups (:meth:`met_within`)."""
         tie_breaks = tuple(self.config.tie_breaks)
         rest = (
             tie_breaks[tie_breaks.index("head_to_head") :] if "head_to_head" in tie_breaks else ()
         )
-        ranker = _Ranker(self.tallies, self.buchholz, self.seed, self.met, self.h2h)
+        ranker = _Ranker(self.tallies, self.buchholz, self.seed, met or self.met, self.h2h)
         for key, members in groups.items():
             self.inner[key] = ranker.order(members, rest)
 

@@ -81,10 +81,10 @@ class TableResult:
 
     def __post_init__(self) -> None:
         # Sequences from the DB layer may come as lists; freeze them so the value is hashable.
-        for name in ("places", "drawn", "team_lost"):
-            value = getattr(self, name)
-            if type(value) is not tuple:  # the selectors' come as tuples: 7,500 a big stage
-                object.__setattr__(self, name, tuple(value))
+        # (The selectors' come as tuples: 7,500 a big stage, checked without a loop.)
+        if not (type(self.places) is type(self.drawn) is type(self.team_lost) is tuple):
+            for name in ("places", "drawn", "team_lost"):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
         self._validate()
 
     @property
@@ -98,49 +98,57 @@ class TableResult:
         return bool(self.drawn)
 
     def _validate(self) -> None:
-        where = f"result {self.id!r}"
-        if not self.places:
-            raise ScoringError(f"{where}: a result needs at least one entry")
-        if len(set(self.places)) != len(self.places):
-            raise ScoringError(f"{where}: an entry appears twice in places {self.places}")
-        if self.is_bye:
+        if len(set(self.places)) != len(self.places) or not self.places:
+            self._validate_places()
+        if len(self.places) == 1:  # a bye
             if self.fool is not None or self.drawn or self.pogony or self.team_lost:
-                raise ScoringError(f"{where}: a bye has no fool, draw, pogony or team result")
+                raise ScoringError(f"{self._where}: a bye has no fool, draw, pogony or team result")
             return
         if self.drawn:
             if self.fool is not None:
-                raise ScoringError(f"{where}: a draw has no fool")
+                raise ScoringError(f"{self._where}: a draw has no fool")
             if len(self.drawn) < 2 or set(self.drawn) != set(self.places[-len(self.drawn) :]):
                 raise ScoringError(
-                    f"{where}: the drawn entries {self.drawn} must be the last places "
+                    f"{self._where}: the drawn entries {self.drawn} must be the last places "
                     f"(at least two) of {self.places}"
                 )
             if self.pogony is not None or self.team_lost:
-                raise ScoringError(f"{where}: a draw has no pogony and no losing team")
+                raise ScoringError(f"{self._where}: a draw has no pogony and no losing team")
             return
         if self.fool is None:
-            raise ScoringError(f"{where}: a game that is not a draw has a fool")
+            raise ScoringError(f"{self._where}: a game that is not a draw has a fool")
         if self.team_lost:
-            self._validate_team(where)
+            self._validate_team()
         elif self.fool != self.places[-1]:
-            raise ScoringError(f"{where}: the fool {self.fool!r} must be the last place")
+            raise ScoringError(f"{self._where}: the fool {self.fool!r} must be the last place")
         if self.pogony is not None:
             on = set(self.pogony.on)
             if self.pogony.by not in self.places or not on <= set(self.places):
-                raise ScoringError(f"{where}: pogony name entries that are not at the table")
+                raise ScoringError(f"{self._where}: pogony name entries that are not at the table")
             if self.fool not in on:
-                raise ScoringError(f"{where}: pogony must be hung on the fool {self.fool!r}")
+                raise ScoringError(f"{self._where}: pogony must be hung on the fool {self.fool!r}")
 
-    def _validate_team(self, where: str) -> None:
+    @property
+    def _where(self) -> str:
+        return f"result {self.id!r}"
+
+    def _validate_places(self) -> None:
+        if not self.places:
+            raise ScoringError(f"{self._where}: a result needs at least one entry")
+        raise ScoringError(f"{self._where}: an entry appears twice in places {self.places}")
+
+    def _validate_team(self) -> None:
         lost = set(self.team_lost)
         if len(lost) != len(self.team_lost) or not lost <= set(self.places):
-            raise ScoringError(f"{where}: team_lost {self.team_lost} must be entries at the table")
+            raise ScoringError(
+                f"{self._where}: team_lost {self.team_lost} must be entries at the table"
+            )
         if self.fool not in lost:
-            raise ScoringError(f"{where}: the fool {self.fool!r} must be on the losing team")
+            raise ScoringError(f"{self._where}: the fool {self.fool!r} must be on the losing team")
         if len(lost) == len(self.places):
-            raise ScoringError(f"{where}: somebody must win a team game")
+            raise ScoringError(f"{self._where}: somebody must win a team game")
         if self.fool != self.places[-1]:
-            raise ScoringError(f"{where}: the fool {self.fool!r} must be the last place")
+            raise ScoringError(f"{self._where}: the fool {self.fool!r} must be the last place")
 
 
 class Correctable(Protocol):

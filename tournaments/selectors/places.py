@@ -9,7 +9,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from django.db.models import Exists, OuterRef, QuerySet, TextChoices
+from django.db.models import Exists, Max, OuterRef, QuerySet, TextChoices
 from django.utils.translation import pgettext_lazy
 
 from tournaments import adapters
@@ -29,6 +29,7 @@ from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
 from tournaments.selectors import pure_result, result_values
 from tournaments.selectors.standings import StandingLine, collector_paused
+from tournaments.values import frozen
 
 
 class FinalStatus(TextChoices):
@@ -123,29 +124,62 @@ def final_places(
     stage order): their points are theirs (the same scoring over the same results), the
     stages' results not read and scored again (the tournament page shows both)."""
     with collector_paused():  # a line per entry, and the results scored
-        return _final_places(tournament, dict(standings or {}))
+        placed = list(_placed(tournament))
+        lines, prizes = _final_lines(tournament, dict(standings or {}), placed, None)
+        return FinalPlaces(lines, sum(prizes.values(), Decimal(0)))
 
 
-def _final_places(
-    tournament: Tournament, known: Mapping[int, Iterable[StandingLine]]
-) -> FinalPlaces:
-    stages = [s for s in tournament.stages.all() if s.order not in known]
-    points: dict[int, dict[int, Fraction]] = {
-        order: {line.entry_id: line.points for line in lines} for order, lines in known.items()
-    }
-    if stages:
-        results = result_values(
-            TableResult.objects.filter(table__round__stage__in=stages).counted().order_by("id"),
-            "table__round__stage__order",
-        )
-        points |= stage_points(stages, results)
-    left: dict[int, int] = {}
-    for entry_id, order in StageEntry.objects.filter(stage__tournament=tournament).values_list(
-        "entry_id", "stage__order"
-    ):
-        left[entry_id] = max(order, left.get(entry_id, 0))
+@dataclass(frozen=True)
+class FinalPlacesPage:
+    """A page of :func:`final_places` (:func:`final_places_page`)."""
+
+    lines: list[FinalPlace]  # the page's, by place
+    podium: list[FinalPlace]  # every line placed 1 to 3, by place
+    paid_out: Decimal  # every payout of the tournament, added up
+    # How many stages the placed entries left (an entry without a stage counts as one): at 1,
+    # every line's points are of the same stage.
+    stages_left: int
+
+
+def final_places_page(
+    tournament: Tournament,
+    start: int,
+    stop: int,
+    standings: Mapping[int, Iterable[StandingLine]] | None = None,
+) -> FinalPlacesPage:
+    """The lines ``start``..``stop`` (from 0; :func:`final_count` of them in all) of
+    :func:`final_places` and those placed 1 to 3, the amount paid out and the stages left,
+    counted in the database: a page of a 10,000-entry event reads its lines, not 10,000 (the
+    public pages show one). ``standings``: as :func:`final_places`'."""
+    placed = _placed(tournament)
+    page = list(placed[start:stop]) if stop > start else []
+    podium = list(placed.filter(final_place__lte=3))
+    shown = page + podium
+    with collector_paused():  # the results scored, when no standings are given
+        lines, _ = _final_lines(tournament, dict(standings or {}), shown, {row[0] for row in shown})
+    left = (
+        Entry.objects.filter(tournament=tournament, final_place__isnull=False)
+        .annotate(left=Max("stage_entries__stage__order"))
+        .values("left")
+        .distinct()
+    )
+    return FinalPlacesPage(
+        lines=lines[: len(page)],
+        podium=lines[len(page) :],
+        paid_out=_paid_out(tournament),
+        stages_left=left.count(),
+    )
+
+
+def final_count(tournament: Tournament) -> int:
+    """How many lines :func:`final_places` has: the entries placed."""
+    return Entry.objects.filter(tournament=tournament, final_place__isnull=False).count()
+
+
+def _placed(tournament: Tournament) -> QuerySet[Entry, tuple[Any, ...]]:
+    """The placed entries by place, as the values :func:`_final_lines` reads."""
     # Values, not instances: 10,000 entries with their players were a third of the answer.
-    placed = list(
+    return (
         Entry.objects.filter(tournament=tournament, final_place__isnull=False)
         .order_by("final_place", "pk")
         .values_list(
@@ -158,25 +192,64 @@ def _final_places(
             "team__name",
         )
     )
+
+
+def _paid_out(tournament: Tournament) -> Decimal:
+    """Every payout of ``tournament`` added up (in Python: SQLite adds decimals as floats)."""
+    amounts = Payout.objects.filter(tournament=tournament).values_list("amount", flat=True)
+    return sum(amounts, Decimal(0))
+
+
+def _final_lines(
+    tournament: Tournament,
+    known: Mapping[int, Iterable[StandingLine]],
+    placed: list[tuple[Any, ...]],
+    only: set[int] | None,
+) -> tuple[list[FinalPlace], dict[int, Decimal]]:
+    """The lines of the ``placed`` entries (:func:`_placed`'s values), and the payouts read by
+    entry; ``only``: their ids, whose stages, payouts and rank records alone are read (None:
+    every entry's)."""
+    stages = [s for s in tournament.stages.all() if s.order not in known]
+    points: dict[int, dict[int, Fraction]] = {
+        order: {line.entry_id: line.points for line in lines} for order, lines in known.items()
+    }
+    if stages:
+        results = result_values(
+            TableResult.objects.filter(table__round__stage__in=stages).counted().order_by("id"),
+            "table__round__stage__order",
+        )
+        points |= stage_points(stages, results)
+    stage_entries = StageEntry.objects.filter(stage__tournament=tournament)
+    payouts = Payout.objects.filter(tournament=tournament)
+    ranks = RankRecord.objects.filter(tournament=tournament)
+    # One filter() on the members' team's entries: one join (two would pair any two).
+    of_team: dict[str, Any] = {"team__entries__tournament": tournament}
+    if only is not None:
+        stage_entries = stage_entries.filter(entry_id__in=only)
+        payouts = payouts.filter(entry_id__in=only)
+        of_team["team__entries__in"] = only
+    team_members = TeamMember.objects.filter(**of_team)
+    members: dict[int, list[int]] = {}
+    if tournament.is_team_event:
+        for team_id, player_id in team_members.values_list("team_id", "player_id"):
+            members.setdefault(team_id, []).append(player_id)
+    if only is not None:
+        players = {row[2] for row in placed if row[2]}
+        ranks = ranks.filter(player_id__in=players.union(*members.values()))
+    left: dict[int, int] = {}
+    for entry_id, order in stage_entries.values_list("entry_id", "stage__order"):
+        left[entry_id] = max(order, left.get(entry_id, 0))
     prizes: dict[int, Decimal] = {}
-    for entry_id, amount in Payout.objects.filter(tournament=tournament).values_list(
-        "entry_id", "amount"
-    ):
+    for entry_id, amount in payouts.values_list("entry_id", "amount"):
         prizes[entry_id] = prizes.get(entry_id, Decimal(0)) + amount
     # Values, not instances (10,000 rank records were a third of the answer): by player,
     # (rank, pogony given, pogony received).
     records: dict[int, tuple[str, int, int]] = {
         player: (rank, given, received)
-        for player, rank, given, received in RankRecord.objects.filter(
-            tournament=tournament
-        ).values_list("player_id", "rank", "pogony_given", "pogony_received")
+        for player, rank, given, received in ranks.values_list(
+            "player_id", "rank", "pogony_given", "pogony_received"
+        )
     }
-    members: dict[int, list[int]] = {}
-    if tournament.is_team_event:
-        for team_id, player_id in TeamMember.objects.filter(
-            team__entries__tournament=tournament
-        ).values_list("team_id", "player_id"):
-            members.setdefault(team_id, []).append(player_id)
     statuses = {status: final_status(status) for status in {row[4] for row in placed}}
     zero = Fraction(0)
     lines = []
@@ -188,20 +261,23 @@ def _final_places(
             rank, given, received = "", sum(r[1] for r in own), sum(r[2] for r in own)
         stage = left.get(entry_id)
         lines.append(
-            FinalPlace(
-                place=place or 0,
-                entry_id=entry_id,
-                player_id=player_id,
-                team_id=team_id,
-                # Entry.name: the player's, else the team's.
-                name=player_name if player_id else team_name,
-                status=statuses[status],
-                points=points.get(stage or 0, {}).get(entry_id, zero),
-                stage=stage,
-                pogony_given=given,
-                pogony_received=received,
-                rank=rank,
-                payout=prizes.get(entry_id),
+            frozen(  # FinalPlace(...), its fields written at once: 10,000 of them
+                FinalPlace,
+                {
+                    "place": place or 0,
+                    "entry_id": entry_id,
+                    "player_id": player_id,
+                    "team_id": team_id,
+                    # Entry.name: the player's, else the team's.
+                    "name": player_name if player_id else team_name,
+                    "status": statuses[status],
+                    "points": points.get(stage or 0, {}).get(entry_id, zero),
+                    "stage": stage,
+                    "pogony_given": given,
+                    "pogony_received": received,
+                    "rank": rank,
+                    "payout": prizes.get(entry_id),
+                },
             )
         )
-    return FinalPlaces(lines, sum(prizes.values(), Decimal(0)))
+    return lines, prizes

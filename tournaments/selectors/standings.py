@@ -22,6 +22,7 @@ from tournaments.scoring import points as scoring_points
 from tournaments.scoring.results import TableResult as PureResult
 from tournaments.scoring.results import effective_results
 from tournaments.selectors import pure_result, result_values, stage_entry_ids
+from tournaments.values import frozen
 
 
 @dataclass(frozen=True)
@@ -100,15 +101,17 @@ def _rules_key(stage: Stage, entries: tuple[str, ...]) -> tuple[Any, ...]:
 #: rules and entries for them to be updated (``scoring.points.Standings.updated``) rather than
 #: computed whole: a table's result, a correction (one out, one in), a few at once.
 UPDATE_MAX = 8
-#: The lines last made per stage, each with the scoring's row it was made of, and the pogony
-#: and entries they read (:func:`_new_lines` makes a line again only when its row changed, or
-#: any name, player or pogony).
+#: The lines last made per stage: the pogony and entries they read, the scoring's rows they
+#: were made of (kept alive, so that their ids stay theirs) and each line by the ``id`` of its
+#: row (:func:`_new_lines` makes a line again only when its row changed, or any name, player or
+#: pogony). By id, not a pair per entry: 10,000 tuples fewer for the cycle collector to walk.
 _line_memo: OrderedDict[
     int,
     tuple[
         tuple[list[tuple[int, list[Any]]], list[tuple[int, int | None, str | None, str | None]]]
         | None,
-        dict[int, tuple[scoring_points.StandingRow, StandingLine]],
+        list[scoring_points.StandingRow],
+        dict[int, StandingLine],
     ],
 ] = OrderedDict()
 #: The last :class:`~tournaments.scoring.points.Standings` computed per stage, rules and
@@ -223,15 +226,15 @@ def _pure(stored: list[tuple[Any, ...]]) -> list[PureResult]:
     kept = _pure_kept
     for row in stored:
         pk, places, fool, drawn, team_lost, pogony, supersedes, reason = row
-        key = (
+        key = (  # one tuple, the places last (not a tuple of them in it: 7,500 fewer)
             pk,
-            tuple(places),
             fool,
             tuple(drawn) if drawn else None,
             tuple(team_lost) if team_lost else None,
             repr(pogony) if pogony else None,
             supersedes,
             reason,
+            *places,
         )
         pure = kept.get(key)
         if pure is None:
@@ -347,39 +350,45 @@ def _new_lines(
     names = {e: player or team or "" for e, _, player, team in entries}
     players = {e: player for e, player, _, _ in entries}
     with _kept_lock:
-        inputs, memo = _line_memo.get(stage.pk, (None, {}))
+        # ``alive``: the rows ``memo``'s ids are of, held while it is read (another thread may
+        # replace them in ``_line_memo`` meanwhile: a freed row's id could be a new row's).
+        inputs, alive, memo = _line_memo.get(stage.pk, (None, [], {}))
     # The same names, players and pogony as the lines before: a line whose row is the row
     # before (``Standings``: the same object) is the line before, unchanged.
-    same = inputs == (hangings, entries)
-    made: dict[int, tuple[scoring_points.StandingRow, StandingLine]] = {}
+    if inputs != (hangings, entries):
+        memo = {}
+    rows = _scored(stage, effective, names, over)
     lines = []
-    for row in _scored(stage, effective, names, over):
-        entry = int(row.entry)
-        was = memo.get(entry)
-        if was is not None and was[0] is row and same:
-            line = was[1]
-        else:
-            line = StandingLine(
-                position=row.position,
-                place=row.rank,
-                entry_id=entry,
-                name=names.get(entry, f"#{entry}"),
-                points=row.points,
-                played=row.played,
-                byes=row.byes,
-                first_places=row.first_places,
-                fools=row.fools,
-                buchholz=row.buchholz,
-                head_to_head=row.head_to_head,
-                decided_by=row.decided_by or "",
-                pogony_given=given.get(entry, 0),
-                pogony_received=received.get(entry, 0),
-                player_id=players.get(entry),
+    for row in rows:
+        line = memo.get(id(row))
+        if line is None:
+            entry = int(row.entry)
+            name = names.get(entry)
+            line = frozen(  # StandingLine(...), its fields written at once: 10,000 of them
+                StandingLine,
+                {
+                    "position": row.position,
+                    "place": row.rank,
+                    "entry_id": entry,
+                    "name": f"#{entry}" if name is None else name,
+                    "points": row.points,
+                    "played": row.played,
+                    "byes": row.byes,
+                    "first_places": row.first_places,
+                    "fools": row.fools,
+                    "buchholz": row.buchholz,
+                    "head_to_head": row.head_to_head,
+                    "decided_by": row.decided_by or "",
+                    "pogony_given": given.get(entry, 0),
+                    "pogony_received": received.get(entry, 0),
+                    "player_id": players.get(entry),
+                },
             )
-        made[entry] = (row, line)
         lines.append(line)
+    made = dict(zip(map(id, rows), lines, strict=True))
+    del alive
     with _kept_lock:
-        _line_memo[stage.pk] = ((hangings, entries), made)
+        _line_memo[stage.pk] = ((hangings, entries), rows, made)
         _line_memo.move_to_end(stage.pk)
         while len(_line_memo) > KEPT:
             _line_memo.popitem(last=False)

@@ -33,7 +33,7 @@ from tournaments.money import money
 from tournaments.selectors import events
 from tournaments.selectors.brackets import bracket as knockout_tree
 from tournaments.selectors.people import current_ranks
-from tournaments.selectors.places import final_places
+from tournaments.selectors.places import final_count, final_places_page
 from tournaments.selectors.standings import StandingLine, stage_standings, stage_tie_breaks
 from tournaments.site.events import bracket, words
 from tournaments.site.events.words import Line
@@ -617,7 +617,6 @@ def final(
     pool; ``size`` lines to a page, the one ``?<key>=`` asks for. ``standings``: the stages'
     standings the page shows (by order), whose points the final places take."""
     code = tournament.currency
-    places = final_places(tournament, standings)
 
     def line(row: Any) -> FinalLine:
         return FinalLine(
@@ -631,16 +630,19 @@ def final(
             payout="" if row.payout is None else money(row.payout, code),
         )
 
-    # The page first, then its lines (and the podium's): not 10,000 of them for a big field.
-    shown, pager = paginate(places.lines, query, key, "final", size)
+    # The page first, then its lines (and the podium's), read a page at a time: not 10,000
+    # of them for a big field.
+    _, pager = paginate(range(final_count(tournament)), query, key, "final", size)
+    start = max(0, pager.start - 1)
+    places = final_places_page(tournament, start, start + size, standings)
     paid = places.paid_out
     return Final(
-        lines=[line(row) for row in shown],
+        lines=[line(row) for row in places.lines],
         pager=pager,
-        podium=[line(row) for row in places.lines if row.place <= 3],
+        podium=[line(row) for row in places.podium],
         pool=pool_lines(detail),
         paid_out=money(paid, code) if paid else "",
-        has_points=len({row.stage for row in places.lines}) == 1,
+        has_points=places.stages_left == 1,
     )
 
 
