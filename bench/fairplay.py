@@ -15,7 +15,8 @@ the queue is ``selectors.fairplay.pairs_flagged`` at ``--threshold`` (the queue'
 The answer key (``--collusion-out``) says which pairs were injected: the job never reads it.
 
 Printed per event: the injected pairs, how many met (shared a table) and their mean games
-together; the recall over every injected pair and over those that met; the honest pairs (every
+together; how many were found, the recall over every injected pair and over those that met;
+the honest pairs (every
 other pair that met) flagged, count and share; the median z of the injected pairs that met and
 of the honest pairs, and the honest pairs' 99th percentile (the threshold that would flag 1%
 of them); the event's wall time and the fair-play job's (counting the games,
@@ -215,7 +216,7 @@ def row(event: Event) -> str:
     return (
         f"| {event.players} | {event.strength:g} | {event.games} "
         f"| {p.met} of {p.injected} ({p.games_together:.1f}) "
-        f"| {p.recall:.0%} / {p.recall_met:.0%} "
+        f"| {p.found} found: {p.recall:.0%} / {p.recall_met:.0%} "
         f"| {p.honest_flagged} of {p.honest} ({p.false_positives:.2%}) "
         f"| {p.median_injected:.1f} / {p.median_honest:.1f} | {p.honest_q99:.2f} "
         f"| {event.seconds:.0f} "

@@ -226,9 +226,9 @@ def pair_scores(
         acc[3].extend(cell[3])
         acc[4].extend(cell[4])
         acc[5] += opportunities * p
-        # the binomial's variance, and p's own: it was read off a's rest_n other chances
+        # the binomial's variance, each chance's at least VARIANCE_FLOOR
         spread = max(p * (1 - p), VARIANCE_FLOOR)
-        # p is itself uncertain: read off a's rest_n other chances here and, through the
+        # and p's own: it is uncertain: read off a's rest_n other chances here and, through the
         # prior, off its style (a ratio of about seen + STYLE_PRIOR events: a player who sat
         # only beside b, as at a group's one table, has little style to go by)
         base_var = base * base / (seen - pair_seen + STYLE_PRIOR)
