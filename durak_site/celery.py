@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 
+from typing import Any
+
 from celery import Celery
+from celery.signals import worker_process_init, worker_ready
 
 from durak_site import brokerfix
 
@@ -18,6 +21,18 @@ brokerfix.apply()  # a worker survives losing Redis mid-job (see the module)
 app = Celery("durak_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_ready.connect
+@worker_process_init.connect
+def _collector_tuned(**_: Any) -> None:
+    """A worker's collector tuned as a server's (``startup.collector_tuned``), once its tasks
+    and Django are loaded: the solo pool's process when it is ready, each pool process when it
+    starts. Without it, the collector's full passes over the worker's heap were a share of
+    every job's CPU (``docs/performance.md``, the 4-stage bot event)."""
+    from durak_site.startup import collector_tuned  # Django is set up by then
+
+    collector_tuned()
 
 #: Seconds between two runs of the reconciler.
 RECONCILE_EVERY = 5.0

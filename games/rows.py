@@ -106,52 +106,15 @@ def insert_many(model: type[Model], rows: list[dict[str, Any]], **same: Any) -> 
     holds the values every row shares (converted once), a time included (an ``auto_now_add``
     is the caller's to give)."""
     s = _for(model)
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.executemany(s.insert_plain, _params(s, rows, same, defaults=False))
-
-
-def upsert_many(
-    model: type[Model],
-    rows: list[dict[str, Any]],
-    *,
-    unique: list[str],
-    update: list[str],
-    **same: Any,
-) -> None:
-    """``INSERT ... ON CONFLICT (unique) DO UPDATE SET`` the fields ``update`` (attribute names)
-    of rows of ``model``, in one ``executemany``: what ``bulk_create(update_conflicts=True)``
-    writes, without a model per row nor one statement of thousands of placeholders. Rows and
-    ``same`` as :func:`insert_many`; a field given by neither takes its default (inserted
-    only: it is not among ``update``). An ``auto_now`` time is the caller's to give."""
-    s = _for(model)
-    quote = connection.ops.quote_name
-    conflict = ", ".join(quote(s.by_attname[name].column) for name in unique)
-    assignments = ", ".join(
-        f"{quote(column)} = EXCLUDED.{quote(column)}"
-        for column in (s.by_attname[name].column for name in update)
-    )
-    sql = f"{s.insert_plain} ON CONFLICT ({conflict}) DO UPDATE SET {assignments}"
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.executemany(sql, _params(s, rows, same, defaults=True))
-
-
-def _params(
-    s: _Statements, rows: list[dict[str, Any]], same: dict[str, Any], *, defaults: bool
-) -> list[list[Any]]:
-    """Each row's values of the inserted columns, through their fields' conversion (``same``'s
-    once; with ``defaults``, a field in neither once by its default)."""
     db = connections[DEFAULT_DB_ALIAS]
     shared = {name: s.by_attname[name].get_db_prep_save(value, db) for name, value in same.items()}
-    if defaults:
-        given = rows[0].keys() if rows else ()
-        for f in s.inserted:
-            if f.attname not in shared and f.attname not in given:
-                shared[f.attname] = f.get_db_prep_save(f.get_default(), db)
     fields = [(f.attname, f.attname in shared, f) for f in s.inserted]
-    return [
+    params = [
         [shared[name] if fixed else f.get_db_prep_save(row[name], db) for name, fixed, f in fields]
         for row in rows
     ]
+    with db.cursor() as cursor:
+        cursor.executemany(s.insert_plain, params)
 
 
 def update(obj: Model, fields: list[str]) -> None:

@@ -34,7 +34,6 @@ from django.utils.translation import gettext
 
 from durak_site.dbretry import atomic_retry, run_atomic
 from games.actors import Actor
-from games.rows import upsert_many as rows_upsert
 from games.models import Game, GameAction
 from tournaments.errors import FairPlayError
 from tournaments.fairplay import GameRecord, game_evidence
@@ -78,8 +77,6 @@ _PAIR_FIELDS = [
     "terms",
     "games_counted",
 ]
-#: A pair's fields that :class:`PairRow` holds (the games counted are the job's).
-_ROW_FIELDS = _PAIR_FIELDS[:-1]
 
 
 def fairplay_count(*, tournament_id: int, full: bool = True) -> int:
@@ -218,20 +215,32 @@ def _pairs_store(tournament_id: int, counted: list[int], rows: list[PairRow]) ->
     if now != counted:
         counted, rows = _stored(tournament_id)
     pairs = [
-        {"first_id": r.first, "second_id": r.second, **{f: getattr(r, f) for f in _ROW_FIELDS}}
+        PairEvidence(
+            tournament_id=tournament_id,
+            first_id=r.first,
+            second_id=r.second,
+            z=r.z,
+            departure=r.departure,
+            variance=r.variance,
+            opportunities=r.opportunities,
+            games=r.games,
+            first_fool=r.first_fool,
+            second_fool=r.second_fool,
+            other_fool=r.other_fool,
+            no_fool=r.no_fool,
+            game_ids=list(r.game_ids),
+            terms=list(r.terms),
+            games_counted=len(counted),
+        )
         for r in rows
     ]
     with transaction.atomic():
-        # One executemany of the plain upsert (``bulk_create`` built a statement of 15,000
-        # placeholders per 1,000 pairs and a model per pair: ``docs/performance.md``).
-        rows_upsert(
-            PairEvidence,
+        PairEvidence.objects.bulk_create(
             pairs,
-            unique=["tournament_id", "first_id", "second_id"],
-            update=[*_PAIR_FIELDS, "computed_at"],
-            tournament_id=tournament_id,
-            games_counted=len(counted),
-            computed_at=timezone.now(),
+            batch_size=1000,
+            update_conflicts=True,
+            unique_fields=["tournament", "first", "second"],
+            update_fields=[*_PAIR_FIELDS, "computed_at"],
         )
         keep = {(r.first, r.second) for r in rows}
         stale = [  # a pair with a decision stays, whatever the count says now
