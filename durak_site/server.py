@@ -2,7 +2,7 @@
 ``durak_site.asgi`` plus tuning for a long-running server process that code importing the
 application (the tests' communicators) should not get.
 
-Garbage collection: tuned for a long-running process (``startup.collector_tuned``): a full pass
+Garbage collection: tuned for a long-running process (``processes.collector_tuned``): a full pass
 over everything the process holds (Django, the URL and model registries, hundreds of consumers)
 does not stall the sockets. Measured in ``docs/performance.md``.
 
@@ -20,7 +20,8 @@ from django.conf import settings
 
 from durak_site import logs
 from durak_site.asgi import application
-from durak_site.startup import collector_tuned, static_files_problem
+from durak_site.processes import collector_tuned
+from durak_site.startup import static_files_problem
 
 __all__ = ["application"]
 

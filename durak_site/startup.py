@@ -1,10 +1,8 @@
 """What a production server process checks before it serves (``durak_site.server``): the checks
-that would otherwise show up as a 500 on every page; and the garbage collector's tuning of a
-long-running process (a server's, a worker's)."""
+that would otherwise show up as a 500 on every page."""
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 from django.apps import apps
@@ -33,15 +31,3 @@ def static_files_problem(storage: Any = staticfiles_storage) -> str | None:
             f"(such as {missing[0]}): {again}"
         )
     return None
-
-
-def collector_tuned() -> None:
-    """Everything alive after start-up moved out of the cycle collector's sight (``gc.freeze``),
-    and collections less often, so that a full pass over everything a long-running process
-    holds (Django, the URL and model registries, a server's consumers, a worker's kept
-    standings) neither stalls a server's sockets nor costs a worker's jobs. Reference cycles
-    are still collected, in larger batches (``docs/performance.md``)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(20_000, 50, 1000)
-
