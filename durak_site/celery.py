@@ -7,10 +7,13 @@ declared only here, in ``app.conf.beat_schedule``.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import worker_process_init, worker_ready
 
 from durak_site import brokerfix
+from durak_site.processes import collector_tuned
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "durak_site.settings")
 
@@ -18,6 +21,17 @@ brokerfix.apply()  # a worker survives losing Redis mid-job (see the module)
 app = Celery("durak_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_ready.connect
+@worker_process_init.connect
+def _collector_tuned(**_: Any) -> None:
+    """A worker's collector tuned as a server's (``processes.collector_tuned``), once its tasks
+    and Django are loaded: the solo pool's process when it is ready, each pool process when it
+    starts. Without it, the collector's full passes over the worker's heap were a share of
+    every job's CPU (``docs/performance.md``, the 4-stage bot event)."""
+    collector_tuned()
+
 
 #: Seconds between two runs of the reconciler.
 RECONCILE_EVERY = 5.0

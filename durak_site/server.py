@@ -2,10 +2,9 @@
 ``durak_site.asgi`` plus tuning for a long-running server process that code importing the
 application (the tests' communicators) should not get.
 
-Garbage collection: everything alive after start-up is moved out of the collector's sight
-(``gc.freeze``), and collections run less often, so that a full pass over everything the process
-holds (Django, the URL and model registries, hundreds of consumers) does not stall the sockets.
-Reference cycles are still collected, in larger batches. Measured in ``docs/performance.md``.
+Garbage collection: tuned for a long-running process (``processes.collector_tuned``): a full pass
+over everything the process holds (Django, the URL and model registries, hundreds of consumers)
+does not stall the sockets. Measured in ``docs/performance.md``.
 
 Logs: the server's own loggers print request paths with their query strings; secrets in those
 are redacted (``durak_site.logs``).
@@ -17,12 +16,11 @@ without it (or with one older than the static files) each page would be a 500.
 
 from __future__ import annotations
 
-import gc
-
 from django.conf import settings
 
 from durak_site import logs
 from durak_site.asgi import application
+from durak_site.processes import collector_tuned
 from durak_site.startup import static_files_problem
 
 __all__ = ["application"]
@@ -31,6 +29,4 @@ logs.install()
 if not settings.DEBUG and (problem := static_files_problem()):
     raise SystemExit(f"durak: cannot serve: {problem}")
 
-gc.collect()
-gc.freeze()
-gc.set_threshold(20_000, 50, 1000)
+collector_tuned()

@@ -246,7 +246,13 @@ def table_after_game(*, game_id: int) -> str:
             return "the game was removed"  # its table was dealt again (a re-pair)
         if game.table_id is None or not game.is_over:
             return "ignored"
-        table = Table.objects.select_for_update().get(pk=game.table_id)
+        # The table's row only (``of``), its round, stage and tournament joined: the next deal's
+        # announcement and the result read them (three queries a result otherwise).
+        table = (
+            Table.objects.select_for_update(of=("self",))
+            .select_related("round__stage__tournament")
+            .get(pk=game.table_id)
+        )
         if table.status == Table.Status.FINISHED:
             return "the table has its result"  # a referee entered it (its games were voided)
         state = dict(table.series_state)
