@@ -26,9 +26,10 @@ from tournaments.models import (
 #: The queue's default threshold (a pooled z), set from the honest pairs' distribution in
 #: ``bench.fairplay`` and the probe (``docs/fairplay.md``, the threshold). Since the fourth
 #: session's score (each expected rate's own uncertainty in the variance, ``beat`` unscored,
-#: strata by what a move would cost) their 99th percentile is 2.4 to 2.6 in money events and
-#: 2.6 to 3.4 in club events (pairs of random bots, five games at one table, make that tail):
-#: 3.0 flagged up to 2.3% of them there, 3.5 under 1% in every event measured.
+#: strata by what a move would cost) their 99th percentile is 2.3 to 2.5 in money events and
+#: 2.5 to 3.8 in club events (pairs of random bots, five games at one table, make that tail):
+#: 3.0 flagged up to 2.3% of them there, 3.5 under 1% in every full-strength event measured
+#: (up to 1.7% in one half-strength event).
 THRESHOLD = 3.5
 
 
