@@ -35,10 +35,14 @@ from games.services.play import (
     save_state,
     tail_after,
 )
+from games.services.referee import game_void
 
 logger = logging.getLogger(__name__)
 
-MAX_BOT_STEPS = 5000  # far above any real game; a bound so a bug cannot spin forever
+#: Far above any real game (the longest of 1,650 bot games at tables of 4: about 240 moves); a
+#: bound so a bug cannot spin forever, and where a game of bots alone is voided
+#: (:func:`_play_all_bots`: bots can cycle).
+MAX_BOT_STEPS = 5000
 
 
 def bot_rng(game: Game) -> random.Random:
@@ -134,6 +138,23 @@ def _play_all_bots(game: Game, bots: dict[int, Bot]) -> Game:
     game.log_tail = tail
     save_state(game, state)
     after_change(game)
+    if not state.finished and game.version >= MAX_BOT_STEPS:
+        # Bots alone can cycle: at three players or more, with the stock gone, each may keep
+        # attacking with cards the next cannot beat and taking back what it cannot beat, for
+        # ever (a referee would end such a game). The game counts for nothing; its table deals
+        # a new one.
+        logger.warning(
+            "game %s: %s moves of bots alone without an end: voided", game.pk, game.version
+        )
+        return game_void(
+            game_id=game.pk,
+            reason=gettext(
+                "voided by the service: its bots played %(moves)s moves without an end "
+                "(a position they repeat for ever)"
+            )
+            % {"moves": game.version},
+            referee=None,
+        )
     return game
 
 

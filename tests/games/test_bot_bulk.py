@@ -10,8 +10,8 @@ from django.db import transaction
 
 from games import engine, services
 from games.engine.bots import make_bot, play_step
-from games.models import Game, GameAction
-from games.services.automation import bot_rng
+from games.models import Game, GameAction, RefereeEvent
+from games.services.automation import MAX_BOT_STEPS, bot_rng
 from games.services.play import after_change, load_state, locked_game, log_action, save_state
 from tests.factories import PlayerFactory
 
@@ -114,3 +114,32 @@ def test_a_game_with_a_person_seated_stops_at_the_persons_move(db: None) -> None
     # then: not played to the end by the bots
     assert game.status == Game.Status.ACTIVE
     assert GameAction.objects.filter(game=game).count() == game.version
+
+
+#: A deal its heuristic bots play for ever (found in a benchmark's event): with the stock gone,
+#: three players pass the same cards round, each taking what it cannot beat.
+CYCLING_SEED = "7d25e6466f954eb3e86e5a09156dc11e"
+CYCLING_SETUP = {"attacker": 1, "pogony_rank": "6"}
+
+
+def test_a_game_of_bots_alone_that_cycles_is_voided_at_the_bound(db: None) -> None:
+    # given: the deal, every seat a heuristic bot's
+    players = PlayerFactory.create_batch(4)
+    game = services.game_create(
+        rules={"players": 4},
+        players=[p.pk for p in players],
+        bot_seats=dict.fromkeys(range(4), "heuristic"),
+        seed=CYCLING_SEED,
+        setup=CYCLING_SETUP,
+    )
+    # when: the bot job plays it
+    game = services.game_play_bots(game_id=game.pk, version=0)
+    # then: it stops at the bound, every move logged, and the game is voided by the service
+    # with its reason (its table deals a new one), the seed revealed
+    assert game.status == Game.Status.VOIDED and game.seed_revealed
+    assert game.version == MAX_BOT_STEPS == GameAction.objects.filter(game=game).count()
+    (event,) = RefereeEvent.objects.filter(game=game)
+    assert event.kind == RefereeEvent.Kind.VOID and event.referee is None
+    assert f"{MAX_BOT_STEPS} moves without an end" in event.reason
+    # and a later job leaves it alone
+    assert services.game_play_bots(game_id=game.pk).version == MAX_BOT_STEPS
