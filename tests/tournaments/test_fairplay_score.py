@@ -109,6 +109,35 @@ def test_a_single_games_sparing_counts_and_a_term_under_the_cut_is_listed_not_sc
     assert cut[(1, 2)].z == 0.0
 
 
+def took_by_style(rates: list[float], lone: Tally) -> float:
+    """The score of (1, 2) where 1's chances to take all faced 2's cards (``lone`` in each of
+    nine strata), beside a field of 20 players each taking at its own rate from two others."""
+    strata = [f"stock:5+:{seat}:{covers}" for seat in (1, 2, 3) for covers in ("c1", "c2-3", "c4+")]
+    counts = {}
+    for i, rate in enumerate(rates):
+        for step in (1, 2):
+            other = 10 + (i + step) % len(rates)
+            for stratum in strata:
+                counts[(10 + i, other, TOOK, stratum)] = Tally(10, round(10 * rate))
+    for stratum in strata:
+        counts[(1, 2, TOOK, stratum)] = lone
+    game = GameEvidence(None, (1, 2), counts, None, False, True, 0)
+    return {(s.first, s.second): s.z for s in pair_scores([game])}[(1, 2)]
+
+
+def test_a_style_read_off_one_other_player_weighs_by_how_much_the_fields_styles_vary() -> None:
+    # given: 1 took 2 of 3 of 2's cards in each of nine strata (18 of 27), and never faced
+    # anybody else's: what 1 would do against others is its style, which only the field tells
+    alike = took_by_style([0.3] * 20, Tally(3, 2))
+    mixed = took_by_style([0.6, 0.0] * 10, Tally(3, 2))  # the same mean, styles far apart
+    # then: a departure of 10 takes over 8 expected is not proof where nothing else is seen
+    # (the style's one uncertainty, +-70% at least, counts once for the nine strata), and less
+    # where the field's players differ as much as a random player from a careful one
+    assert 1.0 < mixed < alike < 2.5
+    # and a real departure still shows: 1 took every one of 2's 27 cards it could have beaten
+    assert took_by_style([0.3] * 20, Tally(3, 3)) > 2.5
+
+
 def test_a_colluding_pair_tops_the_scores_of_a_bot_series() -> None:
     # given: 20 four-player games of five players seated at random, 100 and 102 a squeezing
     # pair at half strength (at fixed seats, 0 and 2 of four hardly meet in a bout)

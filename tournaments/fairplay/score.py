@@ -2,13 +2,17 @@
 one other player departs from its conduct towards everybody else at the same tables.
 
 For a pair (a, b) and each kind of decision, in each stratum (stage, b's hand size, where b
-sits from a: ``evidence.py``), a's *expected* rate towards b is a's own rate towards the other
-players it met in that stratum, shrunk (``prior`` pseudo-opportunities) towards the field's
-rate there times a's *style* (its events over the field's expectation for them, in every
-stratum, towards everybody but b: a player who throws in more than most does so wherever it
-sits); summing over strata gives an expected count and a variance (the binomial's, each chance's
-``p(1 - p)`` at least ``VARIANCE_FLOOR``, plus the uncertainty of ``p`` itself, read off a's
-other chances and its style), and
+sits from a, what the move would cost: ``evidence.py``), a's *expected* rate towards b is a's own
+rate towards the other players it met in that stratum, shrunk (``prior`` pseudo-opportunities)
+towards the field's rate there times a's *style*: its events over the field's expectation for
+them towards everybody but b, per kind and cost (a player who throws in more than most does so
+wherever it sits; one who plays at random throws its trumps far more, its low cards less),
+itself shrunk towards 1 by how much the styles of this event's players vary (``_spread``).
+Summing over strata gives an expected count and a variance: the binomial's (each chance's
+``p(1 - p)``, at least ``VARIANCE_FLOOR``), plus the uncertainty of ``p`` itself, read off a's
+other chances in each stratum and off its style, one uncertainty for all the strata of a style
+class (at a table of four, where b sits is who b is, so a's rates towards b rest on its style
+alone); and
 
     z = sign * (observed - expected) / sqrt(variance)
 
@@ -148,29 +152,77 @@ def _rates(
     return movers, fields
 
 
-#: Pseudo-events of the style ratio: a mover with few chances plays like the field.
-STYLE_PRIOR = 2.0
+#: The least spread of styles a score assumes: a style (a player's events over the field's
+#: expectation for them) is known to about +-70% (a variance of 0.5 around 1) before any of its
+#: events is seen; an event's field that varies more than that (random bots' taking, beside
+#: heuristic ones) widens it (:func:`_spread`).
+STYLE_SPREAD = 0.5
 
 
 def _rate(sums: Sequence[int]) -> float:
     return sums[1] / sums[0] if sums[0] else 0.0
 
 
+def _style_class(kind: str, stratum: str) -> str:
+    """The part of a stratum a style is kept for: the kind with what the chance would cost (a
+    throw's cheapest card, a defence's covers; nothing for the other kinds). A player who throws
+    in its low cards as often as most may throw its trumps far more (a random player does)."""
+    parts = stratum.split(":", 4)
+    return f"{kind}:{parts[3]}" if len(parts) > 3 else kind
+
+
 def _styles(
     cells: Mapping[tuple[int, int, str, str], Sequence[Any]],
     fields: Mapping[tuple[str, str], Sequence[int]],
 ) -> dict[tuple[int, str] | tuple[int, int, str], list[float]]:
-    """Per mover and kind, and per mover, other and kind: [events, the events the field's rates
-    in the same strata would give]. Their ratio is the mover's style (it throws in more, takes
+    """Per mover and style class (:func:`_style_class`), and per mover, other and class:
+    [events, the events the field's rates in the same strata would give, their binomial
+    variance]. The events over the due are the mover's style there (it throws in more, takes
     less... than the field, wherever it sits)."""
     out: dict[tuple[int, str] | tuple[int, int, str], list[float]] = {}
     for (a, b, kind, stratum), cell in cells.items():
-        due = cell[0] * _rate(fields[(kind, stratum)])
-        for key in ((a, kind), (a, b, kind)):
-            sums = out.setdefault(key, [0, 0.0])
+        rate = _rate(fields[(kind, stratum)])
+        due = cell[0] * rate
+        noise = due * (1 - rate)
+        style_class = _style_class(kind, stratum)
+        for key in ((a, style_class), (a, b, style_class)):
+            sums = out.setdefault(key, [0, 0.0, 0.0])
             sums[0] += cell[1]
             sums[1] += due
+            sums[2] += noise
     return out
+
+
+def _spread(
+    style: Mapping[tuple[int, str] | tuple[int, int, str], Sequence[float]],
+) -> dict[str, float]:
+    """Per kind, how much the players' styles vary in this field beyond their binomial noise
+    (the mean squared departure of each style from 1, less the mean noise; movers with at least
+    one event due, ten of them at least), and never less than ``STYLE_SPREAD``."""
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for key, (seen, due, noise) in style.items():
+        if len(key) == 2 and due >= 1:
+            kind = str(key[1]).split(":", 1)[0]
+            rows.setdefault(kind, []).append((seen / due - 1, noise / (due * due)))
+    spread: dict[str, float] = {}
+    for kind, found in rows.items():
+        if len(found) >= 10:
+            excess = sum(d * d - n for d, n in found) / len(found)
+            spread[kind] = max(STYLE_SPREAD, excess)
+    return spread
+
+
+def _style(sums: Sequence[float], pair: Sequence[float], spread: float) -> tuple[float, float]:
+    """The mover's style towards everybody but the other (``sums`` less ``pair``) and its
+    variance: the observed ratio shrunk towards 1 by its noise against the field's ``spread``
+    (with nothing due, the field's: 1, ``spread``)."""
+    due = sums[1] - pair[1]
+    if due <= 1e-9:
+        return 1.0, spread
+    noise = max(sums[2] - pair[2], 1e-9) / (due * due)
+    weight = spread / (spread + noise)
+    ratio = 1 + weight * ((sums[0] - pair[0]) / due - 1)
+    return max(ratio, 0.0), spread * noise / (spread + noise)
 
 
 def counts_in_score(term: Term, min_variance: float) -> bool:
@@ -202,6 +254,7 @@ def pair_scores(
     cells = _cells(games)
     movers, fields = _rates(cells)
     style = _styles(cells, fields)
+    spreads = _spread(style)
     sums: dict[tuple[int, int, str], list[Any]] = {}
     for (a, b, kind, stratum), cell in cells.items():
         opportunities = cell[0]
@@ -209,17 +262,21 @@ def pair_scores(
             continue
         mover = movers[(a, kind, stratum)]
         # the mover's style: its events against the field's rates, towards everybody but b
-        seen, due = style[(a, kind)]
-        pair_seen, pair_due = style.get((a, b, kind), (0, 0.0))
-        ratio = (seen - pair_seen + STYLE_PRIOR) / (due - pair_due + STYLE_PRIOR)
-        base = min(0.99, _rate(fields[(kind, stratum)]) * ratio)
+        style_class = _style_class(kind, stratum)
+        ratio, ratio_var = _style(
+            style[(a, style_class)],
+            style.get((a, b, style_class), (0, 0.0, 0.0)),
+            spreads.get(kind, STYLE_SPREAD),
+        )
+        field_rate = _rate(fields[(kind, stratum)])
+        base = min(0.99, field_rate * ratio)
         # a's conduct towards everybody but b in this stratum, shrunk towards its style
         rest_n = mover[0] - opportunities
         rest_e = mover[1] - cell[1]
         p = (rest_e + prior * base) / (rest_n + prior)
         acc = sums.get((a, b, kind))
         if acc is None:
-            acc = sums[(a, b, kind)] = [0, 0, 0, [], [], 0.0, 0.0]
+            acc = sums[(a, b, kind)] = [0, 0, 0, [], [], 0.0, 0.0, {}]
         acc[0] += opportunities
         acc[1] += cell[1]
         acc[2] += cell[2]
@@ -228,14 +285,16 @@ def pair_scores(
         acc[5] += opportunities * p
         # the binomial's variance, each chance's at least VARIANCE_FLOOR
         spread = max(p * (1 - p), VARIANCE_FLOOR)
-        # and p's own: it is uncertain: read off a's rest_n other chances here and, through the
-        # prior, off its style (a ratio of about seen + STYLE_PRIOR events: a player who sat
-        # only beside b, as at a group's one table, has little style to go by)
-        base_var = base * base / (seen - pair_seen + STYLE_PRIOR)
-        p_var = (rest_n * spread + prior * prior * base_var) / (rest_n + prior) ** 2
-        acc[6] += opportunities * spread + opportunities**2 * p_var
+        # and p's own: it is uncertain: read off a's rest_n other chances here, each stratum's
+        # apart, and, through the prior, off its style (a player who sat only beside b, as at a
+        # group's one table, has little style to go by: the field's spread of styles), one
+        # uncertainty for all the strata of a style class: summed before it is squared
+        acc[6] += opportunities * spread + (opportunities / (rest_n + prior)) ** 2 * rest_n * spread
+        leaning = acc[7].setdefault(style_class, [0.0, ratio_var])
+        leaning[0] += opportunities * prior / (rest_n + prior) * field_rate
     by_pair: dict[tuple[int, int], list[Term]] = {}
-    for (a, b, kind), (o, e, c, moves, missed, expected, variance) in sums.items():
+    for (a, b, kind), (o, e, c, moves, missed, expected, chance_var, leanings) in sums.items():
+        variance = chance_var + sum(r_var * due * due for due, r_var in leanings.values())
         pair = (a, b) if a < b else (b, a)
         term = Term(a, kind, Tally(o, e, c, tuple(moves), tuple(missed)), expected, variance)
         by_pair.setdefault(pair, []).append(term)

@@ -24,13 +24,12 @@ from tournaments.models import (
 )
 
 #: The queue's default threshold (a pooled z), set from the honest pairs' distribution in
-#: ``bench.fairplay`` and the probe (``docs/fairplay.md``, the threshold). Since the fourth
-#: session's score (each expected rate's own uncertainty in the variance, ``beat`` unscored,
-#: strata by what a move would cost) their 99th percentile is 2.3 to 2.5 in money events and
-#: 2.5 to 3.8 in club events (pairs of random bots, five games at one table, make that tail):
-#: 3.0 flagged up to 2.3% of them there, 3.5 under 1% in every full-strength event measured
-#: (up to 1.7% in one half-strength event).
-THRESHOLD = 3.5
+#: ``bench.fairplay`` and the probe (``docs/fairplay.md``, the threshold). Since the fifth
+#: session's score (each style read per cost, shrunk by how much the field's styles vary, its
+#: uncertainty counted once for all the strata it serves) the honest pairs' scores are about
+#: standard normal: their 99th percentile 2.2 to 2.5 in club events (a normal's: 2.33), 0.0 to
+#: 0.4% of them at 3.0 or more, against 2.5 to 3.8 and up to 2.3% before.
+THRESHOLD = 3.0
 
 
 def pairs_flagged(
