@@ -171,38 +171,44 @@ def _style_class(kind: str, stratum: str) -> str:
     return f"{kind}:{parts[3]}" if len(parts) > 3 else kind
 
 
+#: [events, the events the field's rates would give, their binomial variance]
+StyleSums = list[float]
+
+
 def _styles(
     cells: Mapping[tuple[int, int, str, str], Sequence[Any]],
-    fields: Mapping[tuple[str, str], Sequence[int]],
-) -> dict[tuple[int, str] | tuple[int, int, str], list[float]]:
-    """Per mover and style class (:func:`_style_class`), and per mover, other and class:
-    [events, the events the field's rates in the same strata would give, their binomial
-    variance]. The events over the due are the mover's style there (it throws in more, takes
-    less... than the field, wherever it sits)."""
-    out: dict[tuple[int, str] | tuple[int, int, str], list[float]] = {}
+    field_rates: Mapping[tuple[str, str], float],
+    classes: Mapping[tuple[str, str], str],
+) -> tuple[dict[tuple[int, str], StyleSums], dict[tuple[int, int, str], StyleSums]]:
+    """Per mover and style class (``classes``: :func:`_style_class` of each (kind, stratum)),
+    and per mover, other and class: [events, the events the field's rates in the same strata
+    would give, their binomial variance]. The events over the due are the mover's style there
+    (it throws in more, takes less... than the field, wherever it sits)."""
+    own: dict[tuple[int, str], StyleSums] = {}
+    towards: dict[tuple[int, int, str], StyleSums] = {}
     for (a, b, kind, stratum), cell in cells.items():
-        rate = _rate(fields[(kind, stratum)])
+        rate = field_rates[(kind, stratum)]
         due = cell[0] * rate
         noise = due * (1 - rate)
-        style_class = _style_class(kind, stratum)
-        for key in ((a, style_class), (a, b, style_class)):
-            sums = out.setdefault(key, [0, 0.0, 0.0])
+        style_class = classes[(kind, stratum)]
+        for sums in (
+            own.setdefault((a, style_class), [0, 0.0, 0.0]),
+            towards.setdefault((a, b, style_class), [0, 0.0, 0.0]),
+        ):
             sums[0] += cell[1]
             sums[1] += due
             sums[2] += noise
-    return out
+    return own, towards
 
 
-def _spread(
-    style: Mapping[tuple[int, str] | tuple[int, int, str], Sequence[float]],
-) -> dict[str, float]:
+def _spread(own: Mapping[tuple[int, str], StyleSums]) -> dict[str, float]:
     """Per kind, how much the players' styles vary in this field beyond their binomial noise
     (the mean squared departure of each style from 1, less the mean noise; movers with at least
     one event due, ten of them at least), and never less than ``STYLE_SPREAD``."""
     rows: dict[str, list[tuple[float, float]]] = {}
-    for key, (seen, due, noise) in style.items():
-        if len(key) == 2 and due >= 1:
-            kind = str(key[1]).split(":", 1)[0]
+    for (_a, style_class), (seen, due, noise) in own.items():
+        if due >= 1:
+            kind = style_class.split(":", 1)[0]
             rows.setdefault(kind, []).append((seen / due - 1, noise / (due * due)))
     spread: dict[str, float] = {}
     for kind, found in rows.items():
@@ -253,8 +259,11 @@ def pair_scores(
     (``docs/fairplay.md``: the score's cut)."""
     cells = _cells(games)
     movers, fields = _rates(cells)
-    style = _styles(cells, fields)
-    spreads = _spread(style)
+    field_rates = {key: _rate(sums) for key, sums in fields.items()}
+    classes = {key: _style_class(*key) for key in fields}
+    own, towards = _styles(cells, field_rates, classes)
+    spreads = _spread(own)
+    styles: dict[tuple[int, int, str], tuple[float, float]] = {}
     sums: dict[tuple[int, int, str], list[Any]] = {}
     for (a, b, kind, stratum), cell in cells.items():
         opportunities = cell[0]
@@ -262,13 +271,16 @@ def pair_scores(
             continue
         mover = movers[(a, kind, stratum)]
         # the mover's style: its events against the field's rates, towards everybody but b
-        style_class = _style_class(kind, stratum)
-        ratio, ratio_var = _style(
-            style[(a, style_class)],
-            style.get((a, b, style_class), (0, 0.0, 0.0)),
-            spreads.get(kind, STYLE_SPREAD),
-        )
-        field_rate = _rate(fields[(kind, stratum)])
+        style_class = classes[(kind, stratum)]
+        style = styles.get((a, b, style_class))
+        if style is None:
+            style = styles[(a, b, style_class)] = _style(
+                own[(a, style_class)],
+                towards[(a, b, style_class)],
+                spreads.get(kind, STYLE_SPREAD),
+            )
+        ratio, ratio_var = style
+        field_rate = field_rates[(kind, stratum)]
         base = min(0.99, field_rate * ratio)
         # a's conduct towards everybody but b in this stratum, shrunk towards its style
         rest_n = mover[0] - opportunities
