@@ -34,7 +34,7 @@ from tournaments.selectors import events
 from tournaments.selectors.brackets import bracket as knockout_tree
 from tournaments.selectors.people import current_ranks
 from tournaments.selectors.places import final_count, final_places_page
-from tournaments.selectors.standings import StandingLine, stage_standings, stage_tie_breaks
+from tournaments.selectors.standings import StandingLine, stage_tie_breaks, standings_lines
 from tournaments.site.events import bracket, words
 from tournaments.site.events.words import Line
 from tournaments.wording import (
@@ -795,7 +795,7 @@ def event_page(
     requested = _requested_rounds(query)
     plans = {row["order"]: row for row in detail["stages"]}
     blocks = []
-    shown: dict[int, list[StandingLine]] = {}  # the stages' standings, by order
+    shown: dict[int, Sequence[StandingLine]] = {}  # the stages' standings, by order
     for stage in stages:
         row = plans[stage.order]
         block = StageBlock(
@@ -816,7 +816,7 @@ def event_page(
         if stage.format == Stage.Format.KNOCKOUT:
             block.picture = picture(stage, players or {})
         elif stage.status != Stage.Status.PENDING:
-            shown[stage.order] = stage_standings(stage)
+            shown[stage.order] = standings_lines(stage)
             block.standings = standings(stage, shown[stage.order], query)
         blocks.append(block)
     _load_tables(blocks, players, query, player_id)
@@ -905,7 +905,7 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     if stage is None:
         return None
     block = StageBlock(stage=stage, title=stage_names(stages)[stage.order])
-    rows = stage_standings(stage)
+    rows = standings_lines(stage)
     block.standings = standings(stage, rows, query, key="page", size=size)
     full = f"{page_url}#standings-{stage.order}"
     return StandingsEmbed(tournament, status_label(tournament), block, None, block.name, full)
