@@ -34,7 +34,12 @@ from tournaments.selectors import events
 from tournaments.selectors.brackets import bracket as knockout_tree
 from tournaments.selectors.people import current_ranks
 from tournaments.selectors.places import final_count, final_places_page
-from tournaments.selectors.standings import StandingLine, stage_tie_breaks, standings_lines
+from tournaments.selectors.standings import (
+    StandingLine,
+    stage_standings,
+    stage_tie_breaks,
+    standings_lines,
+)
 from tournaments.site.events import bracket, words
 from tournaments.site.events.words import Line
 from tournaments.wording import (
@@ -792,6 +797,7 @@ def event_page(
     )
     current = selectors.current_of(stages)
     running = tournament.status == Tournament.Status.RUNNING
+    finished = tournament.status == Tournament.Status.FINISHED
     requested = _requested_rounds(query)
     plans = {row["order"]: row for row in detail["stages"]}
     blocks = []
@@ -816,11 +822,12 @@ def event_page(
         if stage.format == Stage.Format.KNOCKOUT:
             block.picture = picture(stage, players or {})
         elif stage.status != Stage.Status.PENDING:
-            shown[stage.order] = standings_lines(stage)
+            # Each line made as the page reads it; a finished event's final places read every
+            # line's points: made at once, as kept.
+            shown[stage.order] = (stage_standings if finished else standings_lines)(stage)
             block.standings = standings(stage, shown[stage.order], query)
         blocks.append(block)
     _load_tables(blocks, players, query, player_id)
-    finished = tournament.status == Tournament.Status.FINISHED
     return EventPage(
         tournament=tournament,
         detail=detail,
