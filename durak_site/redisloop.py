@@ -1,5 +1,6 @@
 """An asyncio Redis client per event loop, for the code that talks to Redis from sockets and the
-ASGI front (the socket cap, the API's published versions).
+ASGI front (the socket cap, the API's published versions); and a lean publisher per event loop
+for the live tables' broadcasts (:class:`LoopPublisher`).
 
 An asyncio client belongs to the event loop it was made on (its connections do), and a server
 process may run more than one loop (the tests' servers, a thread's ``async_to_sync``): each loop
