@@ -137,7 +137,6 @@ def _play_all_bots(game: Game, bots: dict[int, Bot]) -> Game:
         tail = tail_after(tail, seq=first + i, kind=GameAction.Kind.BOT, logged=logged[i])
     game.log_tail = tail
     save_state(game, state)
-    after_change(game)
     if not state.finished and game.version >= MAX_BOT_STEPS:
         # Bots alone can cycle: at three players or more, with the stock gone, each may keep
         # attacking with cards the next cannot beat and taking back what it cannot beat, for
@@ -154,7 +153,8 @@ def _play_all_bots(game: Game, bots: dict[int, Bot]) -> Game:
             )
             % {"moves": game.version},
             referee=None,
-        )
+        )  # its own after_change: one broadcast, of the voided game
+    after_change(game)
     return game
 
 
