@@ -35,11 +35,16 @@ a finished tournament (in the same window) with a counted  ``tournaments.fairpla
 game (finished, adjudicated) without fair-play evidence
 of the current version, or whose pairs rest on another
 number of games than it has counted: the last round's job
-was lost (a lost round's is caught up by the next round's)
+was lost
+a running tournament with a counted game of a round that   ``tournaments.fairplay_count``
+finished in the last :data:`ROUNDS_WINDOW` without         (not in full: as the round's job)
+evidence of the current version: the round's job was lost
+(older ones are counted by the next round's job)
 =========================================================  ====================================
 
 Only running tournaments' games and rounds are looked at (a cancelled event's tables stay as
-they are). Cheap when nothing is due: ten indexed queries, whatever the number of events.
+they are). Cheap when nothing is due: eleven indexed queries, whatever the number of events (the
+running events' fair-play one reads the games of the rounds of the last :data:`ROUNDS_WINDOW`).
 Safe to run concurrently (two beats, a slow run overlapping the next): a job's lease is taken
 with ``cache.add`` before it is sent, and every job is idempotent anyway.
 
@@ -80,6 +85,10 @@ log = logging.getLogger(__name__)
 #: A tournament that finished longer ago than this is left as it is, awards or not: the
 #: reconciler recovers lost jobs, it does not rate old events imported without their stamps.
 AWARDS_WINDOW = timedelta(days=3)
+#: A running event's rounds that finished longer ago than this are not looked at for games
+#: without fair-play evidence: the next round's job counts them anyway, and the query stays
+#: bounded by the rounds of the last three hours, however long the event.
+ROUNDS_WINDOW = timedelta(hours=3)
 
 
 def due_jobs(
@@ -109,6 +118,7 @@ def due_jobs(
         *_rounds_to_pair(running, cutoff),
         *_awards(now, cutoff, tournament_id),
         *_fairplay(now, cutoff, tournament_id),
+        *_fairplay_running(running, now, cutoff),
     ]
 
 
@@ -271,6 +281,36 @@ def _fairplay(now: datetime, cutoff: datetime, tournament_id: int | None) -> lis
             "games without fair-play evidence" if uncounted_games else "fair-play pairs stale",
         )
         for pk, uncounted_games in found
+    ]
+
+
+def _fairplay_running(running: QuerySet[Tournament], now: datetime, cutoff: datetime) -> list[Due]:
+    """Running tournaments with a counted game of a round finished between
+    :data:`ROUNDS_WINDOW` ago and ``cutoff`` without fair-play evidence of the current version:
+    the round's ``fairplay_count`` was lost (a worker killed mid-job). Sent as the round's job
+    is (not in full), so that one lease covers both."""
+    current = GameEvidenceRow.objects.filter(game=OuterRef("pk"), version=EVIDENCE_VERSION)
+    uncounted = Game.objects.filter(
+        status__in=fairplay.COUNTED,
+        table__round__status=Round.Status.FINISHED,
+        table__round__finished_at__gt=now - ROUNDS_WINDOW,
+        table__round__finished_at__lte=cutoff,
+        table__round__stage__tournament__in=running,
+    ).exclude(Exists(current))
+    rounds: dict[int, list[int]] = {}
+    for pk, round_id in (
+        uncounted.order_by("table__round_id")
+        .values_list("table__round__stage__tournament_id", "table__round_id")
+        .distinct()
+    ):
+        rounds.setdefault(pk, []).append(round_id)
+    return [
+        Due(
+            "tournaments.fairplay_count",
+            (pk, False),
+            f"games of round {', '.join(map(str, ids))} without fair-play evidence",
+        )
+        for pk, ids in rounds.items()
     ]
 
 

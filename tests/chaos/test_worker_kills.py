@@ -167,6 +167,17 @@ def progress(stack: Stack) -> tuple[int, ...]:
     return tuple(int(n) for n in (moves, tables, paired, rounds, placed, pools, ranked, rated))
 
 
+def recovered(
+    stack: Stack, waiting: dict[Job, tuple[float, int]], recoveries: dict[str, float]
+) -> None:
+    """Move the waiting jobs whose work is done to ``recoveries``, each with its kill's number
+    and the seconds from the new worker's start."""
+    for job, (since, kill) in list(waiting.items()):
+        if done(stack, job):
+            recoveries[f"{job} at kill {kill}"] = time.monotonic() - since
+            del waiting[job]
+
+
 # --- the tests ---------------------------------------------------------------------------------
 
 
@@ -200,9 +211,10 @@ def test_a_worker_killed_at_random_moments_of_a_tournament_loses_nothing(
         text=True,
     )
     kills: list[dict[str, Any]] = []
-    waiting: dict[Job, float] = {}  # interrupted work not yet done -> the new worker's start
+    # interrupted work not yet done -> the new worker's start, and the kill's number
+    waiting: dict[Job, tuple[float, int]] = {}
     leases: dict[Job, float] = {}  # when the lease of each interrupted job expires
-    recoveries: list[float] = []
+    recoveries: dict[str, float] = {}  # each interrupted job -> seconds to its work done
     resumed: list[float] = []
     try:
         # when its worker is killed at random moments, a new one started each time
@@ -225,7 +237,8 @@ def test_a_worker_killed_at_random_moments_of_a_tournament_loses_nothing(
             processes.append(worker)
             ready = worker.wait_ready()
             for job in interrupted:
-                waiting[job] = ready  # killed (again): its clock starts with this worker
+                # killed (again): its clock starts with this worker
+                waiting[job] = (ready, len(kills) + 1)
                 leases[job] = running[job]
             kills.append(
                 {
@@ -241,16 +254,10 @@ def test_a_worker_killed_at_random_moments_of_a_tournament_loses_nothing(
                 )
             )
             # the interrupted work is done in time (followed while the next kills happen)
-            for job, since in list(waiting.items()):
-                if done(stack, job):
-                    recoveries.append(time.monotonic() - since)
-                    del waiting[job]
+            recovered(stack, waiting, recoveries)
         deadline = time.monotonic() + 120
         while waiting and time.monotonic() < deadline:
-            for job, since in list(waiting.items()):
-                if done(stack, job):
-                    recoveries.append(time.monotonic() - since)
-                    del waiting[job]
+            recovered(stack, waiting, recoveries)
             time.sleep(0.1)
         output, _ = simulation.communicate(timeout=600)
     finally:
@@ -269,15 +276,17 @@ def test_a_worker_killed_at_random_moments_of_a_tournament_loses_nothing(
     assert checked["rated_players"] == PLAYERS
     assert checked["unfinished"] == []
     # and each interrupted piece of work was done within 30 s of the new worker's start
-    assert recoveries and max(recoveries) < RECOVERY_LIMIT, recoveries
+    slowest = sorted(recoveries.items(), key=lambda item: -item[1])[:3]
+    assert recoveries and slowest[0][1] < RECOVERY_LIMIT, (SEED, slowest, kills)
     chaos_figures.record(
         "worker kills during a 64-player 3-stage tournament",
         seed=SEED,
         kills_survived=len(kills),
         interrupted_jobs=sum(len(k["interrupted"]) for k in kills),
         work_lost=0,
-        recovery_s_max=round(max(recoveries), 1),
-        recovery_s_median=round(statistics.median(recoveries), 1),
+        recovery_s_max=round(slowest[0][1], 1),
+        recovery_s_median=round(statistics.median(recoveries.values()), 1),
+        slowest_recoveries={job: round(s, 1) for job, s in slowest},
         queue_resumed_s_max=round(max(resumed), 1),
         rounds=checked["rounds"],
         tables=checked["tables"],

@@ -201,6 +201,42 @@ def test_a_finished_tournament_without_its_awards_gets_them(
     assert tournament.ranks_computed_at and tournament.ratings_applied_at
 
 
+def test_a_running_events_lost_round_fair_play_job_is_sent_again_before_the_next_round_ends(
+    bot_players: list[Player], lost_jobs: None
+) -> None:
+    # given a running event whose first round has finished, every job lost on the way
+    tournament = started(bot_players[:8])
+    round_1 = Round.objects.get(stage__tournament=tournament)
+    while Round.objects.get(pk=round_1.pk).status != Round.Status.FINISHED:
+        assert jobs.enqueue_due(
+            [d for d in reconcile.due_jobs(now=timezone.now() + LATER) if "fairplay" not in d.task]
+        )
+    round_1.refresh_from_db()
+    counted = Game.objects.filter(table__round=round_1)
+    assert counted.count() == 2 and not GameEvidenceRow.objects.exists()
+    # then its games' counting is due (as the round's job: not in full), past the grace only
+    fair_play = [d for d in reconcile.due_jobs(now=timezone.now() + LATER) if "fair" in d.task]
+    assert [(d.task, d.args) for d in fair_play] == [
+        ("tournaments.fairplay_count", (tournament.pk, False))
+    ]
+    assert f"round {round_1.pk} " in fair_play[0].why
+    assert not [d for d in reconcile.due_jobs() if "fair" in d.task]
+    # a round that finished before the window is left to the next round's job
+    Round.objects.filter(pk=round_1.pk).update(finished_at=timezone.now() - reconcile.ROUNDS_WINDOW)
+    assert not [d for d in reconcile.due_jobs() if "fair" in d.task]
+    Round.objects.filter(pk=round_1.pk).update(finished_at=round_1.finished_at)
+    # and the job it sends counts the round's games before the next round has finished
+    jobs.enqueue_due(fair_play)
+    assert set(GameEvidenceRow.objects.values_list("game_id", flat=True)) == set(
+        counted.values_list("pk", flat=True)
+    )
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING
+    round_2 = Round.objects.get(stage__tournament=tournament, number=2)
+    assert round_2.status != Round.Status.FINISHED
+    assert not [d for d in reconcile.due_jobs(now=timezone.now() + LATER) if "fair" in d.task]
+
+
 def test_a_finished_event_whose_fair_play_job_was_lost_is_counted_and_scored(
     bot_players: list[Player], eager_jobs: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
