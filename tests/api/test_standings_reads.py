@@ -1,6 +1,7 @@
 """The shortcuts a big field's standings pages take (issue 23) give what the long way gives:
 the final places with the points of standings already built, the tournament's facts without
-the payouts the pages do not show."""
+the payouts the pages do not show, the standings lines made as they are read, the players of
+a few entries, the search by name with the event's id."""
 
 from __future__ import annotations
 
@@ -10,10 +11,17 @@ import pytest
 
 from bench.standings import build, finish
 from tests.api.test_events import finished_event, team_event
-from tournaments.models import RankRecord, Stage, Tournament
+from tournaments import selectors
+from tournaments.models import RankRecord, Round, Stage, Tournament
 from tournaments.selectors import events
 from tournaments.selectors.places import final_count, final_places, final_places_page
-from tournaments.selectors.standings import forget_kept, has_standings, stage_standings
+from tournaments.selectors.standings import (
+    StandingLines,
+    forget_kept,
+    has_standings,
+    stage_standings,
+    standings_lines,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -95,3 +103,53 @@ def test_a_page_of_the_final_places_is_that_page_of_them() -> None:
     assert {line.pogony_given for line in final_places(teams).lines} != {0}
     for tournament in (two_stages, one_stage, teams):
         _same_as_the_whole(tournament)
+
+
+def test_the_lines_made_as_they_are_read_are_the_standings_lines() -> None:
+    # given a running swiss of 23 entries after two rounds (pogony now and then, a bye)
+    tournament = build(23, 2, "lines-read")
+    stage = Stage.objects.select_related("tournament").get(tournament=tournament)
+    whole = stage_standings(stage)
+    assert len(whole) == 23 and {line.pogony_given for line in whole} != {0}
+    # when they are read a line, a slice, from the end, whole, with nothing kept
+    forget_kept()
+    lines = standings_lines(stage)
+    assert isinstance(lines, StandingLines) and len(lines) == 23
+    assert lines[5] == whole[5] and lines[-1] == whole[-1] and lines[-23] == whole[0]
+    assert lines[3:9] == whole[3:9] and lines[20:40] == whole[20:] and lines[::-4] == whole[::-4]
+    assert lines[3] is lines[3:4][0]  # a line is made once
+    with pytest.raises(IndexError):
+        lines[23]
+    with pytest.raises(IndexError):
+        lines[-24]
+    assert list(lines) == whole
+    # then, once the whole lines are kept, they are given as they are
+    stage_standings(stage)
+    kept = standings_lines(stage)
+    assert isinstance(kept, list) and kept == whole
+    assert gc.isenabled()
+
+
+def test_the_players_of_a_few_entries_are_theirs_among_all() -> None:
+    # given an event, and a team event
+    for tournament in (build(9, 1, "few-players"), team_event()):
+        everyone = selectors.entry_players(tournament)
+        some = list(everyone)[::3]
+        # then the players of a few entries (or of none) are those of every entry
+        assert selectors.entry_players(tournament, some) == {e: everyone[e] for e in some}
+        assert selectors.entry_players(tournament, []) == {}
+
+
+def test_the_search_by_name_with_the_events_id_finds_what_it_finds_without() -> None:
+    # given a round of a running swiss, and another event whose players bear the same names
+    tournament = build(40, 2, "by-id")
+    build(40, 2, "by-id")
+    round_ = Round.objects.filter(stage__tournament=tournament, number=2).get()
+    for find, tables in (("by-id 17", 1), ("Игрок BY-ID 23", 1), ("nobody", 0), ("", 10)):
+        # when the search is given the event's id
+        with_id = events.round_table_index([round_.pk], find=find, tournament_id=tournament.pk)
+        # then it finds the same tables as through the rounds' event: one a name, none for
+        # nobody, every table for nothing
+        assert with_id == events.round_table_index([round_.pk], find=find)
+        assert sum(line.found for line in with_id[round_.pk]) == tables
+        assert len(with_id[round_.pk]) == 10

@@ -307,12 +307,16 @@ def current_of(stages: Sequence[Stage]) -> Stage | None:
     return candidates[0] if candidates else None
 
 
-def entry_players(tournament: Tournament) -> dict[int, int | None]:
+def entry_players(
+    tournament: Tournament, entries: Iterable[int] | None = None
+) -> dict[int, int | None]:
     """The player of each entry of ``tournament`` (None for a team), in one query: the public
-    pages link names to the players' profiles."""
-    return dict(
-        Entry.objects.filter(tournament=tournament).values_list("pk", "player_id").order_by()
-    )
+    pages link names to the players' profiles. ``entries``: only those (a page's tables or
+    final places: a hundred, not an event's 10,000)."""
+    rows = Entry.objects.filter(tournament=tournament)
+    if entries is not None:
+        rows = rows.filter(pk__in=list(entries))
+    return dict(rows.values_list("pk", "player_id").order_by())
 
 
 def tournaments_showing_player(player_id: int) -> QuerySet[Tournament]:

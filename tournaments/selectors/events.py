@@ -42,6 +42,7 @@ from tournaments.selectors import standings
 from tournaments.selectors.places import FinalPlace, field_entries
 from tournaments.selectors.play import last_game_id, with_current_games
 from tournaments.selectors.standings import StandingLine
+from tournaments.values import frozen
 from tournaments.wording import compromise_lines, stage_name, stage_names
 
 Row = dict[str, Any]
@@ -437,12 +438,17 @@ class TableIndexLine:
 
 
 def round_table_index(
-    round_ids: Sequence[int], *, find: str = "", player_id: int | None = None
+    round_ids: Sequence[int],
+    *,
+    find: str = "",
+    player_id: int | None = None,
+    tournament_id: int | None = None,
 ) -> dict[int, list[TableIndexLine]]:
     """Every table of the rounds ``round_ids``, by round, in number order: whether a seat's
     player (or team) name contains ``find`` (any case; "" finds every table) and whether
     ``player_id`` sits at it. One query, whatever the rounds' size: what a page of a round's
-    tables, its search by name and its reader's own table are chosen from."""
+    tables, its search by name and its reader's own table are chosen from. ``tournament_id``:
+    the rounds' event, when the caller knows it (else a subquery finds it)."""
     index: dict[int, list[TableIndexLine]] = {r: [] for r in round_ids}
     if not round_ids:
         return index
@@ -453,7 +459,14 @@ def round_table_index(
     if find:
         # The event's few entries so named first (``Entry.name``: its player's name, else its
         # team's), then their seats by the seats' index: not every name of the database.
-        events_ = Round.objects.filter(pk__in=list(round_ids)).values("stage__tournament_id")
+        # Its id as a value when known: through a subquery the planner expects 200 entries,
+        # not the event's 10,000, and looks each one's player up by the index (24 ms against
+        # 13 for a 10,000-entry event).
+        events_: Any = (
+            [tournament_id]
+            if tournament_id is not None
+            else Round.objects.filter(pk__in=list(round_ids)).values("stage__tournament_id")
+        )
         entries = Entry.objects.filter(tournament_id__in=events_).filter(
             Q(player__display_name__icontains=find) | Q(team__name__icontains=find)
         )
@@ -470,7 +483,11 @@ def round_table_index(
         .values_list("round_id", "id", "found", "mine")
     )
     for round_id, table_id, is_found, is_mine in rows:
-        index[round_id].append(TableIndexLine(table_id, bool(is_found), bool(is_mine)))
+        # TableIndexLine(...), its fields written at once: a round of 2,500 tables.
+        line = frozen(
+            TableIndexLine, {"id": table_id, "found": bool(is_found), "mine": bool(is_mine)}
+        )
+        index[round_id].append(line)
     return index
 
 

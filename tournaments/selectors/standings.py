@@ -10,11 +10,11 @@ from __future__ import annotations
 import gc
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from tournaments import adapters
 from tournaments.models import Stage, StageEntry, TableResult
@@ -331,12 +331,122 @@ def _lines(
 ) -> list[StandingLine]:
     """The lines over the results ``stored`` (:data:`RESULT_FIELDS`; ``pure``: the same as the
     scoring's values) and ``entries`` (:func:`_stage_entries`), kept (:func:`_kept_or`)."""
+    key, effective, over, hangings = _lines_key(stage, stored, pure, entries)
+    return _kept_or(key, lambda: _new_lines(stage, effective, over, hangings, entries))
+
+
+def _lines_key(
+    stage: Stage,
+    stored: list[tuple[Any, ...]],
+    pure: list[PureResult],
+    entries: list[tuple[int, int | None, str | None, str | None]],
+) -> tuple[tuple[Any, ...], list[PureResult], frozenset[PureResult], list[tuple[int, list[Any]]]]:
+    """What :func:`_lines` keeps its lines by, with the results in force (a list and a set)
+    and the pogony hung at them (result id, ``pogony``)."""
     effective = effective_results(pure)
     in_force = {int(r.id) for r in effective}
     hangings = [(row[0], row[5]) for row in stored if row[5] and row[0] in in_force]
     over = frozenset(effective)
     key = ("lines", *_rules_key(stage, ()), over, tuple(entries), repr(hangings))
-    return _kept_or(key, lambda: _new_lines(stage, effective, over, hangings, entries))
+    return key, effective, over, hangings
+
+
+class StandingLines(Sequence[StandingLine]):
+    """A stage's standings lines (:func:`stage_standings`'), each made when it is first read:
+    a page of a 10,000-entry stage shows 50 of them. ``line(row)``: the line of the scoring's
+    ``row``."""
+
+    __slots__ = ("_line", "_made", "_rows")
+
+    def __init__(
+        self,
+        rows: list[scoring_points.StandingRow],
+        line: Callable[[scoring_points.StandingRow], StandingLine],
+    ) -> None:
+        self._rows = rows
+        self._line = line
+        self._made: dict[int, StandingLine] = {}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> StandingLine: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[StandingLine]: ...
+
+    def __getitem__(self, index: int | slice) -> StandingLine | list[StandingLine]:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(len(self._rows))[index]]
+        return self._at(range(len(self._rows))[index])  # IndexError past either end
+
+    def _at(self, i: int) -> StandingLine:
+        line = self._made.get(i)
+        if line is None:
+            line = self._made[i] = self._line(self._rows[i])
+        return line
+
+    def __iter__(self) -> Iterator[StandingLine]:
+        return iter(self[:])
+
+
+def standings_lines(stage: Stage) -> Sequence[StandingLine]:
+    """:func:`stage_standings`, each line made when it is first read (:class:`StandingLines`):
+    the public pages show a page of them. The same queries and scoring (kept alike); the lines
+    :func:`stage_standings` keeps when it has made them; else only the lines read are made,
+    and none is kept (a 10,000-entry stage: 10,000 lines fewer to make, and for the cycle
+    collector to walk, for a page of 50)."""
+    if not has_standings(stage):
+        return []
+    with collector_paused():
+        stored = _results(stage)
+        pure = _pure(stored)
+        entries = _stage_entries(stage)
+        key, effective, over, hangings = _lines_key(stage, stored, pure, entries)
+        with _kept_lock:
+            kept = _kept.get(key)
+            if kept is not None:
+                _kept.move_to_end(key)
+                return list(kept)
+        names = {e: player or team or "" for e, _, player, team in entries}
+        rows = _scored(stage, effective, names, over)
+    given, received = _pogony_counts(pogony for _, pogony in hangings)
+    players = {e: player for e, player, _, _ in entries}
+    return StandingLines(rows, lambda row: _line(row, names, players, given, received))
+
+
+def _line(
+    row: scoring_points.StandingRow,
+    names: dict[int, str],
+    players: dict[int, int | None],
+    given: dict[int, int],
+    received: dict[int, int],
+) -> StandingLine:
+    """The line of the scoring's ``row``: ``names`` and ``players`` by entry, the pogony
+    ``given`` and ``received`` by entry (:func:`_pogony_counts`)."""
+    entry = int(row.entry)
+    name = names.get(entry)
+    return frozen(  # StandingLine(...), its fields written at once: 10,000 of them
+        StandingLine,
+        {
+            "position": row.position,
+            "place": row.rank,
+            "entry_id": entry,
+            "name": f"#{entry}" if name is None else name,
+            "points": row.points,
+            "played": row.played,
+            "byes": row.byes,
+            "first_places": row.first_places,
+            "fools": row.fools,
+            "buchholz": row.buchholz,
+            "head_to_head": row.head_to_head,
+            "decided_by": row.decided_by or "",
+            "pogony_given": given.get(entry, 0),
+            "pogony_received": received.get(entry, 0),
+            "player_id": players.get(entry),
+        },
+    )
 
 
 def _new_lines(
@@ -362,28 +472,7 @@ def _new_lines(
     for row in rows:
         line = memo.get(id(row))
         if line is None:
-            entry = int(row.entry)
-            name = names.get(entry)
-            line = frozen(  # StandingLine(...), its fields written at once: 10,000 of them
-                StandingLine,
-                {
-                    "position": row.position,
-                    "place": row.rank,
-                    "entry_id": entry,
-                    "name": f"#{entry}" if name is None else name,
-                    "points": row.points,
-                    "played": row.played,
-                    "byes": row.byes,
-                    "first_places": row.first_places,
-                    "fools": row.fools,
-                    "buchholz": row.buchholz,
-                    "head_to_head": row.head_to_head,
-                    "decided_by": row.decided_by or "",
-                    "pogony_given": given.get(entry, 0),
-                    "pogony_received": received.get(entry, 0),
-                    "player_id": players.get(entry),
-                },
-            )
+            line = _line(row, names, players, given, received)
         lines.append(line)
     made = dict(zip(map(id, rows), lines, strict=True))
     del alive

@@ -34,7 +34,12 @@ from tournaments.selectors import events
 from tournaments.selectors.brackets import bracket as knockout_tree
 from tournaments.selectors.people import current_ranks
 from tournaments.selectors.places import final_count, final_places_page
-from tournaments.selectors.standings import StandingLine, stage_standings, stage_tie_breaks
+from tournaments.selectors.standings import (
+    StandingLine,
+    stage_standings,
+    stage_tie_breaks,
+    standings_lines,
+)
 from tournaments.site.events import bracket, words
 from tournaments.site.events.words import Line
 from tournaments.wording import (
@@ -361,7 +366,6 @@ def _tie_break_value(line: StandingLine, criterion: str) -> str:
 def standings(
     stage: Stage,
     rows: Sequence[StandingLine],
-    players: Mapping[int, int | None],
     query: QueryDict,
     *,
     key: str = "",
@@ -369,8 +373,9 @@ def standings(
 ) -> Standings:
     """A stage's standings (``selectors.standings.stage_standings``) with a column per tie-break
     (points aside: they have their own), the qualifiers marked, each player's current rank
-    (``selectors.people.current_ranks``) next to its name; ``size`` lines to a page, the one
-    ``?<key>=`` asks for (default: ``?stage<order>_page=``)."""
+    (``selectors.people.current_ranks``) next to its name, linked to its profile (the line's
+    ``player_id``: its entry's player); ``size`` lines to a page, the one ``?<key>=`` asks for
+    (default: ``?stage<order>_page=``)."""
     criteria = [c for c in stage_tie_breaks(stage) if c != "points"]
     top = stage.advance_count if stage.advance_mode == Stage.AdvanceMode.TOP_N else 0
     note = ""
@@ -379,7 +384,7 @@ def standings(
     # The page first, then its cells: a 10,000-entry stage shows 1 page of them, not 10,000.
     anchor = f"standings-{stage.order}"
     shown, pager = paginate(rows, query, key or f"stage{stage.order}_page", anchor, size)
-    ranks = current_ranks(p for p in (players.get(row.entry_id) for row in shown) if p)
+    ranks = current_ranks(row.player_id for row in shown if row.player_id)
     # A big field shares a few dozen values of points, Buchholz and "decided by": each worded
     # once. A profile's address is the same but for its id: reversed once.
     texts: dict[Any, str] = {}
@@ -403,7 +408,7 @@ def standings(
 
     lines = []
     for row in shown:
-        player = players.get(row.entry_id)
+        player = row.player_id
         lines.append(
             StandingCells(
                 place=row.place,
@@ -533,18 +538,25 @@ def _round_blocks(
 
 def _load_tables(
     blocks: Sequence[StageBlock],
-    players: Mapping[int, int | None],
+    players: Mapping[int, int | None] | None,
     query: QueryDict,
     player_id: int | None,
 ) -> None:
     """A page of the tables of every open round of the page (``?round<id>_page=``; those with a
     player named as ``?find=`` asks), and the reader's own table (``player_id``'s) when it is
-    not on that page: four queries (none when no round is open), whatever the rounds' size."""
+    not on that page: five queries (none when no round is open), whatever the rounds' size.
+    ``players``: the event's entries' players, if the page has read them all (else those of
+    the seats shown are read)."""
     wanted = {r.id: (s, r) for s in blocks for r in s.rounds if r.open}
     if not wanted:
         return
     text = find_text(query)
-    index = events.round_table_index(list(wanted), find=text, player_id=player_id)
+    index = events.round_table_index(
+        list(wanted),
+        find=text,
+        player_id=player_id,
+        tournament_id=blocks[0].stage.tournament_id,
+    )
     shown: dict[int, list[int]] = {}
     mine: dict[int, list[int]] = {}
     for round_id, (_, round_block) in wanted.items():
@@ -560,6 +572,9 @@ def _load_tables(
     ids = [i for ids in (*shown.values(), *mine.values()) for i in ids]
     rows = events.table_rows(Table.objects.filter(pk__in=ids)) if ids else []
     by_id = {row["id"]: row for row in rows}
+    if players is None:
+        seated = {seat["entry"]["id"] for row in rows for seat in row["seats"]}
+        players = selectors.entry_players(blocks[0].stage.tournament, seated) if seated else {}
     for round_id, (block, round_block) in wanted.items():
         stage = block.stage
         last = stage.format == Stage.Format.KNOCKOUT and round_block is block.rounds[-1]
@@ -606,7 +621,7 @@ class Final:
 def final(
     tournament: Tournament,
     detail: Mapping[str, Any],
-    players: Mapping[int, int | None],
+    players: Mapping[int, int | None] | None,
     query: QueryDict,
     *,
     key: str = "final_page",
@@ -615,14 +630,16 @@ def final(
 ) -> Final:
     """The final places (``selectors.places.final_places``): payouts and ranks, the prize
     pool; ``size`` lines to a page, the one ``?<key>=`` asks for. ``standings``: the stages'
-    standings the page shows (by order), whose points the final places take."""
+    standings the page shows (by order), whose points the final places take. ``players``:
+    the event's entries' players, if the page has read them all (else those of the lines
+    shown are read)."""
     code = tournament.currency
 
     def line(row: Any) -> FinalLine:
         return FinalLine(
             place=row.place,
             name=row.name,
-            href=profile_url(players.get(row.entry_id)),
+            href=profile_url(named_players.get(row.entry_id)),
             points=points_text(row.points),
             pogony_given=row.pogony_given,
             pogony_received=row.pogony_received,
@@ -636,6 +653,10 @@ def final(
     start = max(0, pager.start - 1)
     places = final_places_page(tournament, start, start + size, standings)
     paid = places.paid_out
+    named_players: Mapping[int, int | None] = players or {}
+    if players is None:
+        named = {row.entry_id for row in (*places.lines, *places.podium)}
+        named_players = selectors.entry_players(tournament, named) if named else {}
     return Final(
         lines=[line(row) for row in places.lines],
         pager=pager,
@@ -765,13 +786,22 @@ def event_page(
     table comes first in an open round."""
     stages = list(tournament.stages.order_by("order"))
     detail = events.tournament_detail(tournament, stages, payouts=False)
-    players = selectors.entry_players(tournament)
+    # Every entry's player for a bracket drawn; else only those the page names (a standings
+    # line has its own; the tables and the final places read those they show).
+    players = (
+        selectors.entry_players(tournament)
+        if any(
+            s.format == Stage.Format.KNOCKOUT and s.status != Stage.Status.PENDING for s in stages
+        )
+        else None
+    )
     current = selectors.current_of(stages)
     running = tournament.status == Tournament.Status.RUNNING
+    finished = tournament.status == Tournament.Status.FINISHED
     requested = _requested_rounds(query)
     plans = {row["order"]: row for row in detail["stages"]}
     blocks = []
-    shown: dict[int, list[StandingLine]] = {}  # the stages' standings, by order
+    shown: dict[int, Sequence[StandingLine]] = {}  # the stages' standings, by order
     for stage in stages:
         row = plans[stage.order]
         block = StageBlock(
@@ -790,13 +820,14 @@ def event_page(
             query=query,
         )
         if stage.format == Stage.Format.KNOCKOUT:
-            block.picture = picture(stage, players)
+            block.picture = picture(stage, players or {})
         elif stage.status != Stage.Status.PENDING:
-            shown[stage.order] = stage_standings(stage)
-            block.standings = standings(stage, shown[stage.order], players, query)
+            # Each line made as the page reads it; a finished event's final places read every
+            # line's points: made at once, as kept.
+            shown[stage.order] = (stage_standings if finished else standings_lines)(stage)
+            block.standings = standings(stage, shown[stage.order], query)
         blocks.append(block)
     _load_tables(blocks, players, query, player_id)
-    finished = tournament.status == Tournament.Status.FINISHED
     return EventPage(
         tournament=tournament,
         detail=detail,
@@ -864,7 +895,6 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     (:func:`embed_limit`), the ``?page=`` asked for, and a link to them all."""
     asked = _stage_number(query)
     stages = list(tournament.stages.order_by("order"))
-    players = selectors.entry_players(tournament)
     finished = tournament.status == Tournament.Status.FINISHED
     size = embed_limit(query)
     page_url = reverse("tournament", args=[tournament.slug])
@@ -874,7 +904,7 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
             tournament,
             status_label(tournament),
             None,
-            final(tournament, detail, players, query, key="page", size=size),
+            final(tournament, detail, None, query, key="page", size=size),
             gettext("Final places"),
             f"{page_url}#final",
         )
@@ -882,8 +912,8 @@ def standings_embed(tournament: Tournament, query: QueryDict) -> StandingsEmbed 
     if stage is None:
         return None
     block = StageBlock(stage=stage, title=stage_names(stages)[stage.order])
-    rows = stage_standings(stage)
-    block.standings = standings(stage, rows, players, query, key="page", size=size)
+    rows = standings_lines(stage)
+    block.standings = standings(stage, rows, query, key="page", size=size)
     full = f"{page_url}#standings-{stage.order}"
     return StandingsEmbed(tournament, status_label(tournament), block, None, block.name, full)
 
