@@ -941,7 +941,6 @@ class Standings:
         tie_breaks = tuple(self.config.tie_breaks)
         fraction = _fractions(self.scale)
         was = {} if before is None else {row.entry: row for row in before.rows}
-        tallies, buchholz, h2h_get = self.tallies, self.buchholz, self.h2h.get
         rows: list[StandingRow] = []
         previous: Key | None = None
         rank = 0
@@ -956,37 +955,6 @@ class Standings:
             ):
                 rows.extend(before.rows[start : start + len(inner)])  # nothing of it changed
                 rank = rows[-1].rank
-                previous = key
-                continue
-            if before is None:  # computed whole: every row new (:func:`_row`, written here)
-                for i, (entry, within) in enumerate(inner):
-                    position = start + i + 1
-                    decided_by = within
-                    if i == 0 and previous is not None:
-                        decided_by = tie_breaks[
-                            next(j for j, v in enumerate(key) if v != previous[j])
-                        ]
-                    if decided_by != DRAW:
-                        rank = position
-                    tally = tallies[entry]
-                    rows.append(
-                        frozen(
-                            StandingRow,
-                            {
-                                "position": position,
-                                "rank": rank,
-                                "entry": entry,
-                                "points": fraction(tally.points),
-                                "played": tally.played,
-                                "byes": tally.byes,
-                                "first_places": tally.first_places,
-                                "fools": tally.fools,
-                                "buchholz": fraction(buchholz[entry]),
-                                "head_to_head": h2h_get(entry),
-                                "decided_by": decided_by,
-                            },
-                        )
-                    )
                 previous = key
                 continue
             for i, (entry, within) in enumerate(inner):
