@@ -203,6 +203,10 @@ if REDIS_URL:
                         "address": REDIS_URL,
                         "max_connections": REDIS_MAX_CONNECTIONS,
                         "socket_timeout": 15,
+                        # RESP2: redis-py's pure-Python RESP3 parser (its default) took about
+                        # 1.5 times the CPU per pub/sub message, and every state reaches every
+                        # server process of its table as one (``docs/performance.md``).
+                        "protocol": 2,
                     }
                 ],
                 # Pub/sub channels are one namespace for the whole Redis server, whatever its

@@ -3,6 +3,7 @@ the state message each viewer gets (redacted by the engine, never by hand)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -64,6 +65,40 @@ def game_visible_to(game: Game, user: Actor | None) -> bool:
     return True
 
 
+#: Parsed game states kept per process (:func:`parsed_state`): a few per live table.
+PARSED_STATES = 2048
+_parsed: dict[tuple[Any, Any], tuple[dict[str, Any], GameState]] = {}
+_parsed_lock = threading.Lock()
+
+
+def parsed_state(snapshot: Mapping[str, Any]) -> GameState:
+    """The engine's state of a snapshot (``broadcast.game_message``), parsed once per process.
+
+    ``GameState.from_dict`` was most of a player's redaction, and each state was parsed again by
+    every socket that redacted it and by the action taken at it; here the sockets of a process
+    and the actions at a state share one parse (:func:`keep_state`). A kept state serves only a
+    snapshot whose state equals the one it was parsed from (by identity, else by value), so a
+    snapshot is never answered with another's state; the engine never changes a state.
+    """
+    raw = snapshot["state"]
+    key = (snapshot["game_id"], snapshot["version"])
+    kept = _parsed.get(key)
+    if kept is not None and (kept[0] is raw or kept[0] == raw):
+        return kept[1]
+    state = GameState.from_dict(raw)
+    keep_state(key[0], key[1], raw, state)
+    return state
+
+
+def keep_state(game_id: Any, version: Any, raw: dict[str, Any], state: GameState) -> None:
+    """Keep ``state`` as the parse of ``raw`` (its ``to_dict()``) for :func:`parsed_state`: the
+    oldest kept goes first once :data:`PARSED_STATES` are kept."""
+    with _parsed_lock:
+        _parsed[(game_id, version)] = (raw, state)
+        if len(_parsed) > PARSED_STATES:
+            del _parsed[next(iter(_parsed))]
+
+
 def state_message(
     snapshot: dict[str, Any],
     *,
@@ -86,7 +121,7 @@ def state_message(
     A player's view holds its own hand only, a spectator's no hand at all (both made by
     ``engine.view``); only a referee gets the whole truth (``state.to_json()``, every hand).
     """
-    state = GameState.from_dict(snapshot["state"])
+    state = parsed_state(snapshot)
     legal: list[dict[str, Any]] = []
     if role == REFEREE:
         view = state.to_json()

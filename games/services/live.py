@@ -42,9 +42,9 @@ from psycopg.types.json import Jsonb
 
 from durak_site import dbloop
 from games import engine, timing
-from games.engine import Action, EngineError, GameState
+from games.engine import Action, EngineError
 from games.models import Game, GameAction
-from games.selectors import seat_of
+from games.selectors import keep_state, parsed_state, seat_of
 from games.services.play import FollowUp, follow_ups, tail_after
 
 
@@ -121,7 +121,7 @@ async def table_act_on_loop(
         return None
     try:
         parsed = Action.from_json({**action, "seat": seat})
-        state = engine.apply(GameState.from_dict(latest["state"]), parsed)
+        state = engine.apply(parsed_state(latest), parsed)
     except EngineError:
         return None
     if state.finished:
@@ -156,6 +156,8 @@ async def table_act_on_loop(
     if row is None:
         return None  # the game moved on: the locked path says how
     deadline, clock, bots, absent = row
+    # Committed: the sockets of this process redact the new state from this parse.
+    keep_state(latest["game_id"], new_version, state_dict, state)
     message = {
         **latest,
         "event": "state",

@@ -32,6 +32,7 @@ from games.engine.actions import (
     TRANSFER,
 )
 from games.engine.cards import cards_of, deck_mask
+from games.engine.state import Setup
 
 CONFIGS = [
     {},
@@ -105,6 +106,13 @@ def test_random_games_agree_with_legal_actions(options: dict[str, object]) -> No
             if steps % 7 == 0:
                 restored = GameState.from_dict(json.loads(json.dumps(after.to_dict())))
                 assert restored == after
+                # Field by field, the derived ones too: a server keeps the state an action made
+                # and serves it as the parse of its stored form (games.selectors.parsed_state).
+                for name in GameState.__slots__:
+                    if name != "setup":  # (no equality of its own: compared slot by slot)
+                        assert getattr(restored, name) == getattr(after, name), name
+                for name in Setup.__slots__:
+                    assert getattr(restored.setup, name) == getattr(after.setup, name), name
                 assert legal_actions(restored, action.seat) == legal_actions(after, action.seat)
             state = after
         result = state.result
