@@ -1,22 +1,39 @@
 """An asyncio Redis client per event loop, for the code that talks to Redis from sockets and the
-ASGI front (the socket cap, the API's published versions); and a lean publisher per event loop
-for the live tables' broadcasts (:class:`LoopPublisher`).
+ASGI front (the socket cap, the API's published versions); a lean publisher per event loop
+for the live tables' broadcasts (:class:`LoopPublisher`); and one event loop per process for
+the synchronous code that talks to Redis through asyncio (:func:`run`: a worker's broadcasts).
 
 An asyncio client belongs to the event loop it was made on (its connections do), and a server
 process may run more than one loop (the tests' servers, a thread's ``async_to_sync``): each loop
 gets its own client, made on first use and dropped with the loop.
+
+**The process's loop** (:func:`run`). ``async_to_sync`` called from a thread without an event
+loop above it (a Celery job, a management command) makes a new loop in a new thread for every
+call, and every asyncio client made on it (the channel layer's, a :class:`LoopRedis`'s)
+connects to Redis again and is closed with it: a worker paid a thread, a loop and a Redis
+connection for each game's broadcast and each feed event (``docs/performance.md``, the 1,024
+bench). :func:`run` runs a coroutine on one loop per process instead, on a daemon thread made on
+first use, so that its clients keep their connections. Only for Redis, which any loop may talk
+to: an in-memory channel layer's queues belong to the caller's loop (the callers keep
+``async_to_sync`` for it). A process forked from one that had the loop (Celery's prefork pool)
+makes its own on first use: the parent's thread is not in the child.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import os
+import threading
 import weakref
-from typing import cast
+from collections.abc import Awaitable, Callable
+from typing import TypeVar, cast
 
 import redis.asyncio
 from django.conf import settings
 from redis.asyncio.connection import parse_url
+
+T = TypeVar("T")
 
 
 class LoopRedis:
@@ -188,3 +205,64 @@ class LoopPublisher:
             link.close()
             raise
         return link
+
+
+class _ProcessLoop:
+    """The event loop of this process on its own daemon thread, started on first use."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.thread: threading.Thread | None = None
+
+    def get(self) -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
+        with self.lock:
+            if self.loop is None or self.thread is None or not self.thread.is_alive():
+                loop = asyncio.new_event_loop()
+                started = threading.Event()
+
+                def serve() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(started.set)
+                    loop.run_forever()
+
+                thread = threading.Thread(target=serve, name="process-loop", daemon=True)
+                thread.start()
+                started.wait()
+                self.loop, self.thread = loop, thread
+            return self.loop, self.thread
+
+
+_process = _ProcessLoop()
+#: The loops of the processes this one was forked from: their threads are not in this process,
+#: so they are never run or closed here (kept, so that nothing of theirs is collected either).
+_inherited: list[_ProcessLoop] = []
+
+
+def _forked() -> None:
+    global _process  # noqa: PLW0603 (a child's own loop, made on first use)
+    _inherited.append(_process)
+    _process = _ProcessLoop()
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
+def run(coroutine: Callable[[], Awaitable[T]], *, timeout: float) -> T:
+    """``coroutine()`` run on this process's loop, its result (or its exception) given back to
+    the calling thread: synchronous code's ``async_to_sync`` for Redis clients, which stay
+    connected between calls. Past ``timeout`` seconds the coroutine is cancelled and
+    ``TimeoutError`` raised. Not from the loop's own thread (it would wait on itself)."""
+    loop, thread = _process.get()
+    if threading.current_thread() is thread:
+        raise RuntimeError("redisloop.run() called from the process loop's own thread")
+
+    async def call() -> T:
+        return await coroutine()
+
+    future = asyncio.run_coroutine_threadsafe(call(), loop)
+    try:
+        return future.result(timeout)
+    except TimeoutError:
+        future.cancel()
+        raise

@@ -43,6 +43,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.conf import settings
 from django.db import transaction
 
+from durak_site import redisloop
 from durak_site.redisloop import LoopPublisher
 from games import timing
 
@@ -79,8 +80,9 @@ def collected() -> Iterator[Pending]:
 
 
 async def _group_send(group: str, message: dict[str, Any], *, direct: bool = False) -> None:
-    """The channel layer's ``group_send``; ``direct`` (from a server's own event loop, which
-    lives as long as the process): :func:`_publish` instead, on the Redis pub/sub layer."""
+    """The channel layer's ``group_send``; ``direct`` (from a loop that lives as long as the
+    process: a server's own, or ``redisloop.run``'s): :func:`_publish` instead, on the Redis
+    pub/sub layer."""
     layer = get_channel_layer()
     if layer is None:
         return
@@ -128,21 +130,33 @@ async def send_collected(pending: Pending) -> Pending:
 
 def _send_many(batch: Pending) -> int:
     """Send many broadcasts from synchronous code in one pass (one event loop, so one
-    connection of the channel layer, instead of one per message: a round's first games); returns
+    connection of the channel layer, instead of one per message: a round's first games; on the
+    Redis pub/sub layer the process's own loop, whose connection stays open between passes:
+    a worker sends every game's end and every round's deal from it); returns
     how many the layer took. After the first failure the rest are not tried (each would wait
     :data:`SEND_TIMEOUT` on a layer that is down): they are kept for the resender, as a failed
     one is."""
 
+    layer = get_channel_layer()
+    # On the Redis pub/sub layer, the process's own loop (``redisloop.run``: its Redis
+    # connection kept) and the servers' direct publish; an in-memory layer's groups belong to
+    # the caller's loop (``async_to_sync``).
+    shared = isinstance(layer, RedisPubSubChannelLayer)
+
     async def attempt() -> tuple[int, BaseException | None]:
         for done, (group, message) in enumerate(batch):
             try:
-                await _group_send(group, message)
+                await _group_send(group, message, direct=shared)
             except Exception as exc:
                 return done, exc
         return len(batch), None
 
     try:
-        done, error = async_to_sync(attempt)()
+        if shared:
+            # Each send is bounded by SEND_TIMEOUT and the pass stops at the first failure.
+            done, error = redisloop.run(attempt, timeout=SEND_TIMEOUT * (len(batch) + 1))
+        else:
+            done, error = async_to_sync(attempt)()
     except Exception as exc:  # the pass itself failed: nothing is known to have gone out
         done, error = 0, exc
     for group, message in batch[:done]:

@@ -365,28 +365,30 @@ def result_in_force(table: Table) -> TableResult | None:
 def table_rows(tables: QuerySet[Table]) -> list[Row]:
     """``tables`` (of one round or several) with their seats, series score and the result in
     force, in three queries however many tables."""
-    rows = []
-    for table in tables_with_results(tables):
-        seats = list(table.seats.all())
-        names = {seat.entry_id: seat.entry.name for seat in seats}
-        result = result_in_force(table)
-        rows.append(
-            {
-                "id": table.pk,
-                "round_id": table.round_id,
-                "number": table.number,
-                "status": table.status,
-                "is_bye": table.is_bye,
-                "score_group": table.score_group,
-                "finished_at": table.finished_at,
-                "compromises": compromise_lines(table.compromises or []),
-                "last_game": last_game_id(table.series_state),
-                "seats": _seat_rows(seats),
-                "series": series_score(table, seats),
-                "result": None if result is None else result_body(result, names),
-            }
-        )
-    return rows
+    return [
+        table_row_of(table, list(table.seats.all()), result_in_force(table))
+        for table in tables_with_results(tables)
+    ]
+
+
+def table_row_of(table: Table, seats: Sequence[Seat], result: TableResult | None) -> Row:
+    """:func:`table_rows`' row of ``table`` from rows the caller holds: its seats (with their
+    entries and players, by position) and its result in force (None: none)."""
+    names = {seat.entry_id: seat.entry.name for seat in seats}
+    return {
+        "id": table.pk,
+        "round_id": table.round_id,
+        "number": table.number,
+        "status": table.status,
+        "is_bye": table.is_bye,
+        "score_group": table.score_group,
+        "finished_at": table.finished_at,
+        "compromises": compromise_lines(table.compromises or []),
+        "last_game": last_game_id(table.series_state),
+        "seats": _seat_rows(seats),
+        "series": series_score(table, seats),
+        "result": None if result is None else result_body(result, names),
+    }
 
 
 def seated_table_rows(tables: QuerySet[Table]) -> list[Row]:

@@ -18,7 +18,7 @@ queries, whatever the size of the event (``tests/api/test_feed_facts.py`` counts
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
@@ -27,9 +27,11 @@ from tournaments.models import (
     RankRecord,
     RatingChange,
     Round,
+    Seat,
     Stage,
     StageEntry,
     Table,
+    TableResult,
     Tournament,
 )
 from tournaments.money import amount_text
@@ -95,10 +97,21 @@ def _short(rows: Iterable[Row], keys: tuple[str, ...]) -> list[Row]:
 # --- a table's result ---------------------------------------------------------------------------
 
 
-def table_row(table: Table) -> Row:
+def table_row(
+    table: Table,
+    *,
+    seats: Sequence[Seat] | None = None,
+    result: TableResult | None = None,
+) -> Row:
     """The table as the round's REST answer shows it (seats with entries and players, the series
-    score, the result in force with its places, its last game): four queries."""
-    rows = with_current_games(events.table_rows(Table.objects.filter(pk=table.pk)))
+    score, the result in force with its places, its last game): four queries. With ``seats``
+    (the table's, entries and players joined, by position) and ``result``: a table whose series
+    has just ended, held by the caller, ``result`` the only one in force and no game in play
+    (``services.results.table_after_game``): built from them, no query."""
+    if seats is None:
+        rows = with_current_games(events.table_rows(Table.objects.filter(pk=table.pk)))
+    else:
+        rows = with_current_games([events.table_row_of(table, seats, result)], current={})
     row: Row = jsonable(rows[0])
     return row
 
@@ -140,16 +153,23 @@ def moved_standings(stage: Stage, result_id: int) -> Row:
     }
 
 
-def result_facts(table: Table, result_id: int) -> Row:
+def result_facts(
+    table: Table,
+    result_id: int,
+    *,
+    seats: Sequence[Seat] | None = None,
+    result: TableResult | None = None,
+) -> Row:
     """``table_finished`` / ``result_corrected``: the table (``table_detail``: its REST row, the
-    result in force with its places) and the standings rows that moved (``standings``)."""
+    result in force with its places) and the standings rows that moved (``standings``).
+    ``seats`` and ``result``: :func:`table_row`'s, for a table whose series has just ended."""
     stage = table.round.stage
     return {
         "stage": stage.order,
         "round": table.round.number,
         "table": table.number,
         "table_id": table.pk,
-        "table_detail": table_row(table),
+        "table_detail": table_row(table, seats=seats, result=result),
         "standings": moved_standings(stage, result_id),
     }
 

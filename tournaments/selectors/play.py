@@ -183,11 +183,15 @@ def current_game_ids(table_ids: Iterable[int]) -> dict[int, int]:
     return current
 
 
-def with_current_games(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_current_games(
+    rows: list[dict[str, Any]], *, current: dict[int, int] | None = None
+) -> list[dict[str, Any]]:
     """Table rows (``events.table_rows``, ``brackets.bracket``'s nodes: an ``id`` and a
     ``last_game``) with ``current_game``, the game in play or paused there, and ``game``, the
-    one a link from the table opens: the current one, else the last that is over. One query."""
-    current = current_game_ids(row["id"] for row in rows)
+    one a link from the table opens: the current one, else the last that is over. One query,
+    unless the caller knows the games in play (``current``: :func:`current_game_ids`')."""
+    if current is None:
+        current = current_game_ids(row["id"] for row in rows)
     for row in rows:
         row["current_game"] = current.get(row["id"])
         row["game"] = row["current_game"] or row.get("last_game")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -44,8 +44,11 @@ def check_result(
     drawn: Sequence[int],
     pogony: Sequence[dict[str, Any]],
     team_lost: Sequence[int],
+    seated: Collection[int] | None = None,
 ) -> None:
-    seated = set(table.seats.values_list("entry_id", flat=True))
+    """Refuse a result that does not fit ``table`` (``seated``: its seats' entries, when the
+    caller holds them; read otherwise)."""
+    seated = set(table.seats.values_list("entry_id", flat=True) if seated is None else seated)
     if not seated:
         raise ResultConflict(
             gettext("table %(table)s has nobody seated yet") % {"table": table.number}
@@ -101,60 +104,110 @@ def table_record_result(
             .select_related("round__stage__tournament")
             .get(pk=table.pk)
         )
-        if table.is_bye:
-            raise ResultError(gettext("a bye has no result to record"))
-        check_result(
-            table, places=places, fool=fool, drawn=drawn, pogony=pogony, team_lost=team_lost
-        )
-        current = selectors.effective_result(table)
-        if current is not None:
-            if list(current.places) == list(places):
-                return current  # the same result delivered twice
-            raise ResultConflict(
-                gettext(
-                    "the table has a result: a correction is a referee's "
-                    "(tournaments.services.corrections)"
-                )
-            )
-        # A referee's entry still waiting for its second referee loses to the table's own result.
-        TableResult.objects.filter(table=table, status=TableResult.Status.PENDING).update(
-            status=TableResult.Status.REJECTED,
-            reviewed_at=timezone.now(),
-            review_note="the table's own result came first",
-        )
-        result = TableResult.objects.create(
-            table=table,
-            places=list(places),
-            fool_entry_id=fool,
-            drawn=list(drawn),
-            pogony=list(pogony),
-            team_lost=list(team_lost),
-            games=list(games),
+        return _record_locked(
+            table,
+            places=places,
+            fool=fool,
+            drawn=drawn,
+            pogony=pogony,
+            team_lost=team_lost,
+            games=games,
             source=source,
-            reason=reason.strip()[:300],
-            entered_by=person(entered_by),
+            reason=reason,
+            entered_by=entered_by,
         )
-        if table.status != Table.Status.FINISHED:
-            table.status = Table.Status.FINISHED
-            table.finished_at = timezone.now()
-            table.save(update_fields=["status", "finished_at"])
-        if table.round.stage.format == Stage.Format.KNOCKOUT:
-            feed_knockout(table)
-        enqueue_on_commit("tournaments.round_complete", table.round_id)
-        announce_result(table, "table_finished", result)
-        return result
 
 
-def announce_result(table: Table, event: str, result: TableResult) -> None:
+def _record_locked(
+    table: Table,
+    *,
+    places: Sequence[int],
+    fool: int | None,
+    drawn: Sequence[int],
+    pogony: Sequence[dict[str, Any]],
+    team_lost: Sequence[int],
+    games: Sequence[dict[str, Any]],
+    source: str,
+    reason: str,
+    entered_by: Actor | None,
+    seats: Sequence[Seat] | None = None,
+    save_also: Sequence[str] = (),
+) -> TableResult:
+    """:func:`table_record_result`'s work, ``table`` locked by the caller in its transaction,
+    with its round, stage and tournament joined. ``seats`` (with their entries and players, by
+    position): the table's, held by the caller (``table_after_game``), so that neither the
+    check nor the feed's table row reads them again. ``save_also``: fields of ``table`` the
+    caller changed and has not saved (saved with the table's finish, one UPDATE)."""
+    if table.is_bye:
+        raise ResultError(gettext("a bye has no result to record"))
+    check_result(
+        table,
+        places=places,
+        fool=fool,
+        drawn=drawn,
+        pogony=pogony,
+        team_lost=team_lost,
+        seated=None if seats is None else [seat.entry_id for seat in seats],
+    )
+    current = selectors.effective_result(table)
+    if current is not None:
+        if list(current.places) == list(places):
+            if save_also:
+                table.save(update_fields=list(save_also))
+            return current  # the same result delivered twice
+        raise ResultConflict(
+            gettext(
+                "the table has a result: a correction is a referee's "
+                "(tournaments.services.corrections)"
+            )
+        )
+    # A referee's entry still waiting for its second referee loses to the table's own result.
+    TableResult.objects.filter(table=table, status=TableResult.Status.PENDING).update(
+        status=TableResult.Status.REJECTED,
+        reviewed_at=timezone.now(),
+        review_note="the table's own result came first",
+    )
+    result = TableResult.objects.create(
+        table=table,
+        places=list(places),
+        fool_entry_id=fool,
+        drawn=list(drawn),
+        pogony=list(pogony),
+        team_lost=list(team_lost),
+        games=list(games),
+        source=source,
+        reason=reason.strip()[:300],
+        entered_by=person(entered_by),
+    )
+    if table.status != Table.Status.FINISHED:
+        table.status = Table.Status.FINISHED
+        table.finished_at = timezone.now()
+        table.save(update_fields=["status", "finished_at", *save_also])
+    elif save_also:
+        table.save(update_fields=list(save_also))
+    if table.round.stage.format == Stage.Format.KNOCKOUT:
+        feed_knockout(table)
+    enqueue_on_commit("tournaments.round_complete", table.round_id)
+    # The only result in force now (there was none: ``current`` above): the feed's table row
+    # is built from the rows in hand when the caller gave the seats.
+    announce_result(table, "table_finished", result, seats=seats)
+    return result
+
+
+def announce_result(
+    table: Table, event: str, result: TableResult, *, seats: Sequence[Seat] | None = None
+) -> None:
     """Announce ``result``, now in force at ``table`` (its first, or a correction), on the feed
     with its facts (``selectors.facts.result_facts``: the table's result with its places, the
     standings rows that moved): the last statement of the result's transaction (lock order:
-    ``tournaments.services.feed``)."""
+    ``tournaments.services.feed``). ``seats``: the table's (entries and players joined, by
+    position), held by the caller of a table whose series just ended (no game in play, the
+    result the only one in force): its row is then built from them and ``table`` as they are."""
     stage = table.round.stage
     tournament_changed(
         tournament_id=stage.tournament_id,
         event=event,
-        data=facts.result_facts(table, result.pk),
+        data=facts.result_facts(table, result.pk, seats=seats, result=result),
     )
 
 
@@ -240,7 +293,8 @@ def table_after_game(*, game_id: int) -> str:
     game is replaced by a new deal. Locks the table row (its round's and stage's with the result),
     then the tournament's to announce: run again after a deadlock with a job that takes them in
     another order (CI's real-worker incidents run met one with a round's completion)."""
-    with transaction.atomic():
+    # No savepoint: ``atomic_retry``'s transaction (or savepoint) is this one's.
+    with transaction.atomic(savepoint=False):
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
             return "the game was removed"  # its table was dealt again (a re-pair)
@@ -271,7 +325,8 @@ def table_after_game(*, game_id: int) -> str:
             )
             game_ids.append(game.pk)
             table.series_state = {**series.to_dict(), "game_ids": game_ids}
-            table.save(update_fields=["series_state"])
+            if not series.finished:  # else saved with the table's finish (one UPDATE)
+                table.save(update_fields=["series_state"])
         if not series.finished:
             series_deal(table, series)
             # The table's series score and its game in play changed: what its round, its
@@ -288,14 +343,20 @@ def table_after_game(*, game_id: int) -> str:
                 },
             )
             return "next game"
-        _record_table_result(table, series, game_ids)
+        _record_table_result(table, series, game, game_ids)
         return "table finished"
 
 
-def _record_table_result(table: Table, series: Series, game_ids: list[int]) -> None:
+def _record_table_result(table: Table, series: Series, game: Game, game_ids: list[int]) -> None:
     result = series.result
     assert result is not None
-    seats = {s.position: s for s in Seat.objects.filter(table=table).select_related("player")}
+    # With the entries' names: the feed's table row is built from them (``announce_result``).
+    held = list(
+        Seat.objects.filter(table=table)
+        .select_related("entry__player", "entry__team", "player")
+        .order_by("position")
+    )
+    seats = {s.position: s for s in held}
     entry = {pos: seat.entry_id for pos, seat in seats.items()}
     if table.round.stage.tournament.is_team_event:
         loser = None if result.fool is None else entry[result.fool]
@@ -325,25 +386,33 @@ def _record_table_result(table: Table, series: Series, game_ids: list[int]) -> N
     reason, entered_by = "", None
     # A game a referee adjudicated makes the table's result the referee's: its source, the
     # rulings' reasons and who ruled (the last of them).
-    rulings = list(
-        RefereeEvent.objects.filter(game_id__in=game_ids, kind=RefereeEvent.Kind.ADJUDICATE)
-        .select_related("referee")
-        .order_by("id")
+    # (A series of one game that ended by play, the game in hand, has none to read.)
+    rulings = (
+        []
+        if game_ids == [game.pk] and game.status == Game.Status.FINISHED
+        else list(
+            RefereeEvent.objects.filter(game_id__in=game_ids, kind=RefereeEvent.Kind.ADJUDICATE)
+            .select_related("referee")
+            .order_by("id")
+        )
     )
     if rulings:
         source = TableResult.Source.REFEREE
         reason = "; ".join(f"game {r.game_id} adjudicated: {r.reason}" for r in rulings)
         entered_by = rulings[-1].referee
-    table_record_result(
-        table=table,
+    _record_locked(
+        table,
         places=places,
         fool=fool,
         drawn=drawn,
         pogony=pogony,
+        team_lost=(),
         games=[
             {"game": gid, **g.to_json()} for gid, g in zip(game_ids, result.games, strict=False)
         ],
         source=source,
         reason=reason,
         entered_by=entered_by,
+        seats=held,
+        save_also=["series_state"],
     )
