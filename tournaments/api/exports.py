@@ -27,7 +27,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -36,6 +36,7 @@ from tournaments.api.contract import error_responses
 from tournaments.api.events import serializers as out
 from tournaments.api.events.rows import final_place_rows, standing_rows
 from tournaments.api.events.views import StageReadView
+from tournaments.api.renderers import FastJSONRenderer
 from tournaments.models import Stage, Tournament
 from tournaments.selectors import events, standings
 from tournaments.selectors.places import final_places
@@ -87,7 +88,7 @@ class ExportView(TournamentReadView):
     """A download: ``fmt`` is ``csv`` or ``json``; a refusal is the API's JSON error."""
 
     fmt = "json"
-    renderer_classes: Sequence[type[BaseRenderer]] = [JSONRenderer]
+    renderer_classes: Sequence[type[BaseRenderer]] = [FastJSONRenderer]
     content_negotiation_class = ExportNegotiation
     #: The file's name after the tournament's slug: ``<slug>-<name>.<fmt>``.
     name = "export"
@@ -97,7 +98,7 @@ class ExportView(TournamentReadView):
     ) -> Response:
         response = super().finalize_response(request, response, *args, **kwargs)
         if isinstance(response, Response) and response.status_code >= 400:
-            response.accepted_renderer = JSONRenderer()
+            response.accepted_renderer = FastJSONRenderer()
             response.accepted_media_type = "application/json"
         return response
 

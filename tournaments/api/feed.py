@@ -49,7 +49,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -68,6 +67,7 @@ from tournaments.api.common import (
     etag_for,
 )
 from tournaments.api.contract import ContractView, error_responses, invalid_parameters
+from tournaments.api.renderers import FastJSONRenderer
 from tournaments.models import Table, Tournament
 from tournaments.notifications.sockets import feed_group
 from tournaments.selectors.feed import EventsExpired, events_after, events_since
@@ -308,7 +308,7 @@ STREAM_TEXT = (
 class EventStreamView(TournamentReadView):
     error_codes = {410: ("events_expired",)}
 
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [FastJSONRenderer]
     content_negotiation_class = StreamNegotiation
 
     def get(self, request: Request, slug: str) -> Any:
@@ -392,7 +392,7 @@ def _names_and_ranks(players: list[Any]) -> tuple[dict[int, str], dict[int, str]
     responses={(200, NDJSON): TableStateSerializer, **error_responses(404, 429)},
 )
 class TableStreamView(ContractView):
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [FastJSONRenderer]
     content_negotiation_class = StreamNegotiation
     throttle_classes = [ApiAnonThrottle, ApiUserThrottle]
 

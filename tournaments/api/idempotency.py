@@ -36,12 +36,12 @@ from django.db import IntegrityError, transaction
 from django.http import QueryDict
 from django.utils.translation import gettext
 from rest_framework import status
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from durak_site.errors import BadRequest, Conflict, ServiceError
+from tournaments.api.renderers import FastJSONRenderer
 from tournaments.models import IdempotentRequest
 
 HEADER = "Idempotency-Key"
@@ -107,7 +107,7 @@ def _as_json(data: Any) -> Any:
     """``data`` as plain JSON values (lazy strings, decimals, dates as the API renders them)."""
     if data is None:
         return None
-    return json.loads(JSONRenderer().render(data))
+    return json.loads(FastJSONRenderer().render(data))
 
 
 def _replay(stored: IdempotentRequest, method: str, path: str, body: str) -> Response:
