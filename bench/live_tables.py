@@ -324,6 +324,8 @@ async def opener(target: Target, gate: asyncio.Semaphore) -> Any:
                     additional_headers=headers,
                     open_timeout=60,
                     max_queue=None,
+                    # A browser sends no pings; the server's own (uvicorn's, every 20 s) remain.
+                    ping_interval=None,
                 )
             except Exception:
                 await asyncio.sleep(0.5)
@@ -641,6 +643,11 @@ class RunResult:
     final_rtts: list[float] = field(default_factory=list)  # ms, sorted: the final table's
     spectators: SpectatorRun | None = None
 
+    @property
+    def server_ms_per_action(self) -> float:
+        """The servers' CPU in the window per action served (all their work / actions)."""
+        return 1000 * self.cpu.get("servers", 0.0) / self.per_second if self.per_second else 0.0
+
     def row(self) -> str:
         errors = sum(self.errors.values())
         return (
@@ -877,8 +884,9 @@ def report_where(result: RunResult) -> None:
     if db and not result.phases.get("act.loop"):
         print(f"    waiting for a database thread (act.total - db): {total - db:.2f} ms mean")
     print(f"    client: {result.client_handle_ms:.3f} ms per state (decode + choose)")
-    shares = ", ".join(f"{k} {100 * v:.0f}%" for k, v in result.cpu.items())
+    shares = ", ".join(f"{k} {100 * v:.1f}%" for k, v in result.cpu.items())
     print(f"    CPU (% of one core) in the window: {shares}")
+    print(f"    servers' CPU per action: {result.server_ms_per_action:.3f} ms")
     if result.errors:
         print(f"    errors: {dict(sorted(result.errors.items()))}")
     print(f"    games finished in the window: {result.games_over}")
@@ -999,6 +1007,12 @@ def main(argv: list[str] | None = None) -> int:
     print(HEADER)
     for runs in rows:
         print(median_row(runs))
+    for runs in rows:
+        each = [r.server_ms_per_action for r in runs]
+        print(
+            f"servers' CPU per action at {runs[0].tables} tables: median "
+            f"{statistics.median(each):.3f} ms (" + " / ".join(f"{x:.3f}" for x in each) + ")"
+        )
     return 0
 
 

@@ -177,6 +177,7 @@ class Figures:
     seated: int = 0  # tables of round 2 with their seats
     dealt: int = 0  # their games, each with its seed commitment
     queries: int = 0
+    reconcile: float = 0.0  # the reconciler's scan between the rounds, median of 3
 
 
 def build(size: int, label: str) -> Any:
@@ -272,6 +273,24 @@ def median_request(client: Any, path: str) -> float:
     return statistics.median(seconds)
 
 
+def reconcile_scan() -> float:
+    """Seconds of the reconciler's scan (``reconcile.due_jobs``: every piece of due work
+    listed, nothing sent) with the event running and its first round past the grace, median of
+    3: the periodic job's cost at this size."""
+    from django.utils import timezone  # noqa: PLC0415 (after django.setup())
+
+    from durak_site.jobs import GRACE  # noqa: PLC0415 (after django.setup())
+    from tournaments import reconcile  # noqa: PLC0415 (after django.setup())
+
+    now = timezone.now() + 2 * GRACE
+    seconds = []
+    for _ in range(3):
+        started = time.perf_counter()
+        reconcile.due_jobs(now=now)
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds)
+
+
 def measure(size: int, *, profile: str | None = None) -> Figures:
     """Build, start and play an event of ``size`` entries; its figures."""
     from django.db import connection  # noqa: PLC0415 (after django.setup())
@@ -325,6 +344,7 @@ def measure(size: int, *, profile: str | None = None) -> Figures:
             .count()
         )
         assert second.status == Round.Status.PLAYING, "round 2 was not paired"
+        figures.reconcile = reconcile_scan()
         jobs = PhaseClock()
         profiler = cProfile.Profile() if profile else None
         with timed_phases(jobs, {name: (where,) for name, where in END_JOBS.items()}):
@@ -372,6 +392,11 @@ def print_figures(figures: Figures, out: TextIO) -> None:
     )
     for phase in (*PHASES, "other"):
         print(f"    {phase:<12} {figures.phases.get(phase, 0.0):8.2f} s", file=out)
+    print(
+        f"  the reconciler's scan between the rounds (median of 3): "
+        f"{figures.reconcile * ms:.0f} ms",
+        file=out,
+    )
     print(f"  end of event (last result -> jobs done): {figures.end_total:.2f} s", file=out)
     for job in END_JOBS:
         print(f"    {job:<12} {figures.end_jobs.get(job, 0.0):8.2f} s", file=out)

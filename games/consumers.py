@@ -21,7 +21,6 @@ that fails is logged, never the socket's problem.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import OrderedDict, deque
@@ -51,7 +50,9 @@ from games.sockets import (
     CLOSE_TRY_AGAIN,
     MAX_DEPTH,
     BadText,
+    JsonFrames,
     TooDeep,
+    frame_text,
     parse_json,
     refuse,
     scope_language,
@@ -199,7 +200,7 @@ def watcher_frame(
         message = selectors.state_message(
             snapshot, role=role, seat=None, names=names, log_since=log_since, ranks=ranks
         )
-        text = json.dumps(message)
+        text = frame_text(message)
         _watcher_frames[key] = text
         if len(_watcher_frames) > WATCHER_FRAMES:
             _watcher_frames.popitem(last=False)
@@ -211,7 +212,7 @@ def _current_snapshot(table_id: int) -> dict[str, Any] | None:
     return None if game is None else game_message(game, "sync")
 
 
-class TableConsumer(AsyncJsonWebsocketConsumer):
+class TableConsumer(JsonFrames, AsyncJsonWebsocketConsumer):
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its per-message ``close_old_connections`` hop.
 

@@ -28,7 +28,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from games.auth import refused_credentials
-from games.sockets import CLOSE_NOT_FOUND, refuse, scope_language
+from games.sockets import CLOSE_NOT_FOUND, JsonFrames, refuse, scope_language
 from tournaments.models import Tournament
 from tournaments.notifications.sockets import feed_group
 from tournaments.selectors import visibility
@@ -45,7 +45,7 @@ def _version(tournament_id: int) -> int:
     return int(Tournament.objects.values_list("version", flat=True).get(pk=tournament_id))
 
 
-class TournamentFeedConsumer(AsyncJsonWebsocketConsumer):
+class TournamentFeedConsumer(JsonFrames, AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.group: str | None = None
         self.version = -1

@@ -311,6 +311,27 @@ def test_nesting_is_measured_outside_strings() -> None:
     assert sockets.parse_json(nested(16)) == [[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]
 
 
+def test_frames_read_as_json_dumps_writes_them() -> None:
+    for message in (
+        {"type": "state", "players": ["Игрок", "Bot 2"], "view": {"hand": ["6S", "AH"]}},
+        {"type": "error", "id": None, "code": "stale", "message": "Ход «устарел»\n"},
+        {"seats": {0: "a", 1: None}, "deadline": None, "ok": True, "n": 2**62},
+    ):
+        text = sockets.frame_text(message)
+        assert json.loads(text) == json.loads(json.dumps(message)), text
+        assert "\\u" not in text and ", " not in text  # UTF-8 and compact
+
+
+async def test_a_tables_frames_are_compact_utf8(live_table: LiveTable) -> None:
+    comm = communicator(f"/ws/tables/{live_table.table.pk}/")
+    connected, code = await comm.connect(timeout=10)
+    assert connected, code
+    text = await comm.receive_from(timeout=5)
+    assert json.loads(text)["type"] == "state"
+    assert text == sockets.frame_text(json.loads(text)), "written by frame_text"
+    await comm.disconnect()
+
+
 async def test_the_feed_answers_anything_read_only_and_lives(live_table: LiveTable) -> None:
     comm = communicator(f"/ws/tournaments/{live_table.tournament.slug}/")
     connected, _ = await comm.connect(timeout=10)

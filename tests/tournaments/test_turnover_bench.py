@@ -45,3 +45,8 @@ def test_the_turnover_is_timed_up_to_the_next_round_seated_and_dealt(eager_jobs:
     assert figures.phases["pairing"] > 0 and figures.phases["seating"] > 0
     assert set(figures.end_jobs) == set(turnover.END_JOBS)
     assert set(figures.requests) == {"standings API", "standings page", "tournament page"}
+    assert figures.reconcile > 0
+    assert (
+        f"the reconciler's scan between the rounds (median of 3): {figures.reconcile * 1000:.0f} ms"
+        in printed
+    )
