@@ -33,9 +33,9 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -48,6 +48,8 @@ from durak_site.redisloop import LoopPublisher
 from games import timing
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Seconds one group send may take before it counts as failed.
 SEND_TIMEOUT = 2.0
@@ -128,35 +130,38 @@ async def send_collected(pending: Pending) -> Pending:
     return failed
 
 
+def from_sync(work: Callable[[], Awaitable[T]], *, timeout: float) -> T:
+    """``work()`` (talking to the channel layer) run from synchronous code: on the Redis pub/sub
+    layer on the process's own loop (``redisloop.run``: its Redis connection kept between calls,
+    not a new loop and connection per call; cancelled past ``timeout`` seconds), else through
+    ``async_to_sync`` (an in-memory layer's groups belong to the caller's loop)."""
+    if isinstance(get_channel_layer(), RedisPubSubChannelLayer):
+        return redisloop.run(work, timeout=timeout)
+    return async_to_sync(work)()
+
+
 def _send_many(batch: Pending) -> int:
-    """Send many broadcasts from synchronous code in one pass (one event loop, so one
-    connection of the channel layer, instead of one per message: a round's first games; on the
-    Redis pub/sub layer the process's own loop, whose connection stays open between passes:
+    """Send many broadcasts from synchronous code in one pass (:func:`from_sync`: one event
+    loop, so one connection of the channel layer, instead of one per message: a round's first
+    games; on the Redis pub/sub layer the process's own loop and the servers' direct publish:
     a worker sends every game's end and every round's deal from it); returns
     how many the layer took. After the first failure the rest are not tried (each would wait
     :data:`SEND_TIMEOUT` on a layer that is down): they are kept for the resender, as a failed
     one is."""
 
-    layer = get_channel_layer()
-    # On the Redis pub/sub layer, the process's own loop (``redisloop.run``: its Redis
-    # connection kept) and the servers' direct publish; an in-memory layer's groups belong to
-    # the caller's loop (``async_to_sync``).
-    shared = isinstance(layer, RedisPubSubChannelLayer)
-
     async def attempt() -> tuple[int, BaseException | None]:
         for done, (group, message) in enumerate(batch):
             try:
-                await _group_send(group, message, direct=shared)
+                # ``direct``: from_sync's loop on the Redis pub/sub layer lives as long as the
+                # process (any other layer sends through its own group_send).
+                await _group_send(group, message, direct=True)
             except Exception as exc:
                 return done, exc
         return len(batch), None
 
     try:
-        if shared:
-            # Each send is bounded by SEND_TIMEOUT and the pass stops at the first failure.
-            done, error = redisloop.run(attempt, timeout=SEND_TIMEOUT * (len(batch) + 1))
-        else:
-            done, error = async_to_sync(attempt)()
+        # Each send is bounded by SEND_TIMEOUT and the pass stops at the first failure.
+        done, error = from_sync(attempt, timeout=SEND_TIMEOUT * (len(batch) + 1))
     except Exception as exc:  # the pass itself failed: nothing is known to have gone out
         done, error = 0, exc
     for group, message in batch[:done]:

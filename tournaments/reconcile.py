@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -247,15 +248,19 @@ def _awards(now: datetime, cutoff: datetime, tournament_id: int | None) -> list[
     return due
 
 
+def _uncounted_games(**where: Any) -> QuerySet[Game]:
+    """The counted games (finished, adjudicated) filtered by ``where`` without fair-play
+    evidence of the current version."""
+    current = GameEvidenceRow.objects.filter(game=OuterRef("pk"), version=EVIDENCE_VERSION)
+    return Game.objects.filter(status__in=fairplay.COUNTED, **where).exclude(Exists(current))
+
+
 def _fairplay(now: datetime, cutoff: datetime, tournament_id: int | None) -> list[Due]:
     """Finished tournaments with a counted game (finished or adjudicated) without fair-play
     evidence of the current version, or whose pairs were computed from another number of games
     than it has counted (``FairplayState.games_counted``): the last round's job was lost, or
     died between counting and scoring."""
-    current = GameEvidenceRow.objects.filter(game=OuterRef("pk"), version=EVIDENCE_VERSION)
-    uncounted = Game.objects.filter(
-        table__round__stage__tournament=OuterRef("pk"), status__in=fairplay.COUNTED
-    ).exclude(Exists(current))
+    uncounted = _uncounted_games(table__round__stage__tournament=OuterRef("pk"))
     rows = (
         GameEvidenceRow.objects.filter(tournament=OuterRef("pk"))
         .order_by()
@@ -289,14 +294,12 @@ def _fairplay_running(running: QuerySet[Tournament], now: datetime, cutoff: date
     :data:`ROUNDS_WINDOW` ago and ``cutoff`` without fair-play evidence of the current version:
     the round's ``fairplay_count`` was lost (a worker killed mid-job). Sent as the round's job
     is (not in full), so that one lease covers both."""
-    current = GameEvidenceRow.objects.filter(game=OuterRef("pk"), version=EVIDENCE_VERSION)
-    uncounted = Game.objects.filter(
-        status__in=fairplay.COUNTED,
+    uncounted = _uncounted_games(
         table__round__status=Round.Status.FINISHED,
         table__round__finished_at__gt=now - ROUNDS_WINDOW,
         table__round__finished_at__lte=cutoff,
         table__round__stage__tournament__in=running,
-    ).exclude(Exists(current))
+    )
     rounds: dict[int, list[int]] = {}
     for pk, round_id in (
         uncounted.order_by("table__round_id")

@@ -6,17 +6,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from channels_redis.pubsub import RedisPubSubChannelLayer
 
-from durak_site import redisloop
+from games.broadcast import SEND_TIMEOUT, from_sync
 from tournaments.notifications import Change, Listener
 
 log = logging.getLogger(__name__)
-
-#: Seconds one feed broadcast may take before it counts as failed (logged).
-SEND_TIMEOUT = 2.0
 
 
 def feed_group(tournament_id: int) -> str:
@@ -40,11 +35,7 @@ def broadcast(group: str, message: dict[str, Any]) -> None:
         return
     event = {"type": "tournament.event", "message": message}
     try:
-        if isinstance(layer, RedisPubSubChannelLayer):
-            # The process's own loop, its Redis connection kept (``redisloop.run``): not a new
-            # loop and connection per event (each table's result in a worker).
-            redisloop.run(lambda: layer.group_send(group, event), timeout=SEND_TIMEOUT)
-        else:  # an in-memory layer's groups belong to the caller's loop
-            async_to_sync(layer.group_send)(group, event)
+        # Not a new loop and Redis connection per event (each table's result in a worker).
+        from_sync(lambda: layer.group_send(group, event), timeout=SEND_TIMEOUT)
     except Exception:
         log.warning("feed %s: the broadcast failed", group, exc_info=True)

@@ -409,11 +409,21 @@ def standings_lines(stage: Stage) -> Sequence[StandingLine]:
             if kept is not None:
                 _kept.move_to_end(key)
                 return list(kept)
-        names = {e: player or team or "" for e, _, player, team in entries}
+        names, line = _line_maker(hangings, entries)
         rows = _scored(stage, effective, names, over)
+    return StandingLines(rows, line)
+
+
+def _line_maker(
+    hangings: list[tuple[int, list[Any]]],
+    entries: list[tuple[int, int | None, str | None, str | None]],
+) -> tuple[dict[int, str], Callable[[scoring_points.StandingRow], StandingLine]]:
+    """The entries' names by entry (the scoring's last tie-break reads them) and the line of a
+    scoring row (:func:`_line`) with the names, the players and the pogony ``hangings``."""
     given, received = _pogony_counts(pogony for _, pogony in hangings)
+    names = {e: player or team or "" for e, _, player, team in entries}
     players = {e: player for e, player, _, _ in entries}
-    return StandingLines(rows, lambda row: _line(row, names, players, given, received))
+    return names, lambda row: _line(row, names, players, given, received)
 
 
 def _line(
@@ -456,9 +466,7 @@ def _new_lines(
     hangings: list[tuple[int, list[Any]]],
     entries: list[tuple[int, int | None, str | None, str | None]],
 ) -> list[StandingLine]:
-    given, received = _pogony_counts(pogony for _, pogony in hangings)
-    names = {e: player or team or "" for e, _, player, team in entries}
-    players = {e: player for e, player, _, _ in entries}
+    names, line_of = _line_maker(hangings, entries)
     with _kept_lock:
         # ``alive``: the rows ``memo``'s ids are of, held while it is read (another thread may
         # replace them in ``_line_memo`` meanwhile: a freed row's id could be a new row's).
@@ -472,7 +480,7 @@ def _new_lines(
     for row in rows:
         line = memo.get(id(row))
         if line is None:
-            line = _line(row, names, players, given, received)
+            line = line_of(row)
         lines.append(line)
     made = dict(zip(map(id, rows), lines, strict=True))
     del alive
