@@ -137,7 +137,11 @@ def from_sync(work: Callable[[], Awaitable[T]], *, timeout: float) -> T:
     ``async_to_sync`` (an in-memory layer's groups belong to the caller's loop)."""
     if isinstance(get_channel_layer(), RedisPubSubChannelLayer):
         return redisloop.run(work, timeout=timeout)
-    return async_to_sync(work)()
+
+    async def call() -> T:  # a coroutine function, as async_to_sync expects
+        return await work()
+
+    return async_to_sync(call)()
 
 
 def _send_many(batch: Pending) -> int:
