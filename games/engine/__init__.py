@@ -1,12 +1,11 @@
 """The Durak rules engine: standard library only, no Django.
 
 >>> import random
->>> from games.engine import Rules, new_game, legal_actions, apply
+>>> from games.engine import Rules, new_game, legal_moves, apply
 >>> rng = random.Random(3)
 >>> state = new_game(Rules(), rng)
 >>> while not state.finished:
-...     moves = [a for seat in range(2) for a in legal_actions(state, seat)]
-...     state = apply(state, rng.choice(moves))
+...     state = apply(state, rng.choice(legal_moves(state)))
 >>> state.result.fool in (0, 1, None)
 True
 
@@ -36,6 +35,7 @@ from .game import (
     from_deal,
     is_legal,
     legal_actions,
+    legal_moves,
     new_game,
     new_seed,
     next_game_attacker,
@@ -74,6 +74,7 @@ __all__ = [
     "from_deal",
     "is_legal",
     "legal_actions",
+    "legal_moves",
     "new_game",
     "new_seed",
     "next_game_attacker",

@@ -67,6 +67,7 @@ __all__ = [
     "from_deal",
     "is_legal",
     "legal_actions",
+    "legal_moves",
     "new_game",
     "new_seed",
     "next_game_attacker",
@@ -848,8 +849,6 @@ def _clear_bout(n: GameState) -> None:
 
 def _end_bout(n: GameState) -> GameState:
     setup = n.setup
-    size = setup.n
-    opener = n.attacker
     defender = n.defender
     success = not n.taking
     hands = list(n.hands)
@@ -868,30 +867,27 @@ def _end_bout(n: GameState) -> GameState:
     if stock:
         hand_size = setup.hand_size
         pos = 0
-        end = len(stock)
-        for seat in setup.draw_orders[opener][defender]:
-            need = hand_size - hands[seat].bit_count()
+        for seat in setup.draw_orders[n.attacker][defender]:
+            hand = hands[seat]
+            need = hand_size - hand.bit_count()
             if need > 0:
-                got = stock[pos : pos + need]
-                pos += len(got)
-                hand = hands[seat]
-                for card in got:
+                for card in stock[pos : pos + need]:
                     hand |= 1 << card
                 hands[seat] = hand
-                if pos >= end:
+                pos += need
+                if pos >= len(stock):
                     break
-        stock = stock[pos:]
-        n.stock = stock
+        stock = n.stock = stock[pos:]
     n.hands = tuple(hands)
     if stock and not n.out:
         # The stock lasts, so every seat is still in: no result, and the next pair is a lookup.
         _clear_bout(n)
-        attacker = defender if success else (defender + 1) % size
-        n.attacker = attacker
-        n.defender = target = setup.next_opponent[attacker]
+        attacker = n.attacker = defender if success else (defender + 1) % setup.n
+        target = n.defender = setup.next_opponent[attacker]
         every = setup.all_throwers
         n.throwers = every[target] if every is not None else _throwers(n, target)
         return n
+    size = setup.n
     newly: list[int] = []
     if not stock:
         out = n.out
@@ -1011,60 +1007,113 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     setup = state.setup
     if type(seat) is not int or not 0 <= seat < setup.n:
         raise BadRequest(f"seat {seat!r} is not at this table (0-{setup.n - 1})")
-    if state.result is not None:
-        return []
-    hand = state.hands[seat]
-    t_att = state.t_att
-    acts = setup.acts[seat]
     out: list[Action] = []
-    if not t_att:
+    if state.result is not None:
+        return out
+    if not state.t_att:
         if seat == state.attacker:
-            row = acts.attack
-            while hand:
-                low = hand & -hand
-                out.append(row[low.bit_length() - 1])
-                hand ^= low
+            _legal_attacks(state, seat, out)
         if setup.redeal and state.bouts == 0 and not _redeal_problem(state, seat):
-            out.append(acts.redeal)
+            out.append(setup.acts[seat].redeal)
+    elif seat == state.defender:
+        _legal_defence(state, seat, out)
+    elif state.throwers >> seat & 1:
+        _legal_throws(state, seat, out)
+    return out
+
+
+def legal_moves(state: GameState) -> list[Action]:
+    """Every seat's :func:`legal_actions`, in seat order: what the table as a whole may do.
+
+    The same list as ``[a for seat in seats for a in legal_actions(state, seat)]``, built in one
+    pass that visits only the seats that may act (the attacker, or the defender and the
+    throwers), as random play and the bots' driver need it.
+
+    >>> s = from_deal(Rules(), {"hands": [["9S", "9H"], ["TS", "JS"]], "stock": [], "trump": "D",
+    ...                         "attacker": 0})
+    >>> [str(a) for a in legal_moves(apply(s, Action.parse("0 attack 9S")))]
+    ['0 throw 9H', '1 defend TS 9S', '1 defend JS 9S', '1 take']
+    """
+    out: list[Action] = []
+    if state.result is not None:
         return out
-    if seat == state.defender:
-        unbeaten = state.unbeaten
-        if state.taking or not unbeaten:  # nothing to beat, transfer or take
-            return out
-        beaters = setup.beaters
-        defend = acts.defend
-        t_def = state.t_def
-        for i, target in enumerate(t_att):
-            if t_def[i] < 0:
-                cover = hand & beaters[target]
-                if cover:
-                    row = defend[target] or acts.defend_row(target)
-                    while cover:
-                        low = cover & -cover
-                        out.append(row[low.bit_length() - 1])
-                        cover ^= low
-        if setup.transfers and unbeaten == len(t_att):
-            _legal_transfers(state, seat, hand, out)
-        out.append(acts.take)
+    if not state.t_att:
+        setup = state.setup
+        if setup.redeal and state.bouts == 0:  # any seat may ask for a redeal: in seat order
+            for seat in range(setup.n):
+                out += legal_actions(state, seat)
+        else:
+            _legal_attacks(state, state.attacker, out)
         return out
-    bit = 1 << seat
-    if not state.throwers & bit or not hand:
-        return out
+    defender = state.defender
+    for seat in _SEATS_OF[state.throwers | 1 << defender]:
+        if seat == defender:
+            _legal_defence(state, seat, out)
+        else:
+            _legal_throws(state, seat, out)
+    return out
+
+
+_SEATS_OF = tuple(tuple(seat for seat in range(8) if mask >> seat & 1) for mask in range(256))
+"""``_SEATS_OF[mask]``: the seats of a seat bitmask in order (a table has at most 8 seats)."""
+
+
+def _legal_attacks(state: GameState, seat: int, out: list[Action]) -> None:
+    """The attacker's single-card attacks (no bout is open)."""
+    row = state.setup.acts[seat].attack
+    hand = state.hands[seat]
+    while hand:
+        low = hand & -hand
+        out.append(row[low.bit_length() - 1])
+        hand ^= low
+
+
+def _legal_defence(state: GameState, seat: int, out: list[Action]) -> None:
+    """The defender's covers, transfers and take (a bout is open)."""
+    unbeaten = state.unbeaten
+    if state.taking or not unbeaten:  # nothing to beat, transfer or take
+        return
+    setup = state.setup
+    hand = state.hands[seat]
+    beaters = setup.beaters
+    acts = setup.acts[seat]
+    defend = acts.defend
+    t_att = state.t_att
+    t_def = state.t_def
+    for i, target in enumerate(t_att):
+        if t_def[i] < 0:
+            cover = hand & beaters[target]
+            if cover:
+                row = defend[target] or acts.defend_row(target)
+                while cover:
+                    low = cover & -cover
+                    out.append(row[low.bit_length() - 1])
+                    cover ^= low
+    if setup.transfers and unbeaten == len(t_att):
+        _legal_transfers(state, seat, hand, out)
+    out.append(acts.take)
+
+
+def _legal_throws(state: GameState, seat: int, out: list[Action]) -> None:
+    """A thrower's throw-ins and pass (a bout is open, ``seat`` may throw in)."""
+    hand = state.hands[seat]
+    if not hand:
+        return
+    setup = state.setup
     throwable = hand & state.ranks
     if throwable:
         defender = state.defender
-        on_table = len(t_att)
+        on_table = len(state.t_att)
         if (
             on_table < setup.min_cap or on_table < _cap(state, defender)
         ) and state.unbeaten < state.hands[defender].bit_count():
-            row = acts.throw
+            row = setup.acts[seat].throw
             while throwable:
                 low = throwable & -throwable
                 out.append(row[low.bit_length() - 1])
                 throwable ^= low
-    if not state.passed & bit and (state.taking or not state.unbeaten):
-        out.append(acts.pass_)
-    return out
+    if not state.passed >> seat & 1 and (state.taking or not state.unbeaten):
+        out.append(setup.acts[seat].pass_)
 
 
 def throw_room(state: GameState) -> int:

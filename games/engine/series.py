@@ -1,14 +1,13 @@
 """A match at one table: a series of games (``rules.md``, "Series formats"), as an immutable value.
 
 >>> import random
->>> from games.engine import Rules, apply, legal_actions
+>>> from games.engine import Rules, apply, legal_moves
 >>> series = Series.start(Rules(), "best_of", 3)
 >>> rng = random.Random(5)
 >>> while not series.finished:
 ...     state = series.next_game_setup().deal(rng)
 ...     while not state.finished:
-...         moves = [a for seat in range(2) for a in legal_actions(state, seat)]
-...         state = apply(state, rng.choice(moves))
+...         state = apply(state, rng.choice(legal_moves(state)))
 ...     series = series.record(state.result, trump=state.trump)
 >>> result = series.result
 >>> sorted(result.places), result.fool == result.places[-1], 2 <= len(result.games) <= 3

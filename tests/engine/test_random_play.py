@@ -19,6 +19,7 @@ from games.engine import (
     apply,
     is_legal,
     legal_actions,
+    legal_moves,
     new_game,
 )
 from games.engine.actions import (
@@ -95,6 +96,7 @@ def test_random_games_agree_with_legal_actions(options: dict[str, object]) -> No
                         assert is_legal(state, cand) == (cand in listed_set), (cand, state)
                 moves += listed
             assert moves, f"nobody can act in {state!r}"
+            assert legal_moves(state) == moves  # the whole table's list, in seat order
             before = state.to_dict()
             action = rng.choice(moves)
             after = apply(state, action)
@@ -121,6 +123,7 @@ def test_random_games_agree_with_legal_actions(options: dict[str, object]) -> No
         if result.fool is not None:
             assert result.places[-1] == result.fool
         assert deck_mask(rules.deck_size).bit_count() == cards or rules.redeal_five_of_suit
+        assert legal_moves(state) == []
         with pytest.raises(EngineError):
             apply(state, Action(0, TAKE))
 
