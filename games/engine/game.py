@@ -879,8 +879,9 @@ def _end_bout(n: GameState) -> GameState:
                     break
         stock = n.stock = stock[pos:]
     n.hands = tuple(hands)
-    if stock and not n.out:
-        # The stock lasts, so every seat is still in: no result, and the next pair is a lookup.
+    if not n.out and 0 not in hands:
+        # Every seat is still in and holds cards (as always while the stock lasts): nobody goes
+        # out, so no result, and the next pair and its throwers are lookups.
         _clear_bout(n)
         attacker = n.attacker = defender if success else (defender + 1) % setup.n
         target = n.defender = setup.next_opponent[attacker]
