@@ -1005,116 +1005,92 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     >>> [str(a) for a in legal_actions(apply(s, Action.parse("0 attack 9S")), 1)]
     ['1 defend TS 9S', '1 defend JS 9S', '1 take']
     """
-    setup = state.setup
-    if type(seat) is not int or not 0 <= seat < setup.n:
-        raise BadRequest(f"seat {seat!r} is not at this table (0-{setup.n - 1})")
-    out: list[Action] = []
-    if state.result is not None:
-        return out
-    if not state.t_att:
-        if seat == state.attacker:
-            _legal_attacks(state, seat, out)
-        if setup.redeal and state.bouts == 0 and not _redeal_problem(state, seat):
-            out.append(setup.acts[seat].redeal)
-    elif seat == state.defender:
-        _legal_defence(state, seat, out)
-    elif state.throwers >> seat & 1:
-        _legal_throws(state, seat, out)
-    return out
+    n = state.setup.n
+    if type(seat) is not int or not 0 <= seat < n:
+        raise BadRequest(f"seat {seat!r} is not at this table (0-{n - 1})")
+    return legal_moves(state, 1 << seat)
 
 
-def legal_moves(state: GameState) -> list[Action]:
-    """Every seat's :func:`legal_actions`, in seat order: what the table as a whole may do.
+ALL_SEATS = 0xFF
+"""Every seat of a table (at most 8), as the seat bitmask :func:`legal_moves` takes."""
+
+
+def legal_moves(state: GameState, seats: int = ALL_SEATS) -> list[Action]:
+    """The :func:`legal_actions` of every seat in the bitmask ``seats`` (default: all), in seat
+    order: what the table may do, as random play and the bots' driver need it.
 
     The same list as ``[a for seat in seats for a in legal_actions(state, seat)]``, built in one
     pass that visits only the seats that may act (the attacker, or the defender and the
-    throwers), as random play and the bots' driver need it.
+    throwers).
 
     >>> s = from_deal(Rules(), {"hands": [["9S", "9H"], ["TS", "JS"]], "stock": [], "trump": "D",
     ...                         "attacker": 0})
-    >>> [str(a) for a in legal_moves(apply(s, Action.parse("0 attack 9S")))]
-    ['0 throw 9H', '1 defend TS 9S', '1 defend JS 9S', '1 take']
+    >>> s = apply(s, Action.parse("0 attack 9S"))
+    >>> [str(a) for a in legal_moves(s)], [str(a) for a in legal_moves(s, 0b01)]
+    (['0 throw 9H', '1 defend TS 9S', '1 defend JS 9S', '1 take'], ['0 throw 9H'])
     """
     out: list[Action] = []
     if state.result is not None:
         return out
-    if not state.t_att:
-        setup = state.setup
-        if setup.redeal and state.bouts == 0:  # any seat may ask for a redeal: in seat order
-            for seat in range(setup.n):
-                out += legal_actions(state, seat)
-        else:
-            _legal_attacks(state, state.attacker, out)
+    setup = state.setup
+    hands = state.hands
+    t_att = state.t_att
+    if not t_att:  # the attacker opens the bout; before the first, anyone may ask for a redeal
+        attacker = state.attacker
+        redeal = setup.redeal and state.bouts == 0
+        for seat in _SEATS_OF[seats & ((1 << setup.n) - 1 if redeal else 1 << attacker)]:
+            if seat == attacker:
+                row = setup.acts[seat].attack
+                hand = hands[seat]
+                while hand:
+                    low = hand & -hand
+                    out.append(row[low.bit_length() - 1])
+                    hand ^= low
+            if redeal and not _redeal_problem(state, seat):
+                out.append(setup.acts[seat].redeal)
         return out
     defender = state.defender
-    for seat in _SEATS_OF[state.throwers | 1 << defender]:
-        if seat == defender:
-            _legal_defence(state, seat, out)
-        else:
-            _legal_throws(state, seat, out)
+    unbeaten = state.unbeaten
+    taking = state.taking
+    for seat in _SEATS_OF[seats & (state.throwers | 1 << defender)]:
+        hand = hands[seat]
+        if seat == defender:  # covers, transfers and take, while something is left to beat
+            if taking or not unbeaten:
+                continue
+            acts = setup.acts[seat]
+            beaters = setup.beaters
+            t_def = state.t_def
+            for i, target in enumerate(t_att):
+                if t_def[i] < 0:
+                    cover = hand & beaters[target]
+                    if cover:
+                        row = acts.defend[target] or acts.defend_row(target)
+                        while cover:
+                            low = cover & -cover
+                            out.append(row[low.bit_length() - 1])
+                            cover ^= low
+            if setup.transfers and unbeaten == len(t_att):
+                _legal_transfers(state, seat, hand, out)
+            out.append(acts.take)
+        elif hand:  # a thrower: throw-ins while there is room, and pass once nothing is unbeaten
+            throwable = hand & state.ranks
+            if throwable:
+                on_table = len(t_att)
+                if (
+                    on_table < setup.min_cap or on_table < _cap(state, defender)
+                ) and unbeaten < hands[defender].bit_count():
+                    row = setup.acts[seat].throw
+                    while throwable:
+                        low = throwable & -throwable
+                        out.append(row[low.bit_length() - 1])
+                        throwable ^= low
+            if not state.passed >> seat & 1 and (taking or not unbeaten):
+                out.append(setup.acts[seat].pass_)
     return out
 
 
 _SEATS_OF = tuple(tuple(seat for seat in range(8) if mask >> seat & 1) for mask in range(256))
 """``_SEATS_OF[mask]``: the seats of a seat bitmask in order (a table has at most 8 seats)."""
-
-
-def _legal_attacks(state: GameState, seat: int, out: list[Action]) -> None:
-    """The attacker's single-card attacks (no bout is open)."""
-    row = state.setup.acts[seat].attack
-    hand = state.hands[seat]
-    while hand:
-        low = hand & -hand
-        out.append(row[low.bit_length() - 1])
-        hand ^= low
-
-
-def _legal_defence(state: GameState, seat: int, out: list[Action]) -> None:
-    """The defender's covers, transfers and take (a bout is open)."""
-    unbeaten = state.unbeaten
-    if state.taking or not unbeaten:  # nothing to beat, transfer or take
-        return
-    setup = state.setup
-    hand = state.hands[seat]
-    beaters = setup.beaters
-    acts = setup.acts[seat]
-    defend = acts.defend
-    t_att = state.t_att
-    t_def = state.t_def
-    for i, target in enumerate(t_att):
-        if t_def[i] < 0:
-            cover = hand & beaters[target]
-            if cover:
-                row = defend[target] or acts.defend_row(target)
-                while cover:
-                    low = cover & -cover
-                    out.append(row[low.bit_length() - 1])
-                    cover ^= low
-    if setup.transfers and unbeaten == len(t_att):
-        _legal_transfers(state, seat, hand, out)
-    out.append(acts.take)
-
-
-def _legal_throws(state: GameState, seat: int, out: list[Action]) -> None:
-    """A thrower's throw-ins and pass (a bout is open, ``seat`` may throw in)."""
-    hand = state.hands[seat]
-    if not hand:
-        return
-    setup = state.setup
-    throwable = hand & state.ranks
-    if throwable:
-        defender = state.defender
-        on_table = len(state.t_att)
-        if (
-            on_table < setup.min_cap or on_table < _cap(state, defender)
-        ) and state.unbeaten < state.hands[defender].bit_count():
-            row = setup.acts[seat].throw
-            while throwable:
-                low = throwable & -throwable
-                out.append(row[low.bit_length() - 1])
-                throwable ^= low
-    if not state.passed >> seat & 1 and (state.taking or not state.unbeaten):
-        out.append(setup.acts[seat].pass_)
 
 
 def throw_room(state: GameState) -> int:
