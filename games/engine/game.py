@@ -836,17 +836,6 @@ def _maybe_end(n: GameState) -> GameState:
     return _end_bout(n)
 
 
-def _clear_bout(n: GameState) -> None:
-    """The table cleared for the next bout (``n`` is the new state being written)."""
-    n.taking = False
-    n.passed = 0
-    n.emptied = ()
-    n.t_att = n.t_def = n.t_by = ()
-    n.unbeaten = 0
-    n.ranks = 0
-    n.bouts += 1
-
-
 def _end_bout(n: GameState) -> GameState:
     setup = n.setup
     defender = n.defender
@@ -879,39 +868,45 @@ def _end_bout(n: GameState) -> GameState:
                     break
         stock = n.stock = stock[pos:]
     n.hands = tuple(hands)
-    if not n.out and 0 not in hands:
-        # Every seat is still in and holds cards (as always while the stock lasts): nobody goes
-        # out, so no result, and the next pair and its throwers are lookups.
-        _clear_bout(n)
-        attacker = n.attacker = defender if success else (defender + 1) % setup.n
-        target = n.defender = setup.next_opponent[attacker]
+    # While every seat is in and holds cards (as always while the stock lasts), nobody goes out:
+    # no result, and the next pair and its throwers are lookups.
+    everyone_in = not n.out and 0 not in hands
+    result = None
+    if not everyone_in:  # who went out, in which order, and the result (the table still lies)
+        newly: list[int] = []
+        if not stock:
+            out = n.out
+            newly = [seat for seat in range(setup.n) if not hands[seat] and not out >> seat & 1]
+            if newly:
+                emptied = n.emptied
+                newly.sort(key=lambda seat: emptied.index(seat) if seat in emptied else -1)
+                n.places = n.places + tuple(newly)
+                for seat in newly:
+                    out |= 1 << seat
+                n.out = out
+        result = _result(n, newly)
+        if result is None and newly and len(n.places) == len(newly):
+            n.double_pogony = _double_pogony(n, newly[0])
+    # The table cleared for the next bout.
+    n.taking = False
+    n.passed = 0
+    n.emptied = n.t_att = n.t_def = n.t_by = ()
+    n.unbeaten = n.ranks = 0
+    n.bouts += 1
+    after = defender if success else (defender + 1) % setup.n
+    if everyone_in:
+        n.attacker = after
+        target = n.defender = setup.next_opponent[after]
         every = setup.all_throwers
         n.throwers = every[target] if every is not None else _throwers(n, target)
         return n
-    size = setup.n
-    newly: list[int] = []
-    if not stock:
-        out = n.out
-        newly = [seat for seat in range(size) if not hands[seat] and not out >> seat & 1]
-        if newly:
-            emptied = n.emptied
-            newly.sort(key=lambda seat: emptied.index(seat) if seat in emptied else -1)
-            n.places = n.places + tuple(newly)
-            for seat in newly:
-                out |= 1 << seat
-            n.out = out
-    result = _result(n, newly)
-    if result is None and newly and len(n.places) == len(newly):
-        n.double_pogony = _double_pogony(n, newly[0])
-    _clear_bout(n)
     if result is not None:
         n.result = result
         n.throwers = 0
         return n
-    attacker = _first_in_from(n, defender if success else (defender + 1) % size)
-    n.attacker = attacker
-    n.defender = _next_opponent(n, attacker)
-    n.throwers = _throwers(n, n.defender)
+    attacker = n.attacker = _first_in_from(n, after)
+    target = n.defender = _next_opponent(n, attacker)
+    n.throwers = _throwers(n, target)
     return n
 
 
