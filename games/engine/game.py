@@ -823,20 +823,18 @@ _HANDLERS = {
 
 
 def _maybe_end(n: GameState) -> GameState:
-    """End the bout of the fresh copy ``n`` if every thrower has passed (and all is beaten)."""
+    """End the bout of the fresh copy ``n`` if every thrower has passed (and all is beaten):
+    the table to the discard or to the taker, the draw, who went out, the result or the next
+    pair."""
     if n.unbeaten and not n.taking:
         return n
     pending = n.throwers & ~n.passed
-    hands = n.hands
+    held = n.hands
     while pending:
         low = pending & -pending
-        if hands[low.bit_length() - 1]:
-            return n
+        if held[low.bit_length() - 1]:
+            return n  # a thrower with cards has not passed
         pending ^= low
-    return _end_bout(n)
-
-
-def _end_bout(n: GameState) -> GameState:
     setup = n.setup
     defender = n.defender
     success = not n.taking
