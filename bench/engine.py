@@ -28,14 +28,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
+import io
 import json
 import os
 import random
 import select
 import statistics
 import subprocess
+import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from games.engine import GameState, Rules, apply, legal_actions, legal_moves, new_game
@@ -338,6 +344,94 @@ def compare_durakgame(
         print(f"speed ratio (durakgame median / ours, games/s): {t_med / o_med:.2f}x")
 
 
+def engine_at(rev: str, into: Path) -> ModuleType:
+    """Import ``games/engine`` as it was at git revision ``rev``, as package ``engine_at_rev``
+    under ``into`` (the engine imports only itself, relatively, and the standard library)."""
+    archive = subprocess.run(
+        ["git", "archive", rev, "games/engine"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        for member in tar.getmembers():
+            if member.isfile():
+                name = Path(member.name).relative_to("games/engine")
+                target = into / "engine_at_rev" / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                source = tar.extractfile(member)
+                assert source is not None
+                target.write_bytes(source.read())
+    _forget_engine_at()
+    sys.path.insert(0, str(into))
+    try:
+        return importlib.import_module("engine_at_rev")
+    finally:
+        sys.path.remove(str(into))
+
+
+def _forget_engine_at() -> None:
+    """Drop an earlier revision's modules, so the next import reads the files it is given."""
+    for name in [m for m in sys.modules if m == "engine_at_rev" or m.startswith("engine_at_rev.")]:
+        del sys.modules[name]
+
+
+def _cpu_per_game(engine: Any, games: int, seed: int) -> float:
+    """Median CPU seconds of ``games`` random 2-player ``throw_in`` games of ``engine``.
+
+    The loop of :func:`play_random_game`, with the engine's own ``legal_moves`` where it has one
+    (an engine from before it lists seat by seat).
+    """
+    rules = engine.Rules(variant="throw_in", players=2)
+    rng = random.Random(seed)
+    choice = rng.choice
+    apply_, new_game_ = engine.apply, engine.new_game
+    listed = getattr(engine, "legal_moves", None)
+    if listed is None:
+        per_seat = engine.legal_actions
+        seats = range(2)
+
+        def listed(state: Any) -> list[Any]:  # the bench's loop before legal_moves
+            moves: list[Any] = []
+            for seat in seats:
+                moves += per_seat(state, seat)
+            return moves
+
+    clock = time.process_time
+    times = []
+    for _ in range(games):
+        t0 = clock()
+        state = new_game_(rules, rng)
+        steps = 0
+        while state.result is None and steps < MAX_STEPS:
+            state = apply_(state, choice(listed(state)))
+            steps += 1
+        times.append(clock() - t0)
+    return statistics.median(times)
+
+
+def compare_engines(rev: str, games: int, rounds: int, seed: int) -> None:
+    """Alternate the engine at ``rev`` and this tree's in one process, ``rounds`` times on the
+    same ``games`` random games, and print each round's medians (CPU µs per game) and the
+    median ratio: the steadiest figure for an engine change on a shared machine (the old and
+    the new see the same moments of it)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        old = engine_at(rev, Path(tmp))
+        new = sys.modules["games.engine"]
+        olds, news = [], []
+        try:
+            for _ in range(rounds):
+                olds.append(_cpu_per_game(old, games, seed))
+                news.append(_cpu_per_game(new, games, seed))
+        finally:
+            _forget_engine_at()
+    print(
+        f"engine at {rev} against this tree: {games} random 2-player throw_in games, {rounds}"
+        " rounds alternated, CPU µs per game (median)"
+    )
+    print(f"{'at ' + rev:<14}" + " ".join(f"{1e6 * t:6.0f}" for t in olds))
+    print(f"{'this tree':<14}" + " ".join(f"{1e6 * t:6.0f}" for t in news))
+    ratio = statistics.median(olds) / statistics.median(news)
+    print(f"speed ratio (median at {rev} / median of this tree): {ratio:.3f}x")
+
+
 _SETUP = (
     "to compare with durakgame: python3 -m venv .bench-venv && "
     ".bench-venv/bin/pip install durakgame==1.0.4 (or set DURAKGAME_PYTHON)"
@@ -347,7 +441,12 @@ _SETUP = (
 def main(argv: list[str] | None = None) -> None:
     """Print one line per configuration."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="per configuration (default 2000; 300 with --against)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--vs-durakgame",
@@ -355,6 +454,12 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="compare with the PyPI package durakgame (default: if its interpreter is found)",
     )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="instead of the tables: alternate the engine at git revision REV and this tree's",
+    )
+    parser.add_argument("--rounds", type=int, default=7, help="rounds of --against")
     parser.add_argument("--durakgame-games", type=int, default=200)
     parser.add_argument(
         "--passes", type=int, default=3, help="passes of our games, one before each part of theirs"
@@ -362,6 +467,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--durakgame-limit", type=float, default=0.5, help="seconds per game")
     parser.add_argument("--durakgame-mem-mb", type=int, default=1024, help="MiB per worker")
     args = parser.parse_args(argv)
+    if args.against:
+        compare_engines(args.against, args.games or 300, max(1, args.rounds), args.seed)
+        return
+    args.games = args.games or 2000
     print(f"{'config':<14}{'games/s':>10}{'steps/game':>12}{'µs legal':>10}{'µs apply':>10}")
     for variant, players in CONFIGS:
         games = args.games if players == 2 else max(1, args.games // 2)

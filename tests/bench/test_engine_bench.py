@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -57,3 +58,28 @@ def test_the_comparison_counts_blowups_and_takes_the_median_of_our_passes(
     assert len(passes) == 3 and int(ours.group(1)) == passes[1]
     ratio = re.search(r"speed ratio .*: ([\d.]+)x", out)
     assert ratio is not None and float(ratio.group(1)) > 0
+
+
+def test_against_a_revision_alternates_the_two_engines(capsys: pytest.CaptureFixture[str]) -> None:
+    # when: this tree against its own last commit
+    bench.main(["--against", "HEAD", "--games", "3", "--rounds", "2"])
+    # then: a median per round for each, a ratio, the revision's modules gone again
+    out = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in out if line.startswith(("at ", "this tree"))]
+    assert [row[:2] for row in rows] == [["at", "HEAD"], ["this", "tree"]]
+    assert all(len(row) == 4 and float(row[2]) > 0 and float(row[3]) > 0 for row in rows)
+    assert any(line.startswith("speed ratio (median at HEAD") for line in out)
+    assert not any(name.startswith("engine_at_rev") for name in sys.modules)
+
+
+def test_an_engine_without_legal_moves_is_listed_seat_by_seat() -> None:
+    # given: this engine as one from before legal_moves (no such function)
+    engine = sys.modules["games.engine"]
+    older = SimpleNamespace(
+        Rules=engine.Rules,
+        apply=engine.apply,
+        new_game=engine.new_game,
+        legal_actions=engine.legal_actions,
+    )
+    # then: its games play through the listing seat by seat
+    assert bench._cpu_per_game(older, 5, 1) > 0
