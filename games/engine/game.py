@@ -1024,7 +1024,7 @@ ALL_SEATS = 0xFF
 
 def legal_moves(state: GameState, seats: int = ALL_SEATS) -> list[Action]:
     """The :func:`legal_actions` of every seat in the bitmask ``seats`` (default: all), in seat
-    order: what the table may do, as random play and the bots' driver need it.
+    order: what the table may do (random play lists it every step).
 
     The same list as ``[a for seat in seats for a in legal_actions(state, seat)]``, built in one
     pass that visits only the seats that may act (the attacker, or the defender and the
