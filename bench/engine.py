@@ -88,11 +88,18 @@ def play_random_game(rules: Rules, rng: random.Random) -> tuple[GameState, int]:
     >>> state.finished and steps > 0
     True
     """
-    state = new_game(rules, rng)
+    return _play(new_game, apply, legal_moves, rules, rng)
+
+
+def _play(
+    new_game_: Any, apply_: Any, listed: Any, rules: Any, rng: random.Random
+) -> tuple[Any, int]:
+    """One random game through an engine's ``new_game``, ``apply`` and table listing."""
+    state = new_game_(rules, rng)
     choice = rng.choice
     steps = 0
     while state.result is None and steps < MAX_STEPS:
-        state = apply(state, choice(legal_moves(state)))
+        state = apply_(state, choice(listed(state)))
         steps += 1
     return state, steps
 
@@ -376,13 +383,11 @@ def _forget_engine_at() -> None:
 def _cpu_per_game(engine: Any, games: int, seed: int) -> float:
     """Median CPU seconds of ``games`` random 2-player ``throw_in`` games of ``engine``.
 
-    The loop of :func:`play_random_game`, with the engine's own ``legal_moves`` where it has one
-    (an engine from before it lists seat by seat).
+    :func:`play_random_game`'s loop, with the engine's own ``legal_moves`` where it has one (an
+    engine from before it lists seat by seat).
     """
     rules = engine.Rules(variant="throw_in", players=2)
     rng = random.Random(seed)
-    choice = rng.choice
-    apply_, new_game_ = engine.apply, engine.new_game
     listed = getattr(engine, "legal_moves", None)
     if listed is None:
         per_seat = engine.legal_actions
@@ -398,11 +403,7 @@ def _cpu_per_game(engine: Any, games: int, seed: int) -> float:
     times = []
     for _ in range(games):
         t0 = clock()
-        state = new_game_(rules, rng)
-        steps = 0
-        while state.result is None and steps < MAX_STEPS:
-            state = apply_(state, choice(listed(state)))
-            steps += 1
+        _play(engine.new_game, engine.apply, listed, rules, rng)
         times.append(clock() - t0)
     return statistics.median(times)
 

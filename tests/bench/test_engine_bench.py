@@ -4,6 +4,7 @@ alarm and its restarts) against a stand-in for the package, which is outside thi
 
 from __future__ import annotations
 
+import doctest
 import re
 import sys
 from pathlib import Path
@@ -83,3 +84,8 @@ def test_an_engine_without_legal_moves_is_listed_seat_by_seat() -> None:
     )
     # then: its games play through the listing seat by seat
     assert bench._cpu_per_game(older, 5, 1) > 0
+
+
+def test_the_modules_examples_hold() -> None:
+    failed, attempted = doctest.testmod(bench)
+    assert attempted and not failed
