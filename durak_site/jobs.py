@@ -93,6 +93,8 @@ BROKER_ERRORS: tuple[type[BaseException], ...] = (
 
 _local = threading.local()
 _observers: list[Callable[[], None]] = []
+_delayed: set[threading.Thread] = set()
+"""The timers of the delayed jobs run in-process (Celery eager) that have not fired yet."""
 _broker = {"down_until": 0.0}
 
 
@@ -153,6 +155,7 @@ def dispatch(task: Task[..., Any], *args: Any, countdown: float | None = None) -
     if countdown:
         timer = threading.Timer(countdown, _run_later, (task, args))
         timer.daemon = True
+        _delayed.add(timer)
         timer.start()
         return True
     queue: deque[tuple[Task[..., Any], tuple[Any, ...]]] | None = getattr(_local, "queue", None)
@@ -175,10 +178,23 @@ def _run_later(task: Task[..., Any], args: tuple[Any, ...]) -> None:
     """A delayed job, run in-process on its timer's thread; that thread's database connections
     are closed after it (they would otherwise be left open when it ends: on PostgreSQL, held
     out of the server's pool for good)."""
+    _delayed.discard(threading.current_thread())
     try:
         dispatch(task, *args)
     finally:
         db.connections.close_all()
+
+
+def cancel_delayed() -> int:
+    """Cancel the delayed jobs run in-process (Celery eager) that are not due yet; return how
+    many. What a test scheduled (a game's clock) would otherwise fire in a later test, on rows
+    that are gone; a worker's delayed jobs are the broker's and are not touched."""
+    timers = list(_delayed)
+    _delayed.clear()
+    for timer in timers:
+        assert isinstance(timer, threading.Timer)
+        timer.cancel()
+    return len(timers)
 
 
 def in_process() -> bool:

@@ -38,7 +38,7 @@ from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 from pytest_django import DjangoDbBlocker, Settings
 
-from durak_site import dbloop, dbthreads
+from durak_site import dbloop, dbthreads, jobs
 from durak_site.celery import app
 from durak_site.processes import worker_command
 from games import services as game_services
@@ -186,6 +186,15 @@ def _close_async_connections() -> Iterator[None]:
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
     dbthreads.close_all()
     dbloop.close_all()
+
+
+@pytest.fixture(autouse=True)
+def _no_delayed_job_outlives_its_test() -> Iterator[None]:
+    """A delayed job run in-process (a game's clock, Celery eager) that is not due when its
+    test ends is cancelled: it would fire in a later test, where the database is not open to
+    it or its rows are gone."""
+    yield
+    jobs.cancel_delayed()
 
 
 @pytest.fixture(autouse=True)

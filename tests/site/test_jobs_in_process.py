@@ -40,3 +40,33 @@ def test_a_delayed_job_closes_its_threads_database_connections(eager_jobs: None)
     theirs = [wrapper for name, wrapper in opened if name != mine]
     assert theirs, "the delayed job opened no connection"
     assert all(wrapper.connection is None for wrapper in theirs)
+
+
+def test_a_delayed_job_not_yet_due_is_cancelled_and_a_fired_one_forgotten(
+    eager_jobs: None,
+) -> None:
+    # given the delayed jobs that run, seen by the connection each opens on its timer's thread
+    mine = threading.current_thread().name
+    ran: list[str] = []
+
+    def watch(sender: Any, connection: Any, **kwargs: Any) -> None:
+        if threading.current_thread().name != mine:
+            ran.append(threading.current_thread().name)
+
+    connection_created.connect(watch)
+    try:
+        # when one job is delayed far, one a moment, and the pending ones are cancelled after
+        # the second has fired
+        jobs.dispatch(jobs.registered("tournaments.idempotency_expire"), countdown=1.5)
+        jobs.dispatch(jobs.registered("tournaments.idempotency_expire"), countdown=0.01)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not ran:
+            time.sleep(0.02)
+        cancelled = jobs.cancel_delayed()
+        time.sleep(1.7)
+    finally:
+        connection_created.disconnect(watch)
+    # then only the far one was cancelled, and it never ran
+    assert cancelled == 1
+    assert len(ran) == 1
+    assert jobs.cancel_delayed() == 0
