@@ -182,16 +182,11 @@ def new_game(
     removed_mask = 0
     for name in removed:
         removed_mask |= 1 << parse_card(name)
-    if removed_mask and removed_mask & ~deck_mask(rules.deck_size):
+    if removed_mask & ~deck_mask(rules.deck_size):
         raise DealError("removed: a card that is not in the deck")
-    if hand_sizes is None:
-        sizes = (rules.hand_size,) * n
-    else:
-        sizes = tuple(hand_sizes)
-        if len(sizes) != n or any(
-            type(x) is not int or not 1 <= x <= rules.hand_size for x in sizes
-        ):
-            raise DealError(f"hand_sizes: {n} sizes of 1-{rules.hand_size} cards")
+    sizes = tuple(hand_sizes) if hand_sizes is not None else (rules.hand_size,) * n
+    if len(sizes) != n or any(type(x) is not int or not 1 <= x <= rules.hand_size for x in sizes):
+        raise DealError(f"hand_sizes: {n} sizes of 1-{rules.hand_size} cards")
     if attacker is not None and (type(attacker) is not int or not 0 <= attacker < n):
         raise DealError(f"attacker: not a seat: {attacker!r}")
     setup_kwargs: dict[str, Any] = {
@@ -219,21 +214,12 @@ def _shuffle_and_deal(
         raise DealError("not enough cards for the deal")
     rng.shuffle(cards)
     hands = [0] * n
-    size = sizes[0]
-    if sizes.count(size) == n:  # one card at a time clockwise: seat k's are k, k + n, ...
-        pos = n * size
+    pos = 0
+    for rnd in range(max(sizes)):
         for seat in range(n):
-            hand = 0
-            for card in cards[seat:pos:n]:
-                hand |= 1 << card
-            hands[seat] = hand
-    else:
-        pos = 0
-        for rnd in range(max(sizes)):
-            for seat in range(n):
-                if rnd < sizes[seat]:
-                    hands[seat] |= 1 << cards[pos]
-                    pos += 1
+            if rnd < sizes[seat]:
+                hands[seat] |= 1 << cards[pos]
+                pos += 1
     stock = tuple(cards[pos:])
     trump_card = stock[-1] if stock else cards[pos - 1]
     trump = trump_card & 3
