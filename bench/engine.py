@@ -19,7 +19,9 @@ never a requirement of this project): the per-game medians of both engines on 2-
 combination of cards to throw after a take, so some of its games run for seconds or exhaust
 memory; each of its games is played in a worker process (``tools/durakgame_driver.py``, run by
 the interpreter named by ``DURAKGAME_PYTHON`` or ``.bench-venv/bin/python``) under a wall-time
-limit and an address-space limit, and such blow-ups are counted, not waited for.  Setup::
+limit and an address-space limit, and such blow-ups are counted, not waited for.  A worker
+plays an untimed game before its first timed one (a fresh interpreter's first game is about
+20 % slower, and a worker is started afresh after each blow-up).  Setup::
 
     python3 -m venv .bench-venv && .bench-venv/bin/pip install durakgame==1.0.4
 """
@@ -153,6 +155,8 @@ def bench_config(variant: str, players: int, games: int, seed: int) -> dict[str,
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "tools" / "durakgame_driver.py"
 """The worker script, run by the durakgame interpreter (it never imports this package)."""
+READY_S = 60.0
+"""Wall time a new worker has to start, import the package and warm up."""
 GRACE_S = 2.0
 """Extra wall time granted to a worker past a game's limit before it is killed."""
 
@@ -177,10 +181,13 @@ class DurakgameWorker:
         self.mem_mb = mem_mb
         self.proc: subprocess.Popen[str] | None = None
         self.starts = 0
+        self.warmups: list[int] = []
+        """Per start: the warm-up games the worker played before it answered ready (a fresh
+        interpreter's first game is about 20 % slower: the worker's docstring)."""
 
     def _start(self) -> subprocess.Popen[str]:
         self.starts += 1
-        return subprocess.Popen(
+        proc = subprocess.Popen(
             [self.python, str(DRIVER), "--mem-mb", str(self.mem_mb)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -188,6 +195,16 @@ class DurakgameWorker:
             text=True,
             bufsize=1,
         )
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], READY_S)
+        line = proc.stdout.readline() if ready else ""
+        answer = json.loads(line) if line.startswith("{") else {}
+        if not answer.get("ready"):
+            self.proc = proc
+            self.close()
+            raise RuntimeError(f"the durakgame worker did not warm up in {READY_S:g} s: {line!r}")
+        self.warmups.append(int(answer["warmup"]))
+        return proc
 
     def play(self, seed: int, limit: float) -> tuple[str, float]:
         """Play one game; return (status, seconds).
@@ -262,7 +279,8 @@ def bench_durakgame(
     (games ``first`` .. ``first + games - 1`` of ``seed``'s sequence).
 
     Returns the per-game ``times`` (a blow-up counts as ``inf``: its time is unknown, only
-    above the limit), the ``counts`` per status and the number of worker ``starts``.
+    above the limit), the ``counts`` per status, the number of worker ``starts`` and the
+    untimed ``warmup`` games they played.
     """
     worker = DurakgameWorker(python, mem_mb)
     times: list[float] = []
@@ -274,7 +292,12 @@ def bench_durakgame(
             times.append(seconds if status == "ok" else float("inf"))
     finally:
         worker.close()
-    return {"times": times, "counts": counts, "starts": worker.starts}
+    return {
+        "times": times,
+        "counts": counts,
+        "starts": worker.starts,
+        "warmup": sum(worker.warmups),
+    }
 
 
 def _us(seconds: float) -> str:
@@ -310,7 +333,7 @@ def compare_durakgame(
         return
     runs: list[list[float]] = []
     capped = 0
-    theirs: dict[str, Any] = {"times": [], "counts": {}, "starts": 0}
+    theirs: dict[str, Any] = {"times": [], "counts": {}, "starts": 0, "warmup": 0}
     for p in range(passes):
         ours, capped = bench_ours_per_game(games, seed)
         runs.append(ours)
@@ -318,6 +341,7 @@ def compare_durakgame(
         part = bench_durakgame(python, last - first, seed, limit, mem_mb, first=first)
         theirs["times"] += part["times"]
         theirs["starts"] += part["starts"]
+        theirs["warmup"] += part["warmup"]
         for status, count in part["counts"].items():
             theirs["counts"][status] = theirs["counts"].get(status, 0) + count
     pooled = [t for run in runs for t in run]
@@ -328,7 +352,7 @@ def compare_durakgame(
     print(
         f"vs durakgame: {games} random 2-player throw_in games each (ours {passes} times, between"
         f" parts of theirs); per game limit {limit:g} s and {mem_mb} MiB for durakgame (worker"
-        f" started {theirs['starts']}x)"
+        f" started {theirs['starts']}x, each warmed up first: {theirs['warmup']} untimed games)"
     )
     print(f"{'engine':<14}{'median µs':>10}{'p90 µs':>10}{'max µs':>10}  blow-ups")
     medians = [statistics.median(run) for run in runs]

@@ -5,10 +5,11 @@ alarm and its restarts) against a stand-in for the package, which is outside thi
 from __future__ import annotations
 
 import doctest
+import importlib
 import re
 import sys
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -34,15 +35,8 @@ def test_the_comparison_counts_blowups_and_takes_the_median_of_our_passes(
 ) -> None:
     # given: the stand-in on the worker's path, its blow-ups known in advance
     monkeypatch.setenv("PYTHONPATH", str(STANDIN))
-    sys.path.insert(0, str(STANDIN))
-    try:
-        import durakgame  # noqa: PLC0415 (the stand-in)
-
-        games, seed = 9, 4
-        expected = sum(durakgame.blows_up(seed * 1_000_003 + i) for i in range(games))
-    finally:
-        sys.path.remove(str(STANDIN))
-        sys.modules.pop("durakgame", None)
+    games, seed = 9, 4
+    expected = sum(_standin().blows_up(seed * 1_000_003 + i) for i in range(games))
     assert 0 < expected < games
     # when
     bench.compare_durakgame(sys.executable, games, seed, 0.2, 0, passes=3)
@@ -59,6 +53,50 @@ def test_the_comparison_counts_blowups_and_takes_the_median_of_our_passes(
     assert len(passes) == 3 and int(ours.group(1)) == passes[1]
     ratio = re.search(r"speed ratio .*: ([\d.]+)x", out)
     assert ratio is not None and float(ratio.group(1)) > 0
+
+
+def _standin() -> ModuleType:
+    """The stand-in package, imported here to know its games in advance."""
+    sys.path.insert(0, str(STANDIN))
+    try:
+        return importlib.import_module("durakgame")
+    finally:
+        sys.path.remove(str(STANDIN))
+        sys.modules.pop("durakgame", None)
+
+
+def test_a_new_worker_warms_up_before_its_first_timed_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # given: the stand-in, whose first warm-up seeds that finish are known in advance
+    monkeypatch.setenv("PYTHONPATH", str(STANDIN))
+    blows_up = _standin().blows_up
+    warm_seed = 2**62  # tools/durakgame_driver.py's WARMUP_SEED
+    expected = next(k for k in range(1, 6) if not blows_up(warm_seed + k))
+    worker = bench.DurakgameWorker(sys.executable, 0)
+    try:
+        # when: a game that finishes, one that blows up (the worker is restarted), one more
+        finishing = next(seed for seed in range(100) if not blows_up(seed))
+        spinning = next(seed for seed in range(100) if blows_up(seed))
+        statuses = [worker.play(seed, 0.2)[0] for seed in (finishing, spinning, finishing)]
+    finally:
+        worker.close()
+    # then: each start warmed up until a game finished, before it answered
+    assert statuses == ["ok", "timeout", "ok"]
+    assert worker.starts == 2 and worker.warmups == [expected, expected]
+
+
+def test_a_worker_that_cannot_import_the_package_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # given: a durakgame first on the worker's path that fails to import
+    (tmp_path / "durakgame.py").write_text("raise ImportError('broken install')\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    worker = bench.DurakgameWorker(sys.executable, 0)
+    # then
+    with pytest.raises(RuntimeError, match="did not warm up"):
+        worker.play(1, 0.2)
+    assert worker.proc is None
 
 
 def test_against_a_revision_alternates_the_two_engines(capsys: pytest.CaptureFixture[str]) -> None:
