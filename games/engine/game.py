@@ -223,14 +223,14 @@ def _shuffle_and_deal(
     stock = tuple(cards[pos:])
     trump_card = stock[-1] if stock else cards[pos - 1]
     trump = trump_card & 3
-    setup = Setup(rules, trump, trump_card, **setup_kwargs)
-    attacker = setup.forced_attacker
+    attacker = setup_kwargs["forced_attacker"]
     if attacker is None:
         attacker = _lowest_trump_holder(hands, trump)
         if attacker is None:
             attacker = rng.randrange(n)
     rng_state = rng.getstate() if rules.redeal_five_of_suit else None
-    return _start(setup, tuple(hands), stock, attacker, rng_state=rng_state, redeals=redeals)
+    setup = Setup(rules, trump, trump_card, rng_state=rng_state, redeals=redeals, **setup_kwargs)
+    return _start(setup, tuple(hands), stock, attacker)
 
 
 def _lowest_trump_holder(hands: Sequence[int], trump: int) -> int | None:
@@ -340,17 +340,11 @@ def from_deal(
         throw_caps=_throw_caps(rules, throw_caps),
         pogony_rank=_pogony_rank(pogony_rank),
     )
-    return _start(setup, tuple(hands), tuple(stock), attacker, rng_state=None, redeals=0)
+    return _start(setup, tuple(hands), tuple(stock), attacker)
 
 
 def _start(
-    setup: Setup,
-    hands: tuple[int, ...],
-    stock: tuple[int, ...],
-    attacker: int,
-    *,
-    rng_state: Any,
-    redeals: int,
+    setup: Setup, hands: tuple[int, ...], stock: tuple[int, ...], attacker: int
 ) -> GameState:
     n = setup.n
     s = object.__new__(GameState)
@@ -363,14 +357,11 @@ def _start(
     s.ranks = 0
     s.taking = False
     s.passed = 0
-    s.first_defence = False
     s.bouts = 0
     s.shown = 0
     s.emptied = ()
     s.double_pogony = None
     s.result = None
-    s.rng_state = rng_state
-    s.redeals = redeals
     places = () if stock else tuple(seat for seat in range(n) if not hands[seat])
     s.places = places
     s.out = sum(1 << seat for seat in places)
@@ -444,10 +435,8 @@ def _throwers(s: GameState, defender: int) -> int:
 def _cap(s: GameState, defender: int) -> int:
     """Most attack cards allowed in this bout against ``defender`` (not counting its hand)."""
     setup = s.setup
-    if setup.unlimited_after_stock and not s.stock:
-        cap = NO_CAP
-    else:
-        cap = setup.bout_caps[s.first_defence]
+    # A discard: a bout has ended in a successful defence, the first bout's limit is over.
+    cap = NO_CAP if setup.unlimited_after_stock and not s.stock else setup.bout_caps[s.discard > 0]
     limit = setup.throw_caps[defender]
     return cap if cap < limit else limit
 
@@ -783,7 +772,7 @@ def _redeal(s: GameState, a: Action) -> GameState:
         raise IllegalAction(reason)
     setup = s.setup
     rng = random.Random()
-    rng.setstate(s.rng_state)
+    rng.setstate(setup.rng_state)
     kwargs = {
         "throw_caps": setup.throw_caps,
         "pogony_rank": setup.pogony_rank,
@@ -791,7 +780,7 @@ def _redeal(s: GameState, a: Action) -> GameState:
         "removed": setup.removed,
         "forced_attacker": setup.forced_attacker,
     }
-    return _shuffle_and_deal(setup.rules, rng, kwargs, s.redeals + 1)
+    return _shuffle_and_deal(setup.rules, rng, kwargs, setup.redeals + 1)
 
 
 def _redeal_problem(s: GameState, seat: int) -> str:
@@ -799,7 +788,7 @@ def _redeal_problem(s: GameState, seat: int) -> str:
         return "the rules have no redeal"
     if s.t_att or s.bouts:
         return "a redeal is asked before the first attack"
-    if s.rng_state is None:
+    if s.setup.rng_state is None:
         return "this game was not shuffled by the engine: no redeal"
     hand = s.hands[seat]
     if not any((hand & SUIT_MASKS[suit]).bit_count() >= 5 for suit in range(4)):
@@ -841,7 +830,6 @@ def _maybe_end(n: GameState) -> GameState:
     hands = list(n.hands)
     if success:
         n.discard += 2 * len(n.t_att)
-        n.first_defence = True
     else:
         mask = 0
         for card in n.t_att:

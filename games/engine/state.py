@@ -161,7 +161,9 @@ class Setup:
     """Constants of one game (one deal), shared by all its states.
 
     Holds the rules and what ``new_game``/``from_deal`` were told by series code: the trump, the
-    per-seat throw-in caps, the pogony rank, the per-seat deal sizes, the cards out of play.
+    per-seat throw-in caps, the pogony rank, the per-seat deal sizes, the cards out of play; and
+    for a redeal, the generator's state after the deal (None: not shuffled by the engine, or the
+    rules have no redeal) and how many redeals came before this deal.
     """
 
     __slots__ = (
@@ -180,7 +182,9 @@ class Setup:
         "next_opponent",
         "pogony_rank",
         "redeal",
+        "redeals",
         "removed",
+        "rng_state",
         "rules",
         "same_team",
         "team",
@@ -217,6 +221,8 @@ class Setup:
     unlimited_after_stock: bool
     redeal: bool
     next_opponent: tuple[int, ...]
+    rng_state: Any
+    redeals: int
 
     def __init__(
         self,
@@ -229,6 +235,8 @@ class Setup:
         deal_sizes: tuple[int, ...] | None = None,
         removed: int = 0,
         forced_attacker: int | None = None,
+        rng_state: Any = None,
+        redeals: int = 0,
     ) -> None:
         n = rules.players
         self.rules = rules
@@ -268,6 +276,8 @@ class Setup:
         self.removed = removed
         self.forced_attacker = forced_attacker
         self.hand_size = rules.hand_size
+        self.rng_state = rng_state
+        self.redeals = redeals
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON form (without the rules) for :meth:`GameState.to_dict`."""
@@ -282,8 +292,8 @@ class Setup:
         }
 
     @classmethod
-    def from_json(cls, rules: Rules, obj: dict[str, Any]) -> Setup:
-        """Rebuild from :meth:`to_json`."""
+    def from_json(cls, rules: Rules, obj: dict[str, Any], rng_state: Any, redeals: int) -> Setup:
+        """Rebuild from :meth:`to_json` and the state's ``rng_state`` and ``redeals``."""
         removed = 0
         for name in obj["removed"]:
             removed |= 1 << parse_card(name)
@@ -297,6 +307,8 @@ class Setup:
             deal_sizes=tuple(int(s) for s in obj["deal_sizes"]),
             removed=removed,
             forced_attacker=obj["forced_attacker"],
+            rng_state=rng_state,
+            redeals=redeals,
         )
 
 
@@ -362,15 +374,12 @@ class GameState:
         "discard",
         "double_pogony",
         "emptied",
-        "first_defence",
         "hands",
         "out",
         "passed",
         "places",
         "ranks",
-        "redeals",
         "result",
-        "rng_state",
         "setup",
         "shown",
         "stock",
@@ -398,14 +407,11 @@ class GameState:
     throwers: int
     out: int
     places: tuple[int, ...]
-    first_defence: bool
     bouts: int
     shown: int
     emptied: tuple[int, ...]
     double_pogony: Pogony | None
     result: Result | None
-    rng_state: Any
-    redeals: int
 
     def copy(self) -> GameState:
         """Return a shallow copy (all fields are immutable values)."""
@@ -426,14 +432,11 @@ class GameState:
         new.throwers = self.throwers
         new.out = self.out
         new.places = self.places
-        new.first_defence = self.first_defence
         new.bouts = self.bouts
         new.shown = self.shown
         new.emptied = self.emptied
         new.double_pogony = self.double_pogony
         new.result = self.result
-        new.rng_state = self.rng_state
-        new.redeals = self.redeals
         return new
 
     # --- convenience ------------------------------------------------------------------------
@@ -442,6 +445,21 @@ class GameState:
     def rules(self) -> Rules:
         """The game's rules."""
         return self.setup.rules
+
+    @property
+    def first_defence(self) -> bool:
+        """True once a bout has ended in a successful defence (its cards are the discard)."""
+        return self.discard > 0
+
+    @property
+    def rng_state(self) -> Any:
+        """The generator's state after the deal, for a redeal (``Setup.rng_state``)."""
+        return self.setup.rng_state
+
+    @property
+    def redeals(self) -> int:
+        """How many redeals came before this deal."""
+        return self.setup.redeals
 
     @property
     def finished(self) -> bool:
@@ -540,7 +558,9 @@ class GameState:
             if obj.get("format") != 1:
                 raise BadRequest("state: unknown format")
             rules = Rules.from_dict(obj["rules"])
-            setup = Setup.from_json(rules, obj["setup"])
+            setup = Setup.from_json(
+                rules, obj["setup"], _rng_from_json(obj["rng_state"]), int(obj["redeals"])
+            )
             s = object.__new__(cls)
             s.setup = setup
             s.hands = tuple(_mask(h) for h in obj["hands"])
@@ -565,15 +585,12 @@ class GameState:
             s.throwers = _seat_mask(obj["throwers"])
             s.places = tuple(int(p) for p in obj["out"])
             s.out = _seat_mask(s.places)
-            s.first_defence = bool(obj["first_defence"])
             s.bouts = int(obj["bouts"])
             s.shown = _seat_mask(obj["shown"])
             s.emptied = tuple(int(p) for p in obj["emptied"])
             double = obj.get("double_pogony")  # absent in states stored before it existed
             s.double_pogony = None if double is None else Pogony.from_json(double)
             s.result = None if obj["result"] is None else Result.from_json(obj["result"])
-            s.rng_state = _rng_from_json(obj["rng_state"])
-            s.redeals = int(obj["redeals"])
             return s
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if isinstance(exc, BadRequest):
