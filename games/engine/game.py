@@ -347,7 +347,7 @@ def _start(
     setup: Setup, hands: tuple[int, ...], stock: tuple[int, ...], attacker: int
 ) -> GameState:
     n = setup.n
-    s = object.__new__(GameState)
+    s = GameState()
     s.setup = setup
     s.hands = hands
     s.stock = stock

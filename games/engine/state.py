@@ -415,7 +415,7 @@ class GameState:
 
     def copy(self) -> GameState:
         """Return a shallow copy (all fields are immutable values)."""
-        new = object.__new__(GameState)
+        new = GameState()
         new.setup = self.setup
         new.hands = self.hands
         new.stock = self.stock
@@ -561,7 +561,7 @@ class GameState:
             setup = Setup.from_json(
                 rules, obj["setup"], _rng_from_json(obj["rng_state"]), int(obj["redeals"])
             )
-            s = object.__new__(cls)
+            s = cls()
             s.setup = setup
             s.hands = tuple(_mask(h) for h in obj["hands"])
             if len(s.hands) != setup.n:
