@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -65,14 +66,24 @@ def _standin() -> ModuleType:
         sys.modules.pop("durakgame", None)
 
 
+def _driver() -> ModuleType:
+    """The worker script as a module (it imports only the standard library at import time)."""
+    spec = importlib.util.spec_from_file_location("durakgame_driver", bench.DRIVER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_a_new_worker_warms_up_before_its_first_timed_game(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # given: the stand-in, whose first warm-up seeds that finish are known in advance
     monkeypatch.setenv("PYTHONPATH", str(STANDIN))
     blows_up = _standin().blows_up
-    warm_seed = 2**62  # tools/durakgame_driver.py's WARMUP_SEED
-    expected = next(k for k in range(1, 6) if not blows_up(warm_seed + k))
+    driver = _driver()
+    tries = range(1, driver.WARMUP_TRIES + 1)
+    expected = next(k for k in tries if not blows_up(driver.WARMUP_SEED + k))
     worker = bench.DurakgameWorker(sys.executable, 0)
     try:
         # when: a game that finishes, one that blows up (the worker is restarted), one more
