@@ -10,7 +10,13 @@
 True
 
 See ``README.md`` beside this file for the API, the readings of the rules and the protocol.
+``native.py`` says which build of ``game.py`` and ``state.py`` runs: the compiled one
+(``python3 dev.py engine``) when it matches the sources, else the pure Python modules.
 """
+
+from . import native
+
+native.activate(__path__)  # before the first import of a compiled module
 
 from .actions import ACTION_TYPES, Action
 from .cards import beats, card_name, parse_card

@@ -70,6 +70,15 @@ def candidates(state: GameState, seat: int) -> list[Action]:
     return out
 
 
+def _fields(cls: type) -> tuple[str, ...]:
+    """The fields of a slotted class, pure Python (``__slots__``) or compiled by mypyc (which
+    lists them in ``__mypyc_attrs__``, with its own entries in dunder form)."""
+    slots = getattr(cls, "__slots__", None)
+    if slots is not None:
+        return tuple(slots)
+    return tuple(name for name in cls.__mypyc_attrs__ if not name.startswith("__"))  # type: ignore[attr-defined]
+
+
 def total_cards(state: GameState) -> int:
     on_table = len(state.t_att) + sum(1 for d in state.t_def if d >= 0)
     return sum(h.bit_count() for h in state.hands) + len(state.stock) + state.discard + on_table
@@ -110,10 +119,10 @@ def test_random_games_agree_with_legal_actions(options: dict[str, object]) -> No
                 assert restored == after
                 # Field by field, the derived ones too: a server keeps the state an action made
                 # and serves it as the parse of its stored form (games.selectors.parsed_state).
-                for name in GameState.__slots__:
+                for name in _fields(GameState):
                     if name != "setup":  # (no equality of its own: compared slot by slot)
                         assert getattr(restored, name) == getattr(after, name), name
-                for name in Setup.__slots__:
+                for name in _fields(Setup):
                     assert getattr(restored.setup, name) == getattr(after.setup, name), name
                 assert legal_actions(restored, action.seat) == legal_actions(after, action.seat)
             state = after
