@@ -9,9 +9,12 @@
                             the ASGI server (python -m durak_site.serve; DJANGO_DEBUG=0)
     python3 dev.py lint     ruff (lint + format check), mypy, the import contracts
     python3 dev.py bench    the benchmarks (prints figures)
+    python3 dev.py engine   compile the engine's hot modules with mypyc (tools/build_engine.py)
 
 Each command first makes sure ``.venv`` exists and holds exactly the pinned requirements
-(re-installing only when a requirements file changed).
+(re-installing only when a requirements file changed); all but ``lint`` then compile the engine
+when its build is missing or stale (``games/engine/native.py``: with no C compiler, or with
+``DURAK_ENGINE=python``, the engine runs as pure Python).
 """
 
 from __future__ import annotations
@@ -34,18 +37,19 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent
 
 
-def _load_processes() -> types.ModuleType:
-    """``durak_site/processes.py`` by its path: importing the package would import Celery,
-    which only the virtual environment has."""
-    path = ROOT / "durak_site" / "processes.py"
-    spec = importlib.util.spec_from_file_location("durak_processes", path)
+def _load(name: str, path: Path) -> types.ModuleType:
+    """A standard-library-only module of ours by its path: importing its package would import
+    what only the virtual environment has (``durak_site`` imports Celery), or run its package's
+    set-up (``games.engine`` activates its build)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-_processes = _load_processes()
+_processes = _load("durak_processes", ROOT / "durak_site" / "processes.py")
+_native = _load("durak_engine_native", ROOT / "games" / "engine" / "native.py")
 asgi_command, beat_command, worker_command, trusted_proxies_in = (
     _processes.asgi_command,
     _processes.beat_command,
@@ -86,6 +90,24 @@ def ensure_venv() -> None:
         check=True,
     )
     STAMP.write_text(digest)
+
+
+BUILD_ENGINE = ROOT / "tools" / "build_engine.py"
+
+
+def ensure_engine() -> None:
+    """Compile the engine when its build is missing or stale (a few seconds, once per change of
+    ``games/engine``); if it cannot be compiled here, say so: the pure Python engine runs."""
+    if os.environ.get("DURAK_ENGINE") == "python" or not _native.problem(_native.build_dir()):
+        return
+    say("compiling the rules engine with mypyc (once per change of games/engine)")
+    if subprocess.call([str(PY), str(BUILD_ENGINE), "--if-stale"], cwd=ROOT):
+        say("the rules engine runs as pure Python (the reason is above)")
+
+
+def cmd_engine(args: list[str]) -> int:
+    """``tools/build_engine.py`` (compile now; ``--check`` only says whether the build is fresh)."""
+    return subprocess.call([str(PY), str(BUILD_ENGINE), *args], cwd=ROOT)
 
 
 def manage(*args: str, env: dict[str, str] | None = None) -> None:
@@ -288,6 +310,7 @@ COMMANDS = {
     "serve": cmd_serve,
     "lint": cmd_lint,
     "bench": cmd_bench,
+    "engine": cmd_engine,
 }
 
 
@@ -299,6 +322,8 @@ def main() -> int:
         print("Python 3.11 or newer is needed", file=sys.stderr)
         return 2
     ensure_venv()
+    if sys.argv[1] not in ("lint", "engine"):
+        ensure_engine()
     try:
         trusted_proxies_in(os.environ)
     except ValueError as exc:

@@ -24,6 +24,12 @@ plays an untimed game before its first timed one (a fresh interpreter's first ga
 20 % slower, and a worker is started afresh after each blow-up).  Setup::
 
     python3 -m venv .bench-venv && .bench-venv/bin/pip install durakgame==1.0.4
+
+The first line says which build of the engine ran (``games/engine/native.py``): the mypyc build
+when ``python3 dev.py engine`` made one for these sources, else pure Python;
+``DURAK_ENGINE=python`` measures the pure Python engine whatever is built.  ``--against REV``
+imports the engine at ``REV`` from its sources (pure Python); compare it with this tree's under
+``DURAK_ENGINE=python``.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from games.engine import GameState, Rules, apply, legal_actions, legal_moves, new_game
+from games.engine import GameState, Rules, apply, legal_actions, legal_moves, native, new_game
 
 __all__ = [
     "CONFIGS",
@@ -392,10 +398,18 @@ def engine_at(rev: str, into: Path) -> ModuleType:
                 target.write_bytes(source.read())
     _forget_engine_at()
     sys.path.insert(0, str(into))
+    # Its own sources, never a build: a revision's engine runs as pure Python (and one with
+    # native.py must not refuse to load under this process's DURAK_ENGINE=compiled).
+    mode = os.environ.get("DURAK_ENGINE")
+    os.environ["DURAK_ENGINE"] = "python"
     try:
         return importlib.import_module("engine_at_rev")
     finally:
         sys.path.remove(str(into))
+        if mode is None:
+            del os.environ["DURAK_ENGINE"]
+        else:
+            os.environ["DURAK_ENGINE"] = mode
 
 
 def _forget_engine_at() -> None:
@@ -448,8 +462,8 @@ def compare_engines(rev: str, games: int, rounds: int, seed: int) -> None:
         finally:
             _forget_engine_at()
     print(
-        f"engine at {rev} against this tree: {games} random 2-player throw_in games, {rounds}"
-        " rounds alternated, CPU µs per game (median)"
+        f"engine at {rev} (pure Python) against this tree ({native.STATUS}): {games} random"
+        f" 2-player throw_in games, {rounds} rounds alternated, CPU µs per game (median)"
     )
     print(f"{'at ' + rev:<14}" + " ".join(f"{1e6 * t:6.0f}" for t in olds))
     print(f"{'this tree':<14}" + " ".join(f"{1e6 * t:6.0f}" for t in news))
@@ -496,6 +510,7 @@ def main(argv: list[str] | None = None) -> None:
         compare_engines(args.against, args.games or 300, max(1, args.rounds), args.seed)
         return
     args.games = args.games or 2000
+    print(f"engine: {native.STATUS}")
     print(f"{'config':<14}{'games/s':>10}{'steps/game':>12}{'µs legal':>10}{'µs apply':>10}")
     for variant, players in CONFIGS:
         games = args.games if players == 2 else max(1, args.games // 2)

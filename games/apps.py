@@ -5,3 +5,6 @@ from django.utils.translation import gettext_lazy as _
 class GamesConfig(AppConfig):
     name = "games"
     verbose_name = _("Games and live tables")
+
+    def ready(self) -> None:
+        from games import checks  # noqa: F401, PLC0415 (registers the system checks)

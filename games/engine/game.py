@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .actions import (
@@ -441,7 +441,9 @@ def _cap(s: GameState, defender: int) -> int:
     return cap if cap < limit else limit
 
 
-def _cards_mask(cards: tuple[int, ...]) -> int:
+def _cards_mask(cards: tuple[object, ...]) -> int:
+    if type(cards) is not tuple:  # (the compiled build's own check, in both builds)
+        raise BadRequest(f"cards must be a tuple of card codes, not {type(cards).__name__}")
     if len(cards) == 1:
         card = cards[0]
         if type(card) is int and 0 <= card < 52:
@@ -476,13 +478,35 @@ def apply(state: GameState, action: Action) -> GameState:
     """
     if state.result is not None:
         raise GameOver("the game is over")
-    seat = action.seat
+    # The fields are read as plain objects until checked: the compiled build checks a field's
+    # declared type where it reads the field, and would raise TypeError, not the protocol's error.
+    fields: tuple[object, ...] = action
+    seat = fields[0]
     if type(seat) is not int or not 0 <= seat < state.setup.n:
         raise BadRequest(f"seat {seat!r} is not at this table (0-{state.setup.n - 1})")
-    handler = _HANDLERS.get(action.type)
+    kind = fields[1]
+    handler = _HANDLERS.get(kind)
     if handler is None:
-        raise BadRequest(f"unknown action type {action.type!r}")
-    return handler(state, action)
+        raise BadRequest(f"unknown action type {kind!r}")
+    try:
+        return handler(state, action)
+    except TypeError:  # the compiled build reading a field that is not of its declared type
+        problem = _malformed(fields)
+        if problem:
+            raise BadRequest(problem) from None
+        raise
+
+
+def _malformed(fields: tuple[object, ...]) -> str:
+    """Why an action's cards or target are not card codes ("" if they are): the message the
+    pure Python handlers give (``_cards_mask``) where the compiled ones raise TypeError."""
+    cards, target = fields[2], fields[3]
+    if type(cards) is not tuple:
+        return f"cards must be a tuple of card codes, not {type(cards).__name__}"
+    for card in (*cards, *(() if target is None else (target,))):
+        if type(card) is not int or not 0 <= card < 52:
+            return f"not a card code: {card!r}"
+    return ""
 
 
 def is_legal(state: GameState, action: Action) -> bool:
@@ -588,13 +612,14 @@ def _defend(s: GameState, a: Action) -> GameState:
     cards = a.cards
     if len(cards) != 1:
         raise BadRequest("defend covers one card with one card")
-    card = cards[0]
+    card: object = cards[0]
     if type(card) is not int or not 0 <= card < 52:
         raise BadRequest(f"not a card code: {card!r}")
     hand = s.hands[seat]
     if not hand >> card & 1:
         raise CardNotInHand(f"seat {seat} does not hold {CARD_NAMES[card]}")
-    target = a.target
+    fields: tuple[object, ...] = a  # (see apply)
+    target = fields[3]
     try:
         idx = s.t_att.index(target)
     except ValueError:
@@ -741,8 +766,8 @@ def _show_trump(s: GameState, a: Action) -> GameState:
         raise IllegalAction("the rules have no проездной (trump_show)")
     if len(a.cards) != 1:
         raise BadRequest("show_trump shows one card")
-    card = a.cards[0]
     _cards_mask(a.cards)
+    card = a.cards[0]
     if seat == s.defender and s.t_att:
         if not s.hands[seat] >> card & 1:
             raise CardNotInHand(f"seat {seat} does not hold {CARD_NAMES[card]}")
@@ -796,7 +821,7 @@ def _redeal_problem(s: GameState, seat: int) -> str:
     return ""
 
 
-_HANDLERS = {
+_HANDLERS: dict[object, Callable[[GameState, Action], GameState]] = {
     ATTACK: _attack,
     THROW: _throw,
     DEFEND: _defend,

@@ -41,9 +41,12 @@ __all__ = [
     "COMPILED",
     "GROUP",
     "MODES",
+    "REMEDY",
+    "STAMP",
     "STATUS",
     "activate",
     "build_dir",
+    "configured_dir",
     "problem",
     "source_digest",
 ]
@@ -57,6 +60,8 @@ GROUP = "durak_engine"
 """mypyc's group name: the shared library is the top-level module ``durak_engine__mypyc``."""
 MODES = ("auto", "python", "compiled")
 STAMP = "build.json"
+REMEDY = "python3 dev.py engine"
+"""What builds it (``tools/build_engine.py``)."""
 
 STATUS = "pure Python (not activated)"
 """Which engine this process runs, and why: set by :func:`activate`."""
@@ -66,6 +71,12 @@ def build_dir(root: Path = BUILD_ROOT) -> Path:
     """The build directory for this interpreter (``cpython-311-x86_64-linux-gnu``)."""
     suffix = str(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
     return root / suffix.removesuffix(".so").strip(".")
+
+
+def configured_dir() -> Path:
+    """``$DURAK_ENGINE_BUILD`` if set, else :func:`build_dir`: where :func:`activate` looks."""
+    override = os.environ.get("DURAK_ENGINE_BUILD")
+    return Path(override) if override else build_dir()
 
 
 def source_digest(package_dir: Path = PACKAGE_DIR) -> str:
@@ -85,11 +96,11 @@ def problem(directory: Path, package_dir: Path = PACKAGE_DIR) -> str:
     try:
         stamp = json.loads((directory / STAMP).read_text())
     except FileNotFoundError:
-        return "no compiled build: python3 dev.py engine"
+        return "no compiled build"
     except (OSError, ValueError) as exc:
-        return f"unreadable {STAMP} ({exc}): python3 dev.py engine"
+        return f"unreadable {STAMP} ({exc})"
     if not isinstance(stamp, dict) or stamp.get("sources") != source_digest(package_dir):
-        return "the compiled build is stale (an engine module changed): python3 dev.py engine"
+        return "the compiled build is stale (an engine module changed)"
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     missing = [
         name
@@ -97,7 +108,7 @@ def problem(directory: Path, package_dir: Path = PACKAGE_DIR) -> str:
         if not (directory / (name + suffix)).is_file()
     ]
     if missing:
-        return f"the compiled build lacks {', '.join(missing)}: python3 dev.py engine"
+        return f"the compiled build lacks {', '.join(missing)}"
     return ""
 
 
@@ -111,16 +122,14 @@ def activate(package_path: MutableSequence[str], directory: Path | None = None) 
     if mode == "python":
         STATUS = "pure Python (DURAK_ENGINE=python)"
         return STATUS
-    if directory is None:
-        override = os.environ.get("DURAK_ENGINE_BUILD")
-        directory = Path(override) if override else build_dir()
+    directory = configured_dir() if directory is None else directory
     why = problem(directory)
     if not why:
         why = _load_group(directory)
     if why:
         if mode == "compiled":
-            raise ImportError(f"DURAK_ENGINE=compiled, but {why}")
-        STATUS = f"pure Python ({why})"
+            raise ImportError(f"DURAK_ENGINE=compiled, but {why}: {REMEDY}")
+        STATUS = f"pure Python ({why}: {REMEDY})"
         return STATUS
     package_path.insert(0, str(directory / "games" / "engine"))
     STATUS = "compiled (mypyc)"
@@ -134,8 +143,10 @@ def _load_group(directory: Path) -> str:
     ``sys.modules`` before the first of them is imported.
     """
     name = f"{GROUP}__mypyc"
-    if name in sys.modules:
-        return ""
+    loaded = sys.modules.get(name)
+    if loaded is not None:  # a second activation in one process: only of the same build
+        same = Path(str(loaded.__file__)).parent == directory
+        return "" if same else "another compiled build is loaded in this process"
     path = directory / (name + importlib.machinery.EXTENSION_SUFFIXES[0])
     try:
         spec = importlib.util.spec_from_file_location(name, path)
@@ -144,6 +155,6 @@ def _load_group(directory: Path) -> str:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     except ImportError as exc:  # built by another interpreter or against another runtime
-        return f"the compiled build does not load ({exc}): python3 dev.py engine"
+        return f"the compiled build does not load ({exc})"
     sys.modules[name] = module
     return ""

@@ -15,6 +15,7 @@ from types import ModuleType, SimpleNamespace
 import pytest
 
 from bench import engine as bench
+from games.engine import native
 
 STANDIN = Path(__file__).parent / "durakgame_standin"
 
@@ -22,8 +23,9 @@ STANDIN = Path(__file__).parent / "durakgame_standin"
 def test_the_table_has_every_configuration(capsys: pytest.CaptureFixture[str]) -> None:
     # when
     bench.main(["--games", "6", "--no-vs-durakgame"])
-    # then: one line per configuration, every figure positive, no game capped
-    lines = capsys.readouterr().out.splitlines()[1:]
+    # then: which engine ran, then one line per configuration, every figure positive, none capped
+    engine, _header, *lines = capsys.readouterr().out.splitlines()
+    assert engine == f"engine: {native.STATUS}"
     assert [line.split()[:2] for line in lines] == [
         [variant, f"{players}p"] for variant, players in bench.CONFIGS
     ]
