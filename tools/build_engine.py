@@ -35,6 +35,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# This process imports the engine's sources, never a build (which DURAK_ENGINE=compiled would
+# require, stale or not); the smoke test's interpreter gets its own setting.
+os.environ["DURAK_ENGINE"] = "python"
 
 from games.engine import native  # noqa: E402 (the project root is put on the path first)
 
