@@ -612,7 +612,7 @@ def _defend(s: GameState, a: Action) -> GameState:
     cards = a.cards
     if len(cards) != 1:
         raise BadRequest("defend covers one card with one card")
-    card: object = cards[0]
+    card = cards[0]
     if type(card) is not int or not 0 <= card < 52:
         raise BadRequest(f"not a card code: {card!r}")
     hand = s.hands[seat]
