@@ -92,7 +92,7 @@ def compile_into(out: Path) -> None:
 
 
 SMOKE = (
-    "import random, sys\n"
+    "import random\n"
     "from games.engine import Rules, apply, legal_moves, native, new_game\n"
     "from games.engine import game\n"
     "assert native.STATUS == 'compiled (mypyc)' and game.__file__.endswith('.so'), game.__file__\n"
@@ -165,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.compile_into is not None:
         compile_into(args.compile_into)
         return 0
-    why = native.problem(native.build_dir())
     if args.check:
+        why = native.problem(native.build_dir())
         print(why or f"fresh: {native.build_dir()}")
         return 1 if why else 0
     missing = toolchain_problem()
@@ -174,8 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the engine runs as pure Python: {missing}")
         return NO_TOOLCHAIN
     with _locked():
-        why = native.problem(native.build_dir())  # another build may have finished meanwhile
-        if args.if_stale and not why:
+        # (under the lock: another build may have finished meanwhile)
+        if args.if_stale and not native.problem(native.build_dir()):
             return 0
         start = time.perf_counter()
         path = build()
